@@ -1,0 +1,33 @@
+"""The claim registry: every module of ``derivations`` that defines ``CLAIMS`` contributes.
+
+A module adds claims by defining a list ``CLAIMS`` of :class:`derivations.claims.Claim`;
+nothing here needs editing when a module is added.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import derivations
+
+from .claims import Claim, Verdict, evaluate
+
+__all__ = ["all_claims", "evaluate_all"]
+
+
+def all_claims() -> list[Claim]:
+    """Every registered claim, in module order then as each module lists them."""
+    claims: list[Claim] = []
+    for info in sorted(pkgutil.iter_modules(derivations.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"derivations.{info.name}")
+        claims.extend(getattr(module, "CLAIMS", []))
+    ids = [c.id for c in claims]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ValueError(f"duplicate claim ids: {sorted(duplicates)}")
+    return claims
+
+
+def evaluate_all() -> list[Verdict]:
+    """Evaluate every claim (see :func:`derivations.claims.evaluate`)."""
+    return [evaluate(c) for c in all_claims()]
