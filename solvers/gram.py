@@ -1,0 +1,292 @@
+"""The Gram matrix of the feature blocks, sampled without drawing the Nx x Ns task matrices.
+
+Under the ``gaussian`` generator (solvers/tasks.py) the rows of [A_1, ..., A_n] are i.i.d.
+N(0, Sigma / Ns) with Sigma = T(rho_a) kron I_Ns, T_{mu nu} = rho_a^{|mu - nu|} (for two
+tasks Sigma = [[I, rho_a I], [rho_a I, I]]). The Gram matrix of the stacked blocks is then a
+sum of Nx independent rank-one terms, i.e. Wishart(Nx, Sigma / Ns), which this module samples
+directly by the Bartlett decomposition: chi and normal draws, O((n Ns)^3) work per sample,
+independent of Nx (Nx = 10^6 degrees of freedom is no harder than Nx = 10^3).
+
+With gates (eq_def_rho_g: g_1 ~ Bernoulli(alpha) elementwise, g_{mu+1} keeps g_mu with
+probability rho_g, else redraws it), the gate pattern of a row (g_1, ..., g_n) in {0, 1}^n is
+its *class*. Class counts are multinomial (Nx trials; for two tasks
+P(1,1) = alpha (rho_g + (1 - rho_g) alpha), P(1,0) = P(0,1) = alpha (1 - rho_g)(1 - alpha),
+P(0,0) = (1 - alpha)(rho_g + (1 - rho_g)(1 - alpha))); given the counts, the rows of each
+class contribute an independent Wishart(n_class, Sigma / Ns). The Gram of blocks such as
+"D1A2" (D_1 A_2) is assembled from the class sums: block (D_p A_i, D_q A_j) is the sum of the
+(i, j) blocks of the classes whose gates p and q are both open. This is exact, not an
+approximation.
+
+Where a model must still draw explicit matrices (this module cannot help):
+
+- the ``appendix`` generator (Appendix A, Assumption I): entries of (A_1, A_2) are mixtures
+  (kept with probability rho_a, else resampled), not jointly Gaussian, so the Gram is not
+  Wishart;
+- adaptive gating: the second gate depends on the probe error eps_pb of the first draw,
+  which depends on the sampled B and on the Gram of the first gate, so the class counts of
+  (g_1, g_2) are not multinomial with a fixed rho_g;
+- fisher-diag: its metric diag(sum_n a_{jn}^2) is a row-wise diagonal of A_{mu-1}, not a
+  function of the Gram;
+- soft-thresholding: phi(A s) is a nonlinear function of the rows, not of their Gram.
+
+Examples
+--------
+>>> f = sample_features(nx=10**6, ns=3, rho_a=0.5, seed=0)
+>>> f.names, f.gram.shape
+(('A1', 'A2'), (6, 6))
+>>> bool(abs(f.block("A1", "A2")[0, 0] / (10**6 / 3) - 0.5) < 0.01)
+True
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .features import Features, parse_block
+from .rng import Seed, as_generator
+from .validation import check_open_unit_interval, check_positive_int, check_unit_interval
+
+__all__ = [
+    "UNGATED_BLOCKS",
+    "GATED_BLOCKS",
+    "task_covariance_factor",
+    "gate_classes",
+    "sample_wishart",
+    "sample_gram",
+    "sample_features",
+    "sample_features_batch",
+]
+
+UNGATED_BLOCKS: tuple[str, ...] = ("A1", "A2")
+GATED_BLOCKS: tuple[str, ...] = ("A1", "A2", "D1A1", "D2A2", "D1A2", "D2A1")
+
+
+def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2) -> np.ndarray:
+    """A factor L with L L^T = (T(rho_a) kron I_Ns) / Ns: the row covariance of [A_1 .. A_n].
+
+    T_{mu nu} = rho_a^{|mu - nu|} is the correlation of the ``gaussian`` generator's chain
+    A_mu = rho_a A_{mu-1} + sqrt(1 - rho_a^2) Z_mu. L is that recursion written as a matrix
+    (lower block-triangular), so it exists at rho_a = 1 too, where the covariance is singular.
+
+    Examples
+    --------
+    >>> L = task_covariance_factor(2, 0.5)
+    >>> np.round(L @ L.T * 2, 3)
+    array([[1. , 0. , 0.5, 0. ],
+           [0. , 1. , 0. , 0.5],
+           [0.5, 0. , 1. , 0. ],
+           [0. , 0.5, 0. , 1. ]])
+    """
+    ns = check_positive_int("ns", ns)
+    n_tasks = check_positive_int("n_tasks", n_tasks)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    fresh = np.sqrt(1.0 - rho_a * rho_a)
+    chain = np.zeros((n_tasks, n_tasks))
+    for mu in range(n_tasks):
+        for nu in range(mu + 1):
+            chain[mu, nu] = rho_a ** (mu - nu) * (1.0 if nu == 0 else fresh)
+    return np.kron(chain, np.eye(ns)) / np.sqrt(ns)
+
+
+def gate_classes(
+    alpha: float, rho_g: float | Sequence[float] = 0.0, n_tasks: int = 2
+) -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
+    """All gate patterns (g_1, ..., g_n) of one input unit and their probabilities.
+
+    g_1 ~ Bernoulli(alpha); g_{mu+1} = g_mu with probability rho_g, otherwise a fresh
+    Bernoulli(alpha) draw (eq_def_rho_g). ``rho_g`` is one number or n - 1 numbers.
+
+    Examples
+    --------
+    >>> classes, p = gate_classes(0.5, 0.5)
+    >>> classes
+    ((0, 0), (0, 1), (1, 0), (1, 1))
+    >>> p.tolist()
+    [0.375, 0.125, 0.125, 0.375]
+    """
+    alpha = check_open_unit_interval("alpha", alpha)
+    n_tasks = check_positive_int("n_tasks", n_tasks)
+    rhos = [rho_g] * (n_tasks - 1) if np.isscalar(rho_g) else list(rho_g)
+    if len(rhos) != n_tasks - 1:
+        raise ValueError(f"rho_g must be one number or {n_tasks - 1} numbers, got {len(rhos)}")
+    rhos = [check_unit_interval("rho_g", r) for r in rhos]
+    classes = tuple(itertools.product((0, 1), repeat=n_tasks))
+    probs = np.empty(len(classes))
+    for c, pattern in enumerate(classes):
+        p = alpha if pattern[0] else 1.0 - alpha
+        for step, (before, after) in enumerate(zip(pattern[:-1], pattern[1:])):
+            fresh = alpha if after else 1.0 - alpha
+            p *= (1.0 - rhos[step]) * fresh + (rhos[step] if before == after else 0.0)
+        probs[c] = p
+    return classes, probs
+
+
+def sample_wishart(
+    dof: int | np.ndarray, factor: np.ndarray, *, seed: Seed = None
+) -> np.ndarray:
+    """Wishart(dof, factor factor^T) draws by the Bartlett decomposition, in a batch.
+
+    A draw is factor R^T R factor^T with R (p x p) upper triangular, R_ii ~ chi(dof - i)
+    (i = 0..p-1), R_ij ~ N(0, 1) for j > i, independent: R is the triangular factor of the
+    QR decomposition of a dof x p standard normal matrix Z, so R^T R = Z^T Z. When dof < p
+    (a singular Wishart, e.g. a sparse gate class) rows i >= dof of R are zero, which is
+    again the (trapezoidal) QR factor of Z; dof = 0 gives the zero matrix. ``factor`` need
+    not be invertible (rho_a = 1 gives a singular scale matrix).
+
+    ``dof`` is an integer (one draw, shape (p, p)) or an array of integers (one draw per
+    entry, shape dof.shape + (p, p)). Cost O(p^3) per draw, independent of dof.
+
+    Examples
+    --------
+    >>> w = sample_wishart(np.array([10**6] * 400), np.eye(2), seed=0)
+    >>> w.shape
+    (400, 2, 2)
+    >>> bool(abs(w[:, 0, 0].mean() / 10**6 - 1) < 1e-3)
+    True
+    """
+    factor = np.asarray(factor, dtype=float)
+    if factor.ndim != 2 or factor.shape[0] != factor.shape[1]:
+        raise ValueError(f"factor must be a square matrix, got shape {factor.shape}")
+    dofs = np.asarray(dof)
+    if not np.issubdtype(dofs.dtype, np.integer) or (dofs < 0).any():
+        raise ValueError(f"dof must be a non-negative integer or array of them, got {dof!r}")
+    rng = as_generator(seed)
+    p = factor.shape[0]
+    shape = dofs.shape
+    R = np.triu(rng.standard_normal(shape + (p, p)), k=1)
+    rows = np.arange(p)
+    chi_dof = dofs[..., None] - rows  # shape + (p,)
+    alive = chi_dof > 0
+    diag = np.sqrt(rng.chisquare(np.where(alive, chi_dof, 1)))
+    R[..., rows, rows] = np.where(alive, diag, 0.0)
+    R *= alive[..., :, None]  # a row beyond the rank is zero
+    M = R @ factor.T
+    return np.swapaxes(M, -1, -2) @ M
+
+
+def _block_plan(names: Sequence[str], n_tasks: int) -> tuple[list[int], list[Optional[int]]]:
+    tasks, gates = [], []
+    for name in names:
+        gate, task = parse_block(name)
+        if task > n_tasks or (gate is not None and gate > n_tasks):
+            raise ValueError(f"block {name!r} names a task beyond n_tasks={n_tasks}")
+        tasks.append(task - 1)
+        gates.append(None if gate is None else gate - 1)
+    return tasks, gates
+
+
+def sample_gram(
+    *,
+    nx: int,
+    ns: int,
+    rho_a: float,
+    names: Sequence[str] = UNGATED_BLOCKS,
+    alpha: Optional[float] = None,
+    rho_g: float | Sequence[float] = 0.0,
+    n_tasks: Optional[int] = None,
+    size: Optional[int] = None,
+    seed: Seed = None,
+) -> np.ndarray:
+    """Gram matrices of the named blocks under the ``gaussian`` generator, in a batch.
+
+    Returns an array of shape (k Ns, k Ns) (``size`` None) or (size, k Ns, k Ns), k the
+    number of blocks, ordered as ``names``; it has the distribution of
+    ``Features.from_matrices(A, gates, names).gram`` for A from
+    ``draw_tasks(generator="gaussian")`` and gates from ``draw_gates`` (see the module
+    docstring for the construction and for the models that cannot use it).
+
+    ``alpha`` (and ``rho_g``) are required when a block is gated ("D1A2") and ignored
+    otherwise. ``n_tasks`` defaults to the largest task or gate number among the names.
+    Cost O(size 2^n (n Ns)^3), independent of ``nx``.
+
+    Examples
+    --------
+    >>> g = sample_gram(nx=1000, ns=2, rho_a=1.0, size=3, seed=1)
+    >>> g.shape, bool(np.allclose(g[:, :2, :2], g[:, 2:, 2:]))
+    ((3, 4, 4), True)
+    """
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    names = tuple(names)
+    if not names:
+        raise ValueError("names must name at least one block")
+    parsed = [parse_block(n) for n in names]
+    if n_tasks is None:
+        n_tasks = max(max(task, gate or 0) for gate, task in parsed)
+    n_tasks = check_positive_int("n_tasks", n_tasks)
+    tasks, gates = _block_plan(names, n_tasks)
+    batch = 1 if size is None else check_positive_int("size", size)
+    rng = as_generator(seed)
+    factor = task_covariance_factor(ns, rho_a, n_tasks)
+
+    if any(g is not None for g in gates):
+        if alpha is None:
+            raise ValueError(f"alpha must be a number in (0, 1] for gated blocks {names}")
+        classes, probs = gate_classes(alpha, rho_g, n_tasks)
+        counts = rng.multinomial(nx, probs, size=batch)  # (batch, C)
+    else:
+        classes, counts = ((1,) * n_tasks,), np.full((batch, 1), nx)
+
+    class_grams = sample_wishart(counts, factor, seed=rng)  # (batch, C, nNs, nNs)
+    class_grams = class_grams.reshape(batch, len(classes), n_tasks, ns, n_tasks, ns)
+    # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
+    open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in classes] for g in gates])
+    weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
+    picked = class_grams[:, :, tasks][:, :, :, :, tasks]  # (batch, C, k, Ns, k, Ns)
+    gram = np.einsum("cij,scixjy->sixjy", weights, picked)
+    k = len(names)
+    gram = gram.reshape(batch, k * ns, k * ns)
+    gram = 0.5 * (gram + np.swapaxes(gram, -1, -2))
+    return gram[0] if size is None else gram
+
+
+def sample_features(
+    *,
+    nx: int,
+    ns: int,
+    rho_a: float,
+    names: Sequence[str] = UNGATED_BLOCKS,
+    alpha: Optional[float] = None,
+    rho_g: float | Sequence[float] = 0.0,
+    n_tasks: Optional[int] = None,
+    seed: Seed = None,
+) -> Features:
+    """One :class:`solvers.features.Features` sampled by :func:`sample_gram` (gaussian generator).
+
+    Examples
+    --------
+    >>> f = sample_features(nx=500, ns=2, rho_a=0.3, names=GATED_BLOCKS, alpha=0.5, seed=0)
+    >>> f.block("D1A2", "D2A1").shape
+    (2, 2)
+    """
+    gram = sample_gram(nx=nx, ns=ns, rho_a=rho_a, names=names, alpha=alpha, rho_g=rho_g,
+                       n_tasks=n_tasks, seed=seed)
+    return Features(tuple(names), gram, int(nx), int(ns))
+
+
+def sample_features_batch(
+    *,
+    size: int,
+    nx: int,
+    ns: int,
+    rho_a: float,
+    names: Sequence[str] = UNGATED_BLOCKS,
+    alpha: Optional[float] = None,
+    rho_g: float | Sequence[float] = 0.0,
+    n_tasks: Optional[int] = None,
+    seed: Seed = None,
+) -> list[Features]:
+    """``size`` independent :class:`Features`, drawn in one vectorized batch.
+
+    Examples
+    --------
+    >>> fs = sample_features_batch(size=4, nx=100, ns=2, rho_a=0.0, seed=0)
+    >>> len(fs), fs[0].nx
+    (4, 100)
+    """
+    grams = sample_gram(nx=nx, ns=ns, rho_a=rho_a, names=names, alpha=alpha, rho_g=rho_g,
+                        n_tasks=n_tasks, size=size, seed=seed)
+    return [Features(tuple(names), g, int(nx), int(ns)) for g in grams]
