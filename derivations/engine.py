@@ -73,6 +73,8 @@ __all__ = [
     "expect_trace",
     "expect_frobenius2",
     "expect_trace_wick",
+    "expect_index_sum",
+    "wick_census",
     "joint_moment",
     "gate_moment",
     "set_partitions",
@@ -370,6 +372,134 @@ def expect_frobenius2(X: MatrixExpr, generator: str = "gaussian", *,
     if not isinstance(X, MatrixExpr):
         raise ValueError(f"X must be a MatrixExpr, got {type(X).__name__}")
     return expect_trace(X @ X.T, generator, alpha_tilde=alpha_tilde)
+
+
+# -- general index sums (entries at named indices) ----------------------------------------
+
+Entry = tuple[str, int, str, str]
+
+
+def expect_index_sum(
+    entries: Sequence[Entry],
+    spaces: dict[str, str],
+    *,
+    summed: Sequence[str] = (),
+    gates: Sequence[tuple[int, str]] = (),
+    generator: str = "gaussian",
+    alpha_tilde: bool = False,
+) -> sp.Expr:
+    """E sum_{summed indices} prod_entries a^(task)_{outer, s} prod_gates g^(task)_x, exact.
+
+    ``entries`` are ``(family, task, outer, inner)``: the entry of A_task (family ``"A"``, outer
+    index in the x space) or B_task (``"B"``, outer index in y) at row ``outer`` and column
+    ``inner`` (an s index). ``gates`` are ``(task, x index)``. ``spaces`` maps every index name
+    to its space. Indices not in ``summed`` are *fixed*: distinct names stand for distinct
+    values (write one name twice for equal indices). Summed indices range over their whole
+    space, coinciding with fixed ones or not.
+
+    This is the engine of :func:`expect_trace` for an arbitrary index structure, used for
+    element-wise statements (eq_ap_aquad_isserlis, Appendix E).
+
+    >>> a = [("A", 1, "j", "i"), ("A", 2, "j", "i")] * 2     # a1^2 a2^2 at one position
+    >>> sp.factor(expect_index_sum(a, {"i": "s", "j": "x"}, generator="appendix"))
+    (2*rho_a + 1)/N_s**2
+    >>> expect_index_sum([("A", 1, "j", "i")] * 2, {"i": "s", "j": "x"}, summed=["j"])
+    N_x/N_s
+    """
+    _check_generator(generator)
+    summed_set = set(summed)
+    for name in list(summed_set) + [n for e in entries for n in e[2:]] + [x for _, x in gates]:
+        if spaces.get(name) not in SPACE_SIZES:
+            raise ValueError(f"index {name!r} needs a space among x, s, y in `spaces`")
+    for family, mu, outer, inner in entries:
+        if family not in _CORRELATION or mu not in (1, 2):
+            raise ValueError(f"entries must be ('A'|'B', 1|2, outer, inner), got {family, mu}")
+        if spaces[outer] != ("x" if family == "A" else "y") or spaces[inner] != "s":
+            raise ValueError(f"entry {family}_{mu}[{outer},{inner}] has indices in the wrong "
+                             "spaces")
+    names = {sp_: sorted({n for n, s in spaces.items() if s == sp_}) for sp_ in SPACE_SIZES}
+    per_space_patterns = []
+    for space, idx in names.items():
+        fixed = [n for n in idx if n not in summed_set]
+        patterns = []
+        for part in set_partitions(len(idx)):
+            fixed_blocks = [part[idx.index(n)] for n in fixed]
+            if len(set(fixed_blocks)) != len(fixed_blocks):
+                continue  # distinct fixed names are distinct values
+            blocks = set(part)
+            new_blocks = len(blocks - set(fixed_blocks))
+            weight = _falling(SPACE_SIZES[space] - len(fixed), new_blocks)
+            patterns.append(({n: part[k] for k, n in enumerate(idx)}, weight))
+        per_space_patterns.append((space, patterns))
+    total = sp.Integer(0)
+
+    def combine(k: int, label: dict[str, tuple[str, int]], weight: sp.Expr) -> None:
+        nonlocal total
+        if k == len(per_space_patterns):
+            cells: dict[tuple, list[int]] = {}
+            for family, mu, outer, inner in entries:
+                cell = cells.setdefault((family, label[outer], label[inner]), [0, 0])
+                cell[mu - 1] += 1
+            if any((p + q) % 2 for p, q in cells.values()):
+                return
+            term = weight
+            for (family, _, _), (p, q) in cells.items():
+                term *= joint_moment(p, q, generator, family)
+            gate_blocks: dict[tuple[str, int], set[int]] = {}
+            for mu, x in gates:
+                gate_blocks.setdefault(label[x], set()).add(mu)
+            for g in gate_blocks.values():
+                term *= gate_moment(frozenset(g), alpha_tilde)
+            total += term
+            return
+        space, patterns = per_space_patterns[k]
+        for blocks, w in patterns:
+            new_label = dict(label)
+            new_label.update({n: (space, b) for n, b in blocks.items()})
+            combine(k + 1, new_label, weight * w)
+
+    combine(0, {}, sp.Integer(1))
+    return sp.expand(total / Ns ** sp.Rational(len(entries), 2))
+
+
+SPACE_SIZES = {"x": Nx, "s": Ns, "y": Ny}
+
+
+def wick_census(X: MatrixExpr) -> Counter:
+    """How many Wick pairings of E tr(X) (Gaussian entries) leave (c_x, c_s, c_y) free index
+    components with (p_a, p_b) cross-task pairs: ``{(c_x, c_s, c_y, p_a, p_b): count}``.
+
+    A pairing contributes rho_a^p_a rho_b^p_b Nx^c_x Ns^c_s Ny^c_y / Ns^(n/2) (before gates),
+    so the census says which pairings make the leading and next-to-leading orders. X must be
+    a single word.
+
+    >>> from derivations.matrix_words import task
+    >>> X = task(1).T @ task(2)
+    >>> sorted(wick_census(X @ X.T).items())
+    [((1, 1, 0, 2, 0), 1), ((1, 2, 0, 0, 0), 1), ((2, 1, 0, 2, 0), 1)]
+    """
+    _check_square(X)
+    structure = _TraceStructure(X.single_word())
+    entries = structure.entries
+    n_x, n_s, n_y = (len(structure.classes[s]) for s in ("x", "s", "y"))
+    offset = {"x": 0, "s": n_x, "y": n_x + n_s}
+    census: Counter = Counter()
+    for pairing in _pairings(list(range(len(entries)))):
+        uf = _UnionFind(n_x + n_s + n_y)
+        powers = {"A": 0, "B": 0}
+        if any(entries[i][0] != entries[j][0] for i, j in pairing):
+            continue
+        for i, j in pairing:
+            fi, mi, oi, si = entries[i]
+            _, mj, oj, sj = entries[j]
+            outer = "x" if fi == "A" else "y"
+            uf.union(offset[outer] + oi, offset[outer] + oj)
+            uf.union(offset["s"] + si, offset["s"] + sj)
+            powers[fi] += int(mi != mj)
+        comps = [len({uf.find(offset[s] + c) for c in range(n)})
+                 for s, n in (("x", n_x), ("s", n_s), ("y", n_y))]
+        census[(*comps, powers["A"], powers["B"])] += 1
+    return census
 
 
 # -- the Wick / Isserlis form (Gaussian generator) ----------------------------------------
