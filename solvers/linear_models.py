@@ -81,6 +81,8 @@ __all__ = [
     "PROBES",
     "LinearModel",
     "Solution",
+    "check_tasks",
+    "draw_inputs",
     "make_model",
     "required_blocks",
     "solve",
@@ -375,7 +377,8 @@ def _check_n_tasks(n_tasks: object) -> int:
     return n
 
 
-def _check_tasks(tasks: object) -> TaskSequence:
+def check_tasks(tasks: object) -> TaskSequence:
+    """Check a task sequence: at least 2 tasks, consistent shapes, finite entries."""
     if not isinstance(tasks, TaskSequence):
         raise ValueError(f"tasks must be a solvers.tasks.TaskSequence, got {type(tasks).__name__}")
     _check_n_tasks(tasks.n_tasks)
@@ -408,6 +411,33 @@ def _solution(spec: LinearModel, span: Span, n_tasks: int, **extra: object) -> S
     coefficients = solve_steps(spec.steps(n_tasks), span, n_tasks)
     seen = tuple(spec.seen(mu) for mu in range(1, n_tasks + 1))
     return Solution(spec.name, n_tasks, span, seen, coefficients, spec.parameters, **extra)
+
+
+def draw_inputs(spec: LinearModel, tasks: TaskSequence, gates: Optional[Sequence[np.ndarray]],
+                rng: np.random.Generator) -> tuple[Optional[tuple[np.ndarray, ...]], Optional[np.ndarray]]:
+    """The random inputs a model draws besides the tasks: (gates, A_0), in a fixed order.
+
+    Gates given are checked and used as is. Otherwise random and plasticity gating draw
+    g_1 .. g_n ~ Bernoulli(alpha) independently; adaptive gating draws g_1 only (the rest
+    follow the probe trials, drawn by the caller from the same ``rng``). A_0 ~ N(0, 1/Ns),
+    independent of the tasks, is drawn for ``first_task="independent-metric"``. Shared by
+    :func:`solve` and ``solvers.gd`` so that one seed gives both the same inputs.
+    """
+    n = tasks.n_tasks
+    if gates is not None and not spec.gated:
+        raise ValueError(f"gates is not a parameter of model {spec.name}")
+    if spec.gated and gates is None and spec.alpha is None:
+        raise ValueError(f"model {spec.name} needs alpha (or explicit gates)")
+    if spec.gated:
+        if gates is not None:
+            gates = _check_gates(gates, n, tasks.nx)
+        else:
+            count = 1 if isinstance(spec, AdaptiveGating) else n
+            gates = draw_gates(nx=tasks.nx, alpha=spec.alpha, n_tasks=count, rho_g=0.0, seed=rng)
+    auxiliary = None
+    if getattr(spec, "first_task", None) == "independent-metric":
+        auxiliary = rng.standard_normal((tasks.nx, tasks.ns)) / np.sqrt(tasks.ns)
+    return gates, auxiliary
 
 
 def _adaptive_gates(spec: LinearModel, tasks: TaskSequence, first_gate: np.ndarray,
@@ -456,26 +486,14 @@ def solve(
     >>> s.seen, [g.shape for g in s.gates]
     (('D1A1', 'D2A2'), [(200,), (200,)])
     """
-    tasks = _check_tasks(tasks)
+    tasks = check_tasks(tasks)
     spec = make_model(model, nx=tasks.nx, ns=tasks.ns, alpha=alpha, gamma=gamma, lam=lam,
                       first_task=first_task, probe=probe)
     n = tasks.n_tasks
     rng = as_generator(seed)
-    if gates is not None and not spec.gated:
-        raise ValueError(f"gates is not a parameter of model {model}")
-    if spec.gated and gates is None and spec.alpha is None:
-        raise ValueError(f"model {model} needs alpha (or explicit gates)")
-    auxiliary = None
-    if spec.gated:
-        if gates is not None:
-            gates = _check_gates(gates, n, tasks.nx)
-        elif isinstance(spec, AdaptiveGating):
-            first = draw_gates(nx=tasks.nx, alpha=spec.alpha, n_tasks=1, seed=rng)[0]
-            gates = _adaptive_gates(spec, tasks, first, rng)
-        else:
-            gates = draw_gates(nx=tasks.nx, alpha=spec.alpha, n_tasks=n, rho_g=0.0, seed=rng)
-    if getattr(spec, "first_task", None) == "independent-metric":
-        auxiliary = rng.standard_normal((tasks.nx, tasks.ns)) / np.sqrt(tasks.ns)
+    gates, auxiliary = draw_inputs(spec, tasks, gates, rng)
+    if isinstance(spec, AdaptiveGating) and len(gates) == 1:
+        gates = _adaptive_gates(spec, tasks, gates[0], rng)
     explicit = ExplicitBlocks(tasks.A, gates, auxiliary)
     span = explicit.span(spec.blocks(n))
     solution = _solution(spec, span, n, gates=gates, readouts=tasks.B, explicit=explicit)
