@@ -44,7 +44,7 @@ def sampled_gradient(
     h: float,
     latents: np.ndarray,
     *,
-    max_chunk_entries: int = 1 << 22,
+    max_chunk_entries: int = 1 << 20,
 ) -> np.ndarray:
     """The batch gradient (W Phi - B S) Phi^T / n of 1/2 ||y* - W phi(A s)||^2, S = latents.
 
@@ -62,11 +62,13 @@ def sampled_gradient(
     nx = A.shape[0]
     chunk = max(1, int(max_chunk_entries) // max(nx, 1))
     grad = np.zeros_like(W)
+    samples = latents.T  # one sample per row: (samples x Ns) @ A^T is the fast BLAS layout
     for c0 in range(0, n, chunk):
-        S = latents[:, c0:c0 + chunk]
-        features = soft_threshold(A @ S, h)
-        residual = W @ features - B @ S
-        grad += residual @ features.T
+        Z = samples[c0:c0 + chunk]
+        features = Z @ A.T  # chunk x Nx inputs, thresholded in place below
+        features -= np.clip(features, -h, h)  # soft threshold: x - clip(x, -h, h)
+        residual = features @ W.T - Z @ B.T  # chunk x Ny: W phi - y*
+        grad += residual.T @ features
     grad /= n
     return grad
 
@@ -81,7 +83,7 @@ def sampled_gradient_descent(
     eta: float,
     batch_size: int,
     seed: Seed = None,
-    max_chunk_entries: int = 1 << 22,
+    max_chunk_entries: int = 1 << 20,
 ) -> np.ndarray:
     """``n_steps`` steps W <- W - eta G from ``W0``, each with ``batch_size`` fresh latents.
 
