@@ -1,0 +1,312 @@
+"""The console command ``trkit`` (entry point ``reports.cli:main``).
+
+Subcommands live in one table, :data:`SUBCOMMANDS`: each is a :class:`Subcommand` with a
+function that adds its arguments and a function that runs it. Adding one (``trkit report``)
+is a few lines: write the two functions and add an entry.
+
+``trkit simulate MODEL --rho-a A --rho-b B [--alpha X] [--gamma G | --lam L] [--nx N]
+[--ns N] [--ny N] [--seeds K] [--seed S] [--generator appendix|gaussian]
+[--method exact|gd] [--gram auto|wishart|explicit] [--workers W] [--json]``
+    transfer and retention of one model (:func:`solvers.api.simulate`); ``--json`` prints
+    ``{"transfer": {"mean": m, "sem": s}, "retention": {...}, "params": {...}}``.
+``trkit bench [--quick] [--json]``
+    the solver benchmark (:mod:`solvers.benchmark`).
+``trkit claims [--json]``
+    the claim registry (:func:`derivations.registry.evaluate_all`): a table, or a JSON list
+    of each verdict's ``as_record()``.
+
+Bad input (an unknown model, a value out of range, a malformed option) prints one line to
+stderr, ``trkit: error: ...``, and exits with status 2; no traceback.
+
+Examples
+--------
+>>> import io
+>>> out, err = io.StringIO(), io.StringIO()
+>>> main(["simulate", "vanilla", "--rho-a", "2", "--rho-b", "0"], stdout=out, stderr=err)
+2
+>>> err.getvalue()
+'trkit: error: rho_a must be a number in [0, 1], got 2.0\\n'
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence, TextIO
+
+__all__ = ["main", "Subcommand", "SUBCOMMANDS", "UsageError"]
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input on the command line: reported as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises :class:`UsageError` instead of printing usage and exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One ``trkit`` subcommand: its help line, its arguments, and what it runs."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int]
+
+
+# --- argument types ---------------------------------------------------------------------------
+
+def _size(text: str) -> int:
+    """An integer size; accepts integral scientific notation such as ``1e6``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer: {text!r}") from None
+    if not math.isfinite(value) or not value.is_integer():
+        raise argparse.ArgumentTypeError(f"invalid integer: {text!r}")
+    return int(value)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+
+
+def _json_number(x: float) -> Optional[float]:
+    """JSON has no NaN: an undefined value (e.g. the sem of one seed) is written as null."""
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
+class _StderrProgress:
+    """Progress on stderr for long runs: silent for the first ``delay`` seconds."""
+
+    def __init__(self, stream: TextIO, label: str, delay: float = 2.0, every: float = 0.5):
+        self.stream, self.label, self.delay, self.every = stream, label, delay, every
+        self.start = time.monotonic()
+        self.last = -math.inf
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.start < self.delay or (now - self.last < self.every and done < total):
+            return
+        self.last, self.shown = now, True
+        self.stream.write(f"\r{self.label}: {done}/{total} samples, {now - self.start:.1f} s")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# --- trkit simulate ---------------------------------------------------------------------------
+
+def _simulate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL",
+                   help="vanilla, random-gating, adaptive-gating, plasticity-gating, "
+                        "soft-threshold, euclidean, fisher or fisher-diag")
+    p.add_argument("--rho-a", type=_number, required=True, help="feature similarity in [0, 1]")
+    p.add_argument("--rho-b", type=_number, required=True, help="readout similarity in [0, 1]")
+    p.add_argument("--alpha", type=_number, help="gating level in (0, 1] (gating models)")
+    strength = p.add_mutually_exclusive_group()
+    strength.add_argument("--gamma", type=_number, help="regularizer level in (0, 1]")
+    strength.add_argument("--lam", type=_number, help="regularizer amplitude lambda >= 0")
+    p.add_argument("--nx", type=_size, default=3000, help="input width (default 3000)")
+    p.add_argument("--ns", type=_size, default=30, help="latent dimension (default 30)")
+    p.add_argument("--ny", type=_size, default=10, help="output width (default 10)")
+    p.add_argument("--seeds", type=_size, default=10, help="samples (default 10)")
+    p.add_argument("--seed", type=_size, default=0, help="root seed (default 0)")
+    p.add_argument("--generator", default="appendix", help="appendix (default) or gaussian")
+    p.add_argument("--method", default="exact", help="exact (default) or gd")
+    p.add_argument("--gram", default="auto",
+                   help="auto (default), wishart or explicit: how the exact method gets A")
+    p.add_argument("--workers", type=_size, default=1,
+                   help="processes (default 1: serial); the numbers do not depend on it")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from solvers.api import simulate
+
+    if args.workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {args.workers}")
+    progress = _StderrProgress(err, f"trkit simulate {args.model}")
+    try:
+        result = simulate(
+            args.model, rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha,
+            gamma=args.gamma, lam=args.lam, nx=args.nx, ns=args.ns, ny=args.ny,
+            seeds=args.seeds, seed=args.seed, generator=args.generator, method=args.method,
+            gram=args.gram, executor="process" if args.workers > 1 else None,
+            workers=args.workers, progress=progress,
+        )
+    finally:
+        progress.close()
+    record = {
+        "transfer": {"mean": result.transfer.mean, "sem": _json_number(result.transfer.sem)},
+        "retention": {"mean": result.retention.mean, "sem": _json_number(result.retention.sem)},
+        "params": {k: _json_number(v) for k, v in result.params.items()},
+    }
+    if args.json:
+        out.write(json.dumps(record) + "\n")
+        return EXIT_OK
+    p = result.params
+    strength = "".join(f", {k}={p[k]:g}" for k in ("alpha", "gamma", "lam") if p.get(k) is not None)
+    out.write(f"{p['model']}: rho_a={p['rho_a']:g}, rho_b={p['rho_b']:g}{strength}\n")
+    out.write(f"  Nx={p['nx']}, Ns={p['ns']}, Ny={p['ny']}, {p['seeds']} seeds from seed "
+              f"{p['seed']}, generator={p['generator']}, method={p['method']}, "
+              f"gram={p['gram']}\n")
+    for label, est in (("transfer  Delta eps_TF", result.transfer),
+                       ("retention Delta eps_RT", result.retention)):
+        sem = "n/a (one seed)" if not math.isfinite(est.sem) else f"{est.sem:.6f}"
+        out.write(f"  {label} = {est.mean:+.6f}  (sem {sem})\n")
+    return EXIT_OK
+
+
+# --- trkit bench ------------------------------------------------------------------------------
+
+def _bench_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help="small sizes (seconds, for tests)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from solvers.benchmark import run_benchmark
+
+    figures = run_benchmark(quick=args.quick, log=lambda line: err.write(line + "\n"))
+    if args.json:
+        out.write(json.dumps(figures) + "\n")
+        return EXIT_OK
+    out.write(_format_bench(figures))
+    return EXIT_OK
+
+
+def _format_bench(f: dict[str, Any]) -> str:
+    lines = []
+    a = f["appendix_scaling"]
+    lines.append(f"Vanilla, exact, two tasks, appendix generator (Ns = {a['ns']}):")
+    for nx, t, share in zip(a["nx"], a["seconds_per_sample"], a["draw_share"]):
+        lines.append(f"  Nx = {nx:>8d}: {1e3 * t:10.2f} ms per sample, "
+                     f"{100 * share:5.1f} % drawing the task matrices")
+    lines.append(f"  fitted exponent of cost in Nx: {a['exponent']:.3f} (at most linear: "
+                 f"{'yes' if a['exponent'] <= 1.05 else 'NO'})")
+    w = f["wishart_scaling"]
+    lines.append(f"Vanilla, exact, gaussian generator, Wishart-sampled Gram (Ns = {w['ns']}):")
+    for nx, t in zip(w["nx"], w["seconds_per_sample"]):
+        lines.append(f"  Nx = {nx:>8d}: {1e3 * t:10.3f} ms per sample")
+    lines.append(f"  ratio of costs, largest / smallest Nx: {w['ratio']:.2f}")
+    g = f["fig1_exact_vs_gd"]
+    lines.append(f"Fig. 1 sweep ({g['grid']} rho grid x {g['seeds']} seeds, Nx = {g['nx']}, "
+                 f"Ns = {g['ns']}, Ny = {g['ny']}, gaussian, vanilla):")
+    lines.append(f"  exact fixed points: {g['exact_seconds']:.3f} s")
+    lines.append(f"  GD protocol ({g['epochs']} epochs per task, eta = {g['eta']}): "
+                 f"{g['gd_seconds']:.3f} s")
+    lines.append(f"  speed-up: {g['speedup']:.1f}x (required: >= 100x)")
+    lines.append(f"  largest |exact - GD| over the grid (means over seeds): transfer "
+                 f"{g['max_transfer_difference']:.2e}, retention "
+                 f"{g['max_retention_difference']:.2e}")
+    if f.get("quick"):
+        lines.append("(quick mode: reduced sizes; the figures above are not the requirements')")
+    return "\n".join(lines) + "\n"
+
+
+# --- trkit claims -----------------------------------------------------------------------------
+
+def _claims_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print a JSON list of records")
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from derivations.claims import STATUSES
+    from derivations.registry import evaluate_all
+
+    records = [v.as_record() for v in evaluate_all()]
+    if args.json:
+        out.write(json.dumps(records, indent=1) + "\n")
+        return EXIT_OK
+    if not records:
+        out.write("no claims registered\n")
+        return EXIT_OK
+    wid = max(2, max(len(r["id"]) for r in records))
+    wwhere = max(5, min(40, max(len(r["where"]) for r in records)))
+    wstat = max(len(s) for s in STATUSES)
+    out.write(f"{'id':<{wid}}  {'where':<{wwhere}}  {'status':<{wstat}}  note\n")
+    for r in records:
+        out.write(f"{r['id']:<{wid}}  {_short(r['where'], wwhere):<{wwhere}}  "
+                  f"{r['status']:<{wstat}}  {_short(r['note'], 70)}\n")
+    counts = Counter(r["status"] for r in records)
+    order = [s for s in STATUSES if s in counts] + sorted(set(counts) - set(STATUSES))
+    out.write(f"{len(records)} claims: " + ", ".join(f"{counts[s]} {s}" for s in order) + "\n")
+    return EXIT_OK
+
+
+# --- the table and the entry point ------------------------------------------------------------
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "simulate": Subcommand("transfer and retention of one model, by exact solution or GD",
+                           _simulate_arguments, _run_simulate),
+    "bench": Subcommand("time the solvers (prints the benchmark's figures)",
+                        _bench_arguments, _run_bench),
+    "claims": Subcommand("the paper's claims and their computed status",
+                         _claims_arguments, _run_claims),
+}
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="trkit", description="Machine verification of the theory of "
+                     "'Disentangling and mitigating the impact of task similarity for "
+                     "continual learning'.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name, command in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=command.help, description=command.help)
+        command.add_arguments(p)
+        p.set_defaults(_run=command.run)
+    return parser
+
+
+def main(
+    argv: Optional[Sequence[str]] = None,
+    *,
+    stdout: Optional[TextIO] = None,
+    stderr: Optional[TextIO] = None,
+) -> int:
+    """Run ``trkit`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    Bad input returns 2 after one line on ``stderr``; ``--help`` prints help and returns 0.
+    """
+    out = sys.stdout if stdout is None else stdout
+    err = sys.stderr if stderr is None else stderr
+    try:
+        with contextlib.redirect_stdout(out):  # --help goes where the caller asked
+            args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        return args._run(args, out, err)
+    except SystemExit as stop:  # --help
+        return int(stop.code or 0)
+    except (UsageError, ValueError) as problem:
+        message = " ".join(str(problem).split())
+        err.write(f"trkit: error: {message}\n")
+        err.flush()
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

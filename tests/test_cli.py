@@ -1,0 +1,198 @@
+"""The ``trkit`` command (reports/cli.py), in-process through main(argv) and once installed."""
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+
+import derivations.registry as registry
+from derivations.claims import Claim, Derivation
+from derivations.symbols import Ns, Nx, rho_a
+from reports import cli
+from reports.cli import SUBCOMMANDS, main
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+# --- trkit simulate -----------------------------------------------------------------------------
+
+SIM = ["simulate", "vanilla", "--rho-a", "0.8", "--rho-b", "0.2", "--nx", "300", "--ns", "10",
+       "--seeds", "3", "--seed", "5"]
+
+
+def test_simulate_json_is_one_object_with_the_api_numbers():
+    from solvers.api import simulate
+
+    code, out, err = run(*SIM, "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert set(record) == {"transfer", "retention", "params"}
+    expected = simulate("vanilla", rho_a=0.8, rho_b=0.2, nx=300, ns=10, seeds=3, seed=5)
+    assert record["transfer"] == {"mean": expected.transfer.mean, "sem": expected.transfer.sem}
+    assert record["retention"]["mean"] == expected.retention.mean
+    assert record["params"]["nx"] == 300 and record["params"]["generator"] == "appendix"
+
+
+def test_simulate_accepts_sizes_in_scientific_notation_and_workers():
+    code, out, _ = run("simulate", "random-gating", "--rho-a", "0.5", "--rho-b", "0.5",
+                       "--alpha", "0.5", "--nx", "1e3", "--ns", "10", "--seeds", "2",
+                       "--workers", "2", "--generator", "gaussian", "--json")
+    record = json.loads(out)
+    assert code == 0 and record["params"]["nx"] == 1000 and record["params"]["gram"] == "wishart"
+
+
+def test_simulate_with_one_seed_writes_an_undefined_standard_error_as_null():
+    code, out, _ = run(*SIM[:-4], "--seeds", "1", "--json")
+    assert code == 0 and json.loads(out)["transfer"]["sem"] is None
+
+
+def test_simulate_without_json_prints_a_short_summary():
+    code, out, err = run(*SIM)
+    assert code == 0 and err == ""
+    lines = out.strip().splitlines()
+    assert len(lines) == 4 and lines[0].startswith("vanilla: rho_a=0.8, rho_b=0.2")
+    assert "Delta eps_TF" in lines[2] and "Delta eps_RT" in lines[3] and "sem" in lines[3]
+
+
+def test_progress_goes_to_stderr_once_a_run_is_long():
+    stream = io.StringIO()
+    progress = cli._StderrProgress(stream, "trkit simulate", delay=0.0, every=0.0)
+    for done in (1, 2, 3):
+        progress(done, 3)
+    progress.close()
+    text = stream.getvalue()
+    assert "3/3 samples" in text and text.endswith("\n")
+    quiet = io.StringIO()
+    short = cli._StderrProgress(quiet, "x", delay=60.0)
+    short(1, 1)
+    short.close()
+    assert quiet.getvalue() == ""
+
+
+# --- trkit claims ------------------------------------------------------------------------------
+
+DEMO_CLAIMS = [
+    Claim("demo.exact", "Sec. 3, eq_demo", printed=rho_a**2, printed_latex=r"\rho_a^2",
+          derive=lambda: Derivation(rho_a * rho_a)),
+    Claim("demo.finite", "App. E", printed=rho_a, printed_latex=r"\rho_a",
+          derive=lambda: Derivation(rho_a + Ns / Nx)),
+    Claim("demo.wrong", "App. B", printed=2 * rho_a, printed_latex=r"2\rho_a",
+          derive=lambda: Derivation(3 * rho_a), note="the factor is 3, not 2"),
+    Claim("demo.open", "Fig. 9", printed=None, printed_latex="", derive=None,
+          note="no derivation: " + "a long explanation " * 10),
+]
+
+
+@pytest.fixture
+def demo_registry(monkeypatch):
+    monkeypatch.setattr(registry, "all_claims", lambda: list(DEMO_CLAIMS))
+
+
+def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_registry):
+    code, out, err = run("claims", "--json")
+    assert code == 0 and err == ""
+    records = json.loads(out)
+    assert [r["id"] for r in records] == [c.id for c in DEMO_CLAIMS]
+    assert [r["status"] for r in records] == ["verified", "leading order", "erratum", "open"]
+    assert set(records[0]) == {"id", "where", "printed", "derived", "status", "note"}
+    assert records[2]["derived"] == sp.latex(3 * rho_a)
+
+
+def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry):
+    code, out, _ = run("claims")
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0].split()[:3] == ["id", "where", "status"]
+    assert len(lines) == 1 + len(DEMO_CLAIMS) + 1
+    assert "demo.wrong" in lines[3] and "erratum" in lines[3] and "factor is 3" in lines[3]
+    assert all(len(line) < 200 for line in lines)  # long notes are shortened
+    assert lines[-1] == "4 claims: 1 verified, 1 leading order, 1 erratum, 1 open"
+
+
+def test_claims_with_an_empty_registry_says_so(monkeypatch):
+    monkeypatch.setattr(registry, "all_claims", lambda: [])
+    assert run("claims") == (0, "no claims registered\n", "")
+    assert json.loads(run("claims", "--json")[1]) == []
+
+
+# --- bad input: one line on stderr, exit status 2 ---------------------------------------------
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([], "required"),
+        (["fly"], "invalid choice"),
+        (["simulate", "vanilla", "--rho-a", "0.5"], "--rho-b"),
+        (["simulate", "vanilla", "--rho-a", "x", "--rho-b", "0"], "invalid number"),
+        (["simulate", "vanilla", "--rho-a", "1.5", "--rho-b", "0"], "rho_a must be a number in [0, 1]"),
+        (["simulate", "vanilla", "--rho-a", "nan", "--rho-b", "0"], "rho_a"),
+        (["simulate", "ridge", "--rho-a", "0.5", "--rho-b", "0"], "model must be one of"),
+        (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--alpha", "0.5"],
+         "alpha is not a parameter of vanilla"),
+        (["simulate", "random-gating", "--rho-a", "0.5", "--rho-b", "0", "--alpha", "0"],
+         "alpha must be a number in (0, 1]"),
+        (["simulate", "euclidean", "--rho-a", "0.5", "--rho-b", "0", "--gamma", "0.5",
+          "--lam", "1"], "not allowed with argument"),
+        (["simulate", "fisher", "--rho-a", "0.5", "--rho-b", "0", "--lam", "-1"],
+         "lam must be a number in [0, inf)"),
+        (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--nx", "30.5"],
+         "invalid integer"),
+        (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--ns", "0"], "ns"),
+        (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--generator", "normal"],
+         "generator must be one of"),
+        (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--method", "adam"],
+         "method must be one of"),
+        (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--workers", "0"], "workers"),
+        (["claims", "--verbose"], "unrecognized arguments"),
+    ],
+)
+def test_bad_input_prints_one_line_to_stderr_and_exits_2(argv, message):
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("trkit: error: "), err
+    assert message in err, err
+
+
+def test_help_is_printed_to_stdout_and_exits_0():
+    code, out, err = run("--help")
+    assert code == 0 and err == ""
+    for name in SUBCOMMANDS:
+        assert name in out
+
+
+def test_a_new_subcommand_is_one_entry_in_the_table(monkeypatch):
+    def add(parser):
+        parser.add_argument("--shout", action="store_true")
+
+    def hello(args, out, err):
+        out.write("HELLO\n" if args.shout else "hello\n")
+        return 0
+
+    monkeypatch.setitem(SUBCOMMANDS, "hello", cli.Subcommand("say hello", add, hello))
+    assert run("hello", "--shout") == (0, "HELLO\n", "")
+
+
+# --- the installed console script --------------------------------------------------------------
+
+def _console(*argv):
+    exe = shutil.which("trkit")
+    command = [exe] if exe else [sys.executable, "-m", "reports.cli"]
+    return subprocess.run(command + list(argv), capture_output=True, text=True, timeout=120)
+
+
+def test_installed_console_script_runs_a_simulation():
+    done = _console(*SIM, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["params"]["model"] == "vanilla"
+
+
+def test_installed_console_script_reports_bad_input_without_traceback():
+    done = _console("simulate", "vanilla", "--rho-a", "2", "--rho-b", "0")
+    assert done.returncode == 2
+    assert done.stderr == "trkit: error: rho_a must be a number in [0, 1], got 2.0\n"
