@@ -1,0 +1,980 @@
+"""Weight regularization in the Euclidean metric (Sec. 5.1, eq_main_lmu_wreg, eq_wr_epsilon_TF;
+Appendix subsec_appendix_wreg_euc; Figs. 4 and 8 / fig_supp_euc).
+
+The loss of task mu is
+
+    l_mu = (1/2) ||B_mu - W A_mu||_F^2 + (lam/2) ||W - W_{mu-1}||_F^2,
+    lam = (Nx/Ns) (1/gamma - 1)                                  (eq_main_lmu_wreg).
+
+What is derived here, and how
+-----------------------------
+1. The stationarity condition is computed by differentiating the loss (sympy matrix calculus),
+   read as ``W M = R`` and solved: W = (B A^T + lam W_{mu-1}) (A A^T + lam I_x)^{-1}.
+2. The inverse is obtained by an ansatz (1/lam)(I_x + A c(G) A^T), G = A^T A, and checked as
+   an *exact* two-sided identity using nothing but the defining relation of
+   K = (I_s + G/lam)^{-1} (Woodbury).
+3. Surrogates are explicit steps: every Ns x Ns Gram block A_mu^T A_nu is replaced by its mean
+   (Nx/Ns) rho_a^{|mu-nu|} I_s (eq_AtA_approx; the mean is computed by the engine). Following
+   the appendix, the weights use the same-task blocks only; the errors are then averaged
+   either with *every* block replaced ("surrogate": the leading order) or exactly at finite
+   Nx, Ns by :mod:`derivations.engine` ("gaussian" / "appendix" generator).
+4. Errors are eps_mu[W] = (1/Ny)||B_mu - W A_mu||_F^2, averaged exactly over B
+   (E[B_mu^T B_nu] = (Ny/Ns) rho_b^{|mu-nu|} I_s) by the engine.
+
+The module also holds the small derivation helpers shared by :mod:`derivations.fisher`,
+:mod:`derivations.plasticity` and :mod:`derivations.soft_threshold` (matrix gradients,
+conversion to :class:`~derivations.matrix_words.MatrixExpr`, right-linear solves, Gram
+surrogates, expected errors).
+
+Examples
+--------
+>>> from derivations.symbols import gamma, rho_a, rho_b
+>>> sp.factor(transfer())                       # eq_wr_epsilon_TF, first line
+-gamma*rho_a*(gamma*rho_a - 2*rho_b)
+>>> sp.expand(retention().subs(gamma, 1) - (1 - rho_a**2 * (rho_a**2 - 2*rho_a*rho_b + 1)))
+0
+
+References
+----------
+paper.tex: eq_main_lmu_wreg, eq_wr_epsilon_TF, eq_AtA_approx, eq_rcg_epsilon_TF,
+subsec_appendix_wreg_euc, fig_supp_euc.
+"""
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+from typing import Callable, Mapping, Optional, Sequence
+
+import sympy as sp
+
+from solvers.validation import check_unit_interval
+
+from .claims import Claim, Derivation, Step
+from .engine import expect_frobenius2, expect_trace
+from .matrix_words import Letter, MatrixExpr, eye, opaque, readout, task
+from .symbols import Ns, Nx, Ny, alpha, gamma, lam, rho_a, rho_b, rho_g
+
+__all__ = [
+    # shared helpers
+    "EXPECTATIONS",
+    "frobenius2",
+    "matrix_gradient",
+    "split_linear",
+    "to_words",
+    "split_by_last_letter",
+    "solve_right_linear",
+    "substitute_scalar",
+    "gram_mean",
+    "gram_surrogate",
+    "expected_error",
+    "same_matrix_expression",
+    # Euclidean regularization
+    "LAMBDA_OF_GAMMA",
+    "gamma_of_lambda",
+    "stationary_solution",
+    "woodbury_middle_factor",
+    "woodbury_residuals",
+    "inverse_surrogate",
+    "weights",
+    "transfer",
+    "retention",
+    "retention_pieces",
+    "optimal_gamma_transfer",
+    "optimal_gamma_retention",
+    "retention_slope_at_no_regularization",
+    "average_transfer",
+    "average_retention",
+    "CLAIMS",
+]
+
+EXPECTATIONS = ("surrogate", "gaussian", "appendix")
+"""How an error is averaged over the task matrices: every Gram block replaced by its mean
+(``"surrogate"``, leading order in Ns/Nx), or exactly at finite Nx, Ns with the engine for
+either generator (``"gaussian"``, ``"appendix"``)."""
+
+_SPACE_OF_SIZE = {Nx: "x", Ns: "s", Ny: "y"}
+
+
+# =========================================================================================
+# Shared derivation helpers
+# =========================================================================================
+
+def frobenius2(X: sp.MatrixExpr) -> sp.Expr:
+    """||X||_F^2 = tr(X X^T) as a sum of traces of monomials (so that it can be differentiated).
+
+    >>> W = sp.MatrixSymbol("W", 2, 3)
+    >>> frobenius2(W)
+    Trace(W*W.T)
+    """
+    expanded = sp.expand(X * X.T)
+    terms = expanded.args if isinstance(expanded, sp.MatAdd) else (expanded,)
+    return sp.Add(*[sp.Trace(t) for t in terms])
+
+
+def matrix_gradient(loss: sp.Expr, W: sp.MatrixSymbol) -> sp.MatrixExpr:
+    """d loss / d W for a loss that is a sum of (scalar multiples of) traces of monomials.
+
+    Differentiates term by term: sympy 1.14 returns 0 for the derivative of some sums of
+    traces, while each trace of a monomial is handled correctly.
+
+    >>> W, A, B = (sp.MatrixSymbol(n, *s) for n, s in (("W", (2, 5)), ("A", (5, 3)),
+    ...                                               ("B", (2, 3))))
+    >>> matrix_gradient(frobenius2(B - W * A) / 2, W)
+    -B*A.T + W*A*A.T
+    """
+    total = sp.ZeroMatrix(*W.shape)
+    for term in sp.Add.make_args(sp.expand(loss)):
+        total = total + term.diff(W)
+    return sp.expand(total)
+
+
+def split_linear(expression: sp.MatrixExpr, W: sp.MatrixSymbol
+                 ) -> tuple[sp.MatrixExpr, sp.MatrixExpr]:
+    """Write a right-linear matrix expression as ``W M - R``; returns ``(M, R)``.
+
+    Every term must either not contain ``W`` or be ``c W X`` (W the leftmost matrix factor).
+    The decomposition is checked: ``W M - R - expression`` expands to the zero matrix.
+
+    >>> W, A, B = (sp.MatrixSymbol(n, *s) for n, s in (("W", (2, 5)), ("A", (5, 3)),
+    ...                                               ("B", (2, 3))))
+    >>> split_linear(W * A * A.T + 3 * W - B * A.T, W)
+    (3*I + A*A.T, B*A.T)
+    """
+    n = W.shape[1]
+    M: sp.MatrixExpr = sp.ZeroMatrix(n, n)
+    R: sp.MatrixExpr = sp.ZeroMatrix(*W.shape)
+    terms = expression.args if isinstance(expression, sp.MatAdd) else (expression,)
+    for term in terms:
+        if not term.has(W):
+            R = R - term
+            continue
+        scalars = [f for f in (term.args if isinstance(term, sp.MatMul) else (term,))
+                   if not getattr(f, "is_Matrix", False)]
+        matrices = [f for f in (term.args if isinstance(term, sp.MatMul) else (term,))
+                    if getattr(f, "is_Matrix", False)]
+        if not matrices or matrices[0] != W or any(m.has(W) for m in matrices[1:]):
+            raise ValueError(f"term {term} is not of the form c W X: not right-linear in W")
+        rest = sp.MatMul(*matrices[1:]) if len(matrices) > 1 else sp.Identity(n)
+        M = M + sp.Mul(*scalars) * rest
+    M, R = M.doit(), R.doit()
+    check = sp.expand(W * M - R - expression).doit()
+    if not (check == sp.ZeroMatrix(*W.shape) or check == 0):
+        raise ValueError(f"split_linear failed to reproduce the expression: {check}")
+    return M, R
+
+
+def to_words(expression: sp.MatrixExpr, table: Mapping[sp.MatrixSymbol, MatrixExpr]
+             ) -> MatrixExpr:
+    """Convert a sympy matrix expression into a :class:`MatrixExpr` (``table`` maps symbols).
+
+    Identities become ``eye`` of the space their size names (Nx: x, Ns: s, Ny: y).
+
+    >>> A = sp.MatrixSymbol("A", Nx, Ns)
+    >>> to_words(A.T * A + 2 * sp.Identity(Ns), {A: task(1)})
+    (2)*I_s + A_1^T A_1
+    """
+    if isinstance(expression, sp.MatrixSymbol):
+        return table[expression]
+    if isinstance(expression, sp.Identity):
+        return eye(_SPACE_OF_SIZE[expression.rows])
+    if isinstance(expression, sp.Transpose):
+        return to_words(expression.arg, table).T
+    if isinstance(expression, sp.MatAdd):
+        parts = [to_words(a, table) for a in expression.args]
+        total = parts[0]
+        for p in parts[1:]:
+            total = total + p
+        return total
+    if isinstance(expression, sp.MatMul):
+        scalar = sp.Integer(1)
+        product: Optional[MatrixExpr] = None
+        for factor in expression.args:
+            if getattr(factor, "is_Matrix", False):
+                w = to_words(factor, table)
+                product = w if product is None else product @ w
+            else:
+                scalar = scalar * factor
+        if product is None:
+            raise ValueError(f"no matrix factor in {expression}")
+        return scalar * product
+    raise ValueError(f"cannot convert {type(expression).__name__} {expression} to words: only "
+                     "symbols, identities, transposes, sums and products are supported")
+
+
+def _word_expr(word: tuple[Letter, ...], coeff: sp.Expr, rows: str, cols: str) -> MatrixExpr:
+    if not word:
+        return coeff * eye(rows)
+    return MatrixExpr({word: coeff}, rows, cols)
+
+
+def split_by_last_letter(expression: MatrixExpr, letters: Sequence[MatrixExpr]
+                         ) -> list[MatrixExpr]:
+    """Write ``expression = sum_c X_c @ L_c`` for the given single letters ``L_c``.
+
+    This is the full-rank cancellation step of a span argument: if the rows of the stacked
+    L_c are linearly independent (e.g. [A_{mu-1}, A_mu] of full column rank), the sum
+    vanishes only if every X_c does. Raises ValueError if a word ends in another letter.
+
+    >>> A1, A2 = task(1), task(2)
+    >>> split_by_last_letter(readout(1) @ A1.T + readout(2) @ A2.T @ A1 @ A2.T, [A1.T, A2.T])
+    [B_1, B_2 A_2^T A_1]
+    """
+    keys = [L.single_letter() for L in letters]
+    parts: list[Optional[MatrixExpr]] = [None] * len(keys)
+    for word, coeff in expression:
+        if not word or word[-1] not in keys:
+            raise ValueError(f"word {word} does not end in one of {[str(k) for k in keys]}")
+        c = keys.index(word[-1])
+        piece = _word_expr(word[:-1], coeff, expression.rows, keys[c].rows)
+        parts[c] = piece if parts[c] is None else parts[c] + piece
+    out = []
+    for c, part in enumerate(parts):
+        out.append(part if part is not None else 0 * _zero_like(expression.rows, keys[c].rows))
+    return out
+
+
+def _zero_like(rows: str, cols: str) -> MatrixExpr:
+    return MatrixExpr({}, rows, cols)
+
+
+def solve_right_linear(expression: MatrixExpr, unknowns: Sequence[MatrixExpr]
+                       ) -> tuple[list[MatrixExpr], MatrixExpr]:
+    """Read ``expression = sum_i Q_i @ M_i - R`` for opaque single letters ``Q_i``.
+
+    Returns ``([M_0, M_1, ...], R)``: the right coefficient of every unknown and the part free
+    of unknowns (negated). Setting the expression to zero gives the linear system
+    ``[Q_0, Q_1, ...] [M_0; M_1; ...] = R``. Raises ValueError if an unknown occurs other
+    than once, as the first letter of a word.
+
+    >>> Q = opaque("Q", "y", "s")
+    >>> solve_right_linear(Q @ task(1).T @ task(1) - readout(1), [Q])
+    ([A_1^T A_1], B_1)
+    """
+    keys = [u.single_letter() for u in unknowns]
+    coeffs: list[Optional[MatrixExpr]] = [None] * len(keys)
+    rest: Optional[MatrixExpr] = None
+    for word, coeff in expression:
+        hits = [i for i, letter in enumerate(word) if letter in keys]
+        if not hits:
+            piece = _word_expr(word, -coeff, expression.rows, expression.cols)
+            rest = piece if rest is None else rest + piece
+            continue
+        if hits != [0]:
+            raise ValueError(f"word {word}: unknowns may only occur once, as the first letter")
+        i = keys.index(word[0])
+        piece = _word_expr(word[1:], coeff, keys[i].cols, expression.cols)
+        coeffs[i] = piece if coeffs[i] is None else coeffs[i] + piece
+    M = [c if c is not None else _zero_like(keys[i].cols, expression.cols)
+         for i, c in enumerate(coeffs)]
+    R = rest if rest is not None else _zero_like(expression.rows, expression.cols)
+    return M, R
+
+
+def substitute_scalar(expression: MatrixExpr, symbol: sp.Symbol, value: sp.Expr
+                      ) -> MatrixExpr:
+    """Substitute a scalar symbol in every coefficient of a :class:`MatrixExpr`.
+
+    >>> substitute_scalar(lam * readout(1), lam, 2)
+    (2)*B_1
+    """
+    return MatrixExpr({w: sp.sympify(c).subs(symbol, value) for w, c in expression},
+                      expression.rows, expression.cols)
+
+
+@lru_cache(maxsize=None)
+def _gram_mean_cached(word: tuple[Letter, ...], independent_gates: bool) -> sp.Expr:
+    value = expect_trace(MatrixExpr({word: sp.Integer(1)}, "s", "s")) / Ns
+    if independent_gates:
+        value = value.subs(rho_g, 0)
+    return sp.simplify(value)
+
+
+def gram_mean(block: MatrixExpr, *, independent_gates: bool = True) -> sp.Expr:
+    """The scalar m with E[block] = m I_s for a Gram block A_mu^T [D ...] A_nu.
+
+    Computed by the engine as E tr(block) / Ns (the mean of a Gram block is a multiple of the
+    identity). Gates of different tasks are independent (rho_g = 0) unless
+    ``independent_gates=False``. eq_AtA_approx and eq_ap_DAtDA_approx use these means.
+
+    >>> gram_mean(task(1).T @ task(2))
+    N_x*rho_a/N_s
+    """
+    return _gram_mean_cached(block.single_word(), independent_gates)
+
+
+def _gram_blocks(expression: MatrixExpr) -> set[tuple[Letter, ...]]:
+    """Every maximal segment A_mu^T D... A_nu occurring in a word of the expression."""
+    found = set()
+    for word, _ in expression:
+        for start, letter in enumerate(word):
+            if not (letter.kind == "A" and letter.transposed):
+                continue
+            end = start + 1
+            while end < len(word) and word[end].kind == "D":
+                end += 1
+            if end < len(word) and word[end].kind == "A" and not word[end].transposed:
+                found.add(word[start:end + 1])
+    return found
+
+
+def gram_surrogate(expression: MatrixExpr, *, same_task_only: bool = False,
+                   values: Optional[Callable[[MatrixExpr], sp.Expr]] = None,
+                   independent_gates: bool = True) -> MatrixExpr:
+    """Replace Gram blocks A_mu^T [D ...] A_nu by their mean times I_s (eq_AtA_approx).
+
+    ``same_task_only`` restricts the step to mu = nu (what the appendix does when it
+    simplifies the weights). ``values`` overrides the surrogate value of a block (used by the
+    tests to show that the result follows the surrogate). Repeated until no block is left.
+
+    >>> from derivations.symbols import rho_a
+    >>> gram_surrogate(readout(1) @ task(1).T @ task(2))
+    (N_x*rho_a/N_s)*B_1
+    >>> gram_surrogate(readout(1) @ task(1).T @ task(2), same_task_only=True)
+    B_1 A_1^T A_2
+    """
+    value_of = values or (lambda b: gram_mean(b, independent_gates=independent_gates))
+    current = expression
+    for _ in range(50):
+        blocks = [b for b in _gram_blocks(current)
+                  if not same_task_only or b[0].task == b[-1].task]
+        if not blocks:
+            return current
+        for block in sorted(blocks):
+            pattern = MatrixExpr({block: sp.Integer(1)}, "s", "s")
+            current = current.replace(pattern, value_of(pattern) * eye("s"))
+    raise ValueError("gram_surrogate did not terminate")
+
+
+def expected_error(residual: MatrixExpr, expectation: str = "surrogate") -> sp.Expr:
+    """E (1/Ny) ||residual||_F^2 for a residual B_mu - W A_mu (linear in the readouts).
+
+    ``expectation``: ``"surrogate"`` replaces every Gram block by its mean first (leading
+    order in Ns/Nx), ``"gaussian"`` / ``"appendix"`` are exact at finite Nx, Ns (the engine).
+    The average over B is exact in every case (only its second moments enter).
+
+    >>> from derivations.symbols import rho_b
+    >>> expected_error(readout(2) - readout(1))
+    2 - 2*rho_b
+    """
+    if expectation not in EXPECTATIONS:
+        raise ValueError(f"expectation must be one of {', '.join(EXPECTATIONS)}, "
+                         f"got {expectation!r}")
+    if residual.shape != ("y", "s"):
+        raise ValueError(f"a residual B - W A has shape ('y', 's'), got {residual.shape}")
+    if expectation == "surrogate":
+        residual = gram_surrogate(residual)
+        generator = "gaussian"
+    else:
+        generator = expectation
+    return sp.expand(expect_frobenius2(residual, generator) / Ny)
+
+
+def same_matrix_expression(a: sp.Basic, b: sp.Basic) -> bool:
+    """True when two noncommutative sympy expressions (``MatrixExpr.to_sympy()``) agree:
+    the coefficients of every word of ``a - b`` simplify to zero.
+
+    >>> x, y = sp.symbols("x y", commutative=False)
+    >>> same_matrix_expression(sp.Rational(1, 2) * x * y + x * y / 2, x * y)
+    True
+    """
+    groups: dict[tuple, sp.Expr] = {}
+    for term in sp.Add.make_args(sp.expand(a - b)):
+        c, nc = term.args_cnc()
+        key = tuple(nc)
+        groups[key] = groups.get(key, sp.Integer(0)) + sp.Mul(*c)
+    return all(sp.simplify(v) == 0 for v in groups.values())
+
+
+# =========================================================================================
+# Euclidean weight regularization
+# =========================================================================================
+
+LAMBDA_OF_GAMMA = Nx / Ns * (1 / gamma - 1)
+"""The main text's amplitude lam = (Nx/Ns)(1/gamma - 1) (eq_main_lmu_wreg)."""
+
+# symbols for the general-mu derivation: A = A_mu, B = B_mu, W0 = W_{mu-1}
+_W = sp.MatrixSymbol("W", Ny, Nx)
+_W0 = sp.MatrixSymbol("W_{mu-1}", Ny, Nx)
+_A = sp.MatrixSymbol("A_mu", Nx, Ns)
+_B = sp.MatrixSymbol("B_mu", Ny, Ns)
+
+
+def gamma_of_lambda() -> sp.Expr:
+    """gamma as a function of lam, solved from lam = (Nx/Ns)(1/gamma - 1).
+
+    >>> gamma_of_lambda()
+    N_x/(N_s*lambda + N_x)
+    """
+    solutions = sp.solve(sp.Eq(lam, LAMBDA_OF_GAMMA), gamma)
+    if len(solutions) != 1:
+        raise ValueError(f"expected one solution for gamma, got {solutions}")
+    return sp.factor(solutions[0])
+
+
+@lru_cache(maxsize=1)
+def stationary_solution() -> tuple[sp.MatrixExpr, sp.MatrixExpr, sp.MatrixExpr]:
+    """The stationarity condition of l_mu and its solution: ``(gradient, M, W_star)``.
+
+    The gradient is computed from the loss; it is read as ``W M - R`` (:func:`split_linear`)
+    and W_star = R M^{-1}. For lam > 0, M = A A^T + lam I_x is positive definite, so the
+    solution is unique; by construction ``W_star M - R = 0``.
+
+    >>> gradient, M, W_star = stationary_solution()
+    >>> M
+    lambda*I + A_mu*A_mu.T
+    >>> W_star
+    (lambda*W_{mu-1} + B_mu*A_mu.T)*(lambda*I + A_mu*A_mu.T)**(-1)
+    """
+    loss = frobenius2(_B - _W * _A) / 2 + lam / 2 * frobenius2(_W - _W0)
+    gradient = matrix_gradient(loss, _W)
+    M, R = split_linear(gradient, _W)
+    W_star = R * sp.Inverse(M)
+    residual = sp.expand(W_star * M - R).doit()
+    if residual != sp.ZeroMatrix(Ny, Nx) and residual != 0:
+        raise ValueError("the solution does not satisfy the stationarity condition")
+    return gradient, M, W_star
+
+
+_g, _c = sp.symbols("g c")  # the Gram matrix G = A^T A and the unknown c(G), as commuting scalars
+
+
+@lru_cache(maxsize=1)
+def woodbury_middle_factor() -> sp.Expr:
+    """The inverse (A A^T + lam I_x)^{-1} = (1/lam) I_x + A m(G) A^T: returns m(g).
+
+    Derived by an ansatz X = (1/lam)(I_x + A c(G) A^T) with c a function of G = A^T A
+    (so c and G commute): (A A^T + lam I) X - I = (1/lam) A [I + G c + lam c] A^T, computed
+    with matrix words; the bracket, with G and c as commuting scalars, is solved for c.
+
+    >>> sp.factor(woodbury_middle_factor())
+    -1/(lambda*(g + lambda))
+    """
+    A = task(1)
+    C = opaque("c(G)", "s", "s", symmetric=True)
+    ansatz = (eye("x") + A @ C @ A.T) / lam
+    residual = (A @ A.T + lam * eye("x")) @ ansatz - eye("x")
+    middle = sp.Integer(0)
+    for word, coeff in residual:
+        if len(word) < 2 or word[0] != A.single_letter() or word[-1] != A.T.single_letter():
+            raise ValueError(f"residual word {word} is not of the form A (...) A^T")
+        scalar = coeff
+        inner = word[1:-1]
+        k = 0
+        while k < len(inner):
+            if inner[k:k + 2] == (A.T.single_letter(), A.single_letter()):
+                scalar *= _g
+                k += 2
+            elif inner[k].kind == "op":
+                scalar *= _c
+                k += 1
+            else:
+                raise ValueError(f"unexpected letter {inner[k]} in the middle factor")
+        middle += scalar
+    solution = sp.solve(middle, _c)
+    if len(solution) != 1:
+        raise ValueError(f"expected one solution for c, got {solution}")
+    return sp.factor(solution[0] / lam)
+
+
+def woodbury_residuals() -> tuple[MatrixExpr, MatrixExpr]:
+    """Check the Woodbury form exactly: (M X - I_x, X M - I_x) for M = A A^T + lam I_x and
+    X = (1/lam) I_x - (1/lam^2) A K A^T, reduced using only K's defining relation
+    (I_s + G/lam) K = K (I_s + G/lam) = I_s, i.e. G K = lam (I_s - K) = K G.
+
+    Both are zero for every Nx, Ns: the reduction never uses a surrogate.
+
+    >>> left, right = woodbury_residuals()
+    >>> left.terms_count(), right.terms_count()
+    (0, 0)
+    """
+    A = task(1)
+    K = opaque("K", "s", "s", symmetric=True)
+    M = A @ A.T + lam * eye("x")
+    X = eye("x") / lam - A @ K @ A.T / lam**2
+    relation = lam * (eye("s") - K)  # = G K = K G
+    left = (M @ X - eye("x")).replace(A.T @ A @ K, relation)
+    right = (X @ M - eye("x")).replace(K @ A.T @ A, relation)
+    return left, right
+
+
+def inverse_surrogate(lam_value: sp.Expr = lam) -> sp.Expr:
+    """The coefficient s in (A A^T + lam I_x)^{-1} ~ (1/lam)(I_x - s A A^T): the Woodbury
+    middle factor with G replaced by its mean (Nx/Ns) I_s (eq_AtA_approx).
+
+    >>> sp.factor(inverse_surrogate())
+    N_s/(N_s*lambda + N_x)
+    """
+    m = woodbury_middle_factor().subs(lam, lam_value)
+    g_value = gram_mean(task(1).T @ task(1))
+    return sp.factor(-lam_value * m.subs(_g, g_value))
+
+
+def _regularized_step(previous: MatrixExpr, mu: int, lam_value: sp.Expr) -> MatrixExpr:
+    """W_mu = R M^{-1} from :func:`stationary_solution` with the words of task ``mu``:
+    R = B_mu A_mu^T + lam W_{mu-1}, M^{-1} replaced by its surrogate (1/lam)(I - s A A^T)
+    (:func:`inverse_surrogate`), then the same-task block A_mu^T A_mu by its mean."""
+    _, M, W_star = stationary_solution()
+    R_sym, inverse = W_star.args
+    if inverse != sp.Inverse(M) or sp.expand(M - (_A * _A.T + lam * sp.Identity(Nx))) != \
+            sp.ZeroMatrix(Nx, Nx):
+        raise ValueError(f"the stationary solution is not R (A A^T + lam I)^(-1): {W_star}")
+    R = to_words(R_sym, {_B: readout(mu), _A: task(mu), _W0: previous})
+    R = substitute_scalar(R, lam, lam_value)
+    A = task(mu)
+    X = (eye("x") - inverse_surrogate(lam_value) * (A @ A.T)) / lam_value
+    return gram_surrogate(R @ X, same_task_only=True)
+
+
+@lru_cache(maxsize=None)
+def weights(lam_value: sp.Expr = lam, first_task: str = "regularized"
+            ) -> tuple[MatrixExpr, MatrixExpr]:
+    """(W_1, W_2) from W_0 = 0 with the surrogate inverse and same-task Gram surrogate.
+
+    ``first_task="unregularized"`` learns task 1 without the regularizer (W_1 = B_1 A_1^+,
+    with A_1^+ = (A_1^T A_1)^{-1} A_1^T ~ (Ns/Nx) A_1^T).
+
+    >>> W1, W2 = weights()
+    >>> W1
+    (N_s/(N_s*lambda + N_x))*B_1 A_1^T
+    """
+    if first_task == "regularized":
+        W1 = _regularized_step(_zero_like("y", "x"), 1, lam_value)
+    elif first_task == "unregularized":
+        W1 = (1 / gram_mean(task(1).T @ task(1))) * (readout(1) @ task(1).T)
+    else:
+        raise ValueError(f"first_task must be 'regularized' or 'unregularized', got {first_task!r}")
+    W1 = _simplify_coefficients(W1)
+    W2 = _simplify_coefficients(_regularized_step(W1, 2, lam_value))
+    return W1, W2
+
+
+def _simplify_coefficients(expression: MatrixExpr) -> MatrixExpr:
+    return MatrixExpr({w: sp.factor(sp.simplify(c)) for w, c in expression},
+                      expression.rows, expression.cols)
+
+
+def _in_gamma(value: sp.Expr, lam_value: sp.Expr) -> sp.Expr:
+    """Express a result in gamma when lam = (Nx/Ns)(1/gamma - 1) (the paper's choice)."""
+    if lam_value is lam:
+        value = value.subs(lam, LAMBDA_OF_GAMMA)
+    return sp.factor(sp.cancel(sp.together(value)))
+
+
+def transfer(expectation: str = "surrogate", lam_value: sp.Expr = lam) -> sp.Expr:
+    """Delta eps_TF = <eps_2[W_0]> - <eps_2[W_1]> with W_0 = 0 (eq_def_delta_epsilon_TF_RT).
+
+    With the default ``lam_value`` the result is expressed in gamma (lam = LAMBDA_OF_GAMMA).
+
+    >>> sp.factor(transfer())
+    -gamma*rho_a*(gamma*rho_a - 2*rho_b)
+    """
+    W1, _ = weights(lam_value)
+    before = expected_error(readout(2), expectation)
+    after = expected_error(readout(2) - W1 @ task(2), expectation)
+    return _in_gamma(before - after, lam_value)
+
+
+def retention(expectation: str = "surrogate", lam_value: sp.Expr = lam,
+              first_task: str = "regularized") -> sp.Expr:
+    """Delta eps_RT = <eps_1[W_0]> - <eps_1[W_2]> (eq_def_delta_epsilon_TF_RT).
+
+    >>> sp.factor(retention().subs(gamma, 1))
+    -rho_a**4 + 2*rho_a**3*rho_b - rho_a**2 + 1
+    """
+    _, W2 = weights(lam_value, first_task)
+    before = expected_error(readout(1), expectation)
+    after = expected_error(readout(1) - W2 @ task(1), expectation)
+    return _in_gamma(before - after, lam_value)
+
+
+def retention_pieces(expectation: str = "surrogate", lam_value: sp.Expr = lam
+                     ) -> dict[str, sp.Expr]:
+    """The appendix's split of <eps_1[W_2]> = first + 2 cross + last, with
+    X = B_1 (I - g~ A_1^T A_1), Y = g~ (g~ B_1 A_1^T A_2 - B_2) A_2^T A_1 (g~ = gamma~):
+
+    ``first``  (1/Ny) <||X||^2>,  ``cross``  (1/Ny) <tr X^T Y>,  ``last``  (1/Ny) <||Y||^2>.
+
+    The split is checked: X + Y is the residual B_1 - W_2 A_1 of the derived W_2.
+
+    >>> sp.factor(retention_pieces()["first"])
+    (gamma - 1)**2
+    """
+    _, W2 = weights(lam_value)
+    gt = inverse_surrogate(lam_value)
+    A1, A2, B1, B2 = task(1), task(2), readout(1), readout(2)
+    X = B1 @ (eye("s") - gt * (A1.T @ A1))
+    Y = gt * ((gt * (B1 @ A1.T @ A2) - B2) @ A2.T @ A1)
+    if not (X + Y == B1 - W2 @ A1):
+        raise ValueError("the appendix's split does not reproduce B_1 - W_2 A_1")
+    if expectation == "surrogate":
+        X, Y = gram_surrogate(X), gram_surrogate(Y)
+        generator = "gaussian"
+    else:
+        if expectation not in EXPECTATIONS:
+            raise ValueError(f"expectation must be one of {', '.join(EXPECTATIONS)}, "
+                             f"got {expectation!r}")
+        generator = expectation
+    pieces = {
+        "first": expect_trace(X @ X.T, generator) / Ny,
+        "cross": expect_trace(X @ Y.T, generator) / Ny,
+        "last": expect_trace(Y @ Y.T, generator) / Ny,
+    }
+    return {k: _in_gamma(v, lam_value) for k, v in pieces.items()}
+
+
+# -- optimal regularizer strength (Figs. 4C, 8A, 8C) and averages (Fig. 4D) -------------------
+
+def optimal_gamma_transfer() -> sp.Expr:
+    """argmax over gamma in (0, 1] of the derived transfer: min(1, rho_b/rho_a) (Fig. 8A).
+
+    The transfer is a concave quadratic in gamma (for rho_a > 0); its stationary point is
+    solved for and clipped to (0, 1].
+
+    >>> optimal_gamma_transfer()
+    Min(1, rho_b/rho_a)
+    """
+    tf = transfer()
+    stationary = sp.solve(sp.diff(tf, gamma), gamma)
+    if len(stationary) != 1 or sp.diff(tf, gamma, 2).subs(rho_a, 1) >= 0:
+        raise ValueError(f"unexpected shape of the transfer in gamma: {tf}")
+    return sp.Min(1, stationary[0])
+
+
+def optimal_gamma_retention(rho_a_value: float, rho_b_value: float) -> float:
+    """argmax over gamma in (0, 1] of the derived (leading-order) retention (Figs. 4C, 8C).
+
+    The retention is a quartic in gamma; the candidates are the real roots of its derivative
+    in (0, 1] and gamma = 1.
+
+    >>> round(optimal_gamma_retention(1.0, 0.0), 4), optimal_gamma_retention(0.0, 0.5)
+    (0.3059, 1.0)
+    """
+    a = check_unit_interval("rho_a", rho_a_value)
+    b = check_unit_interval("rho_b", rho_b_value)
+    rt = _retention_polynomial().subs({rho_a: sp.Float(a, 30), rho_b: sp.Float(b, 30)})
+    derivative = sp.Poly(sp.diff(rt, gamma), gamma)
+    candidates = [sp.Float(1)]
+    if not derivative.is_zero:
+        for root in derivative.nroots(n=30):
+            if abs(sp.im(root)) < 1e-20 and 0 < sp.re(root) <= 1:
+                candidates.append(sp.re(root))
+    best = max(candidates, key=lambda g: rt.subs(gamma, g))
+    return float(best)
+
+
+@lru_cache(maxsize=1)
+def _retention_polynomial() -> sp.Expr:
+    return sp.expand(retention())
+
+
+def retention_slope_at_no_regularization() -> sp.Expr:
+    """d Delta eps_RT / d gamma at gamma = 1 (no regularization), factored.
+
+    Negative means that some regularization (gamma < 1) improves retention.
+
+    >>> retention_slope_at_no_regularization()
+    -2*rho_a*(2*rho_a**3 - 3*rho_a**2*rho_b + rho_b)
+    """
+    return sp.factor(sp.diff(_retention_polynomial(), gamma).subs(gamma, 1))
+
+
+def _uniform_average(expr: sp.Expr) -> sp.Expr:
+    return sp.expand(sp.integrate(expr, (rho_a, 0, 1), (rho_b, 0, 1)))
+
+
+def average_transfer() -> sp.Expr:
+    """The derived transfer averaged over the uniform prior on [0, 1]^2 (Fig. 4D).
+
+    >>> average_transfer()
+    -gamma**2/3 + gamma/2
+    """
+    return _uniform_average(transfer())
+
+
+def average_retention() -> sp.Expr:
+    """The derived retention averaged over the uniform prior on [0, 1]^2 (Fig. 4D).
+
+    >>> average_retention()
+    -gamma**4/5 + 11*gamma**3/12 - 5*gamma**2/2 + 5*gamma/2
+    """
+    return _uniform_average(retention())
+
+
+
+
+# =========================================================================================
+# Claims
+# =========================================================================================
+
+_WHERE = "Sec. 5.1 / Appendix subsec_appendix_wreg_euc"
+_GT = Ns / (Nx + lam * Ns)  # the appendix's gamma~, as it defines it
+
+
+def _same_symbolic_matrix(a: sp.Basic, b: sp.Basic) -> bool:
+    diff = sp.expand(a - b).doit()
+    return diff == 0 or isinstance(diff, sp.ZeroMatrix)
+
+
+def _words_latex(expression: MatrixExpr) -> sp.Expr:
+    return expression.to_sympy()
+
+
+def _derive_gamma_definition() -> Derivation:
+    value = gamma_of_lambda()
+    return Derivation(value, (Step("main-text amplitude", sp.Eq(lam, LAMBDA_OF_GAMMA)),
+                              Step("solved for gamma", sp.Eq(gamma, value))))
+
+
+def _derive_stationary() -> Derivation:
+    gradient, M, W_star = stationary_solution()
+    return Derivation(W_star, (
+        Step("gradient of l_mu (computed)", gradient),
+        Step("read as W M - R; M", M, "M is positive definite for lam > 0: unique solution"),
+        Step("W = R M^{-1}", W_star, "checked: W M - R = 0"),
+    ))
+
+
+def _derive_woodbury() -> Derivation:
+    m = woodbury_middle_factor()
+    left, right = woodbury_residuals()
+    if left.terms_count() or right.terms_count():
+        raise ValueError(f"Woodbury residuals do not vanish: {left}, {right}")
+    return Derivation(m, (
+        Step("ansatz X = (1/lam)(I + A c(G) A^T); bracket solved for c, m = c/lam", m),
+        Step("exact check: (A A^T + lam I) X - I and X (A A^T + lam I) - I reduce to 0 "
+             "using only (I + G/lam) K = K (I + G/lam) = I", sp.Integer(0)),
+    ), note="the middle factor m(G) of (A A^T + lam I)^{-1} = I/lam + A m(G) A^T, as a "
+            "function of the Gram matrix G = A^T A")
+
+
+def _derive_inverse_surrogate() -> Derivation:
+    value = inverse_surrogate()
+    return Derivation(value, (
+        Step("surrogate A^T A -> (Nx/Ns) I_s (eq_AtA_approx, mean computed by the engine)",
+             gram_mean(task(1).T @ task(1))),
+        Step("coefficient of A A^T inside (1/lam)(I - s A A^T)", value),
+    ), exact=False)
+
+
+def _derive_weight(which: int) -> Callable[[], Derivation]:
+    def derive() -> Derivation:
+        W1, W2 = weights()
+        W = (W1, W2)[which - 1]
+        return Derivation(W.to_sympy(), (
+            Step("inverse surrogate coefficient gamma~", inverse_surrogate()),
+            Step(f"W_{which} after the same-task surrogate A^T A -> (Nx/Ns) I", W.to_sympy()),
+        ), exact=False)
+    return derive
+
+
+def _derive_error(kind: str, expectation: str) -> Callable[[], Derivation]:
+    def derive() -> Derivation:
+        W1, W2 = weights()
+        if kind == "transfer":
+            value = transfer(expectation)
+            residual = readout(2) - W1 @ task(2)
+        elif kind == "retention":
+            value = retention(expectation)
+            residual = readout(1) - W2 @ task(1)
+        else:  # the error <eps_1[W_2]>
+            value = _in_gamma(expected_error(readout(1) - W2 @ task(1), expectation), lam)
+            residual = readout(1) - W2 @ task(1)
+        how = ("every Gram block -> its mean (eq_AtA_approx), exact over B"
+               if expectation == "surrogate" else
+               f"exact finite-N expectation of the surrogate weights ({expectation} generator)")
+        return Derivation(value, (
+            Step("residual B - W A", residual.to_sympy()),
+            Step(how, value),
+        ), exact=expectation != "surrogate")
+    return derive
+
+
+def _derive_piece(name: str, expectation: str) -> Callable[[], Derivation]:
+    def derive() -> Derivation:
+        value = retention_pieces(expectation)[name]
+        return Derivation(value, (Step(f"{name} piece, {expectation}", value),),
+                          exact=expectation != "surrogate")
+    return derive
+
+
+def _gating_transfer() -> tuple[sp.Expr, str]:
+    """The random-gating transfer, from derivations.gating if it exists (its derived form for
+    the claim on eq_rcg_epsilon_TF), else the printed eq_rcg_epsilon_TF."""
+    try:
+        from . import gating  # noqa: WPS433 (lazy: the module may not exist yet)
+        from .claims import evaluate
+        for claim in getattr(gating, "CLAIMS", []):
+            if "eq_rcg_epsilon_TF" in claim.where and claim.derive is not None:
+                derived = evaluate(claim).derived
+                if derived is not None and derived.has(alpha):
+                    return derived, f"derived by derivations.gating ({claim.id})"
+    except ImportError:
+        pass
+    return (alpha * rho_a * (2 * rho_b - alpha * rho_a),
+            "derivations.gating not available: compared with the printed eq_rcg_epsilon_TF")
+
+
+def _derive_equals_gating() -> Derivation:
+    value = transfer()
+    gating_value, source = _gating_transfer()
+    return Derivation(value, (Step("gating transfer with alpha -> gamma",
+                                   gating_value.subs(alpha, gamma), source),
+                              Step("Euclidean transfer (derived)", value)), exact=False,
+                      note=source)
+
+
+def _derive_optimal_transfer() -> Derivation:
+    value = optimal_gamma_transfer()
+    return Derivation(value, (Step("d transfer / d gamma = 0, clipped to (0, 1]", value),),
+                      exact=False)
+
+
+def _derive_interior_optimum() -> Derivation:
+    slope = retention_slope_at_no_regularization()
+    q = sp.factor(sp.cancel(-slope / (2 * rho_a)))
+    if sp.degree(q, rho_b) != 1:
+        raise ValueError(f"expected a slope linear in rho_b, got {q}")
+    ends = [sp.factor(q.subs(rho_b, 0)), sp.factor(q.subs(rho_b, 1))]
+    bad = [sp.solveset(e <= 0, rho_a, sp.Interval.Lopen(0, 1)) for e in ends]
+    holds = bad[0] == sp.S.EmptySet and bad[1].is_subset(sp.FiniteSet(1))
+    return Derivation(sp.true if holds else sp.false, (
+        Step("slope of the retention at gamma = 1", slope),
+        Step("q = -slope/(2 rho_a), linear in rho_b: values at rho_b = 0, 1", sp.Tuple(*ends)),
+        Step("rho_a in (0, 1] where an endpoint is <= 0", sp.Tuple(*bad)),
+    ), exact=False, note="the slope at gamma = 1 is negative for rho_a in (0, 1], rho_b in "
+                         "[0, 1] except (1, 1): an interior optimum gamma* < 1. Exceptions: "
+                         "rho_a = 0 (retention 1 - (1-gamma)^2, optimum gamma = 1) and "
+                         "(rho_a, rho_b) = (1, 1) (retention 1 - (1-gamma)^4, optimum 1)")
+
+
+def _maximiser(poly: sp.Expr) -> sp.Expr:
+    roots = [r for r in sp.Poly(sp.diff(poly, gamma), gamma).real_roots() if 0 < r <= 1]
+    candidates = roots + [sp.Integer(1)]
+    return max(candidates, key=lambda g: sp.N(poly.subs(gamma, g), 30))
+
+
+def _derive_no_tradeoff() -> Derivation:
+    tf, rt = average_transfer(), average_retention()
+    g_tf, g_rt = _maximiser(tf), _maximiser(rt)
+    lower = sp.Min(g_tf, g_rt)
+    increasing = all(
+        not [r for r in sp.Poly(sp.diff(p, gamma), gamma).real_roots() if 0 < r < lower]
+        and sp.diff(p, gamma).subs(gamma, 0) > 0
+        for p in (tf, rt))
+    window = (sp.N(sp.Min(g_tf, g_rt), 6), sp.N(sp.Max(g_tf, g_rt), 6))
+    return Derivation(sp.true if increasing else sp.false, (
+        Step("average transfer", tf), Step("average retention", rt),
+        Step("argmax of the average transfer", g_tf),
+        Step("argmax of the average retention", sp.N(g_rt, 10)),
+    ), exact=False, note=(
+        "both averages increase with gamma (weaken with regularization) on (0, "
+        f"{window[0]}); a tradeoff exists only on the window {window}; both decrease above"))
+
+
+def _derive_vanilla_average() -> Derivation:
+    value = average_retention().subs(gamma, 1)
+    return Derivation(value, (Step("average retention at gamma = 1", value),), exact=False)
+
+
+def _derive_average_transfer() -> Derivation:
+    value = average_transfer()
+    return Derivation(value, (Step("uniform average of the derived transfer", value),),
+                      exact=False)
+
+
+_TF_PRINTED = gamma * rho_a * (2 * rho_b - gamma * rho_a)
+_RT_PRINTED = (1 - gamma**2 * rho_a**2 * (1 - 2 * gamma * rho_a * rho_b + gamma**2 * rho_a**2)
+               + 2 * gamma * rho_a * (1 - gamma) * (rho_b - gamma * rho_a) - (1 - gamma)**2)
+_TF_LATEX = r"\gamma \rho_a (2 \rho_b - \gamma \rho_a)"
+_RT_LATEX = (r"1 - \gamma^2 \rho_a^2 ( 1 - 2 \gamma \rho_a \rho_b + \gamma^2 \rho_a^2 ) "
+             r"+ 2 \gamma \rho_a (1 - \gamma) (\rho_b - \gamma \rho_a) - (1 - \gamma)^2")
+_PIECES_PRINTED = {
+    "first": ((1 - gamma)**2, r"(1 - \gamma)^2"),
+    "cross": (rho_a * gamma * (1 - gamma) * (gamma * rho_a - rho_b),
+              r"\rho_a \gamma (1 - \gamma) (\gamma \rho_a - \rho_b)"),
+    "last": (rho_a**2 * gamma**2 * (1 - 2 * rho_a * rho_b * gamma + rho_a**2 * gamma**2),
+             r"\rho_a^2 \gamma^2 ( 1 - 2 \rho_a \rho_b \gamma + \rho_a^2 \gamma^2 )"),
+}
+_A1, _A2, _B1, _B2 = task(1), task(2), readout(1), readout(2)
+
+
+def _claims() -> list[Claim]:
+    claims = [
+        Claim("euclidean.gamma_definition", f"{_WHERE}: eq_main_lmu_wreg vs the appendix's gamma",
+              Nx / (Nx + lam * Ns), r"\gamma \equiv \frac{N_x}{N_x + \lambda N_s}",
+              _derive_gamma_definition),
+        Claim("euclidean.stationary_solution", f"{_WHERE}: unique solution",
+              (_B * _A.T + lam * _W0) * sp.Inverse(_A * _A.T + lam * sp.Identity(Nx)),
+              r"W = (B_{\mu} A_\mu^T + \lambda W_{\mu-1}) (A_{\mu} A_{\mu}^T + \lambda I_x)^{-1}",
+              _derive_stationary, equivalent=_same_symbolic_matrix),
+        Claim("euclidean.woodbury", f"{_WHERE}: Woodbury step",
+              -1 / lam**2 / (1 + _g / lam),
+              r"(A A^T + \lambda I_x)^{-1} = \frac{1}{\lambda} I_x - \frac{1}{\lambda^2} A "
+              r"\left( I_s + \frac{1}{\lambda} A^T A \right)^{-1} A^T",
+              _derive_woodbury),
+        Claim("euclidean.inverse_surrogate", f"{_WHERE}: approximation of the inverse",
+              Ns / (Nx + lam * Ns),
+              r"(A A^T + \lambda I_x)^{-1} \approx \frac{1}{\lambda} \left( I_x - "
+              r"\frac{N_s}{N_x + \lambda N_s} A A^T \right)",
+              _derive_inverse_surrogate),
+        Claim("euclidean.W1", f"{_WHERE}: W_1", (_GT * (_B1 @ _A1.T)).to_sympy(),
+              r"W_1 \approx \widetilde{\gamma} B_1 A_1^T", _derive_weight(1),
+              equivalent=same_matrix_expression),
+        Claim("euclidean.W2", f"{_WHERE}: W_2",
+              (_GT * (_B1 @ _A1.T + _B2 @ _A2.T) - _GT**2 * (_B1 @ _A1.T @ _A2 @ _A2.T)
+               ).to_sympy(),
+              r"W_2 \approx \widetilde{\gamma} ( B_1 A_1^T + B_2 A_2^T ) - "
+              r"\widetilde{\gamma}^2 B_1 A_1^T A_2 A_2^T", _derive_weight(2),
+              equivalent=same_matrix_expression),
+        Claim("euclidean.transfer", f"{_WHERE}: eq_wr_epsilon_TF (transfer)", _TF_PRINTED,
+              _TF_LATEX, _derive_error("transfer", "surrogate")),
+        Claim("euclidean.retention", f"{_WHERE}: eq_wr_epsilon_TF (retention)", _RT_PRINTED,
+              _RT_LATEX, _derive_error("retention", "surrogate")),
+        Claim("euclidean.error_task1_after_task2", f"{_WHERE}: final <eps_1[W_2]>",
+              ((1 - gamma)**2 - 2 * gamma * rho_a * (1 - gamma) * (rho_b - gamma * rho_a)
+               + gamma**2 * rho_a**2 * (1 - 2 * gamma * rho_a * rho_b + gamma**2 * rho_a**2)),
+              r"(1 - \gamma)^2 - 2 \gamma \rho_a (1 - \gamma) (\rho_b - \gamma \rho_a) + "
+              r"\gamma^2 \rho_a^2 ( 1 - 2 \gamma \rho_a \rho_b + \gamma^2 \rho_a^2 )",
+              _derive_error("error", "surrogate")),
+    ]
+    for generator in ("gaussian", "appendix"):
+        claims += [
+            Claim(f"euclidean.transfer.finite_n.{generator}",
+                  f"{_WHERE}: eq_wr_epsilon_TF (transfer), exact at finite N", _TF_PRINTED,
+                  _TF_LATEX, _derive_error("transfer", generator)),
+            Claim(f"euclidean.retention.finite_n.{generator}",
+                  f"{_WHERE}: eq_wr_epsilon_TF (retention), exact at finite N", _RT_PRINTED,
+                  _RT_LATEX, _derive_error("retention", generator)),
+        ]
+    for name, (printed, latex) in _PIECES_PRINTED.items():
+        for expectation in EXPECTATIONS:
+            suffix = "" if expectation == "surrogate" else f".finite_n.{expectation}"
+            claims.append(Claim(f"euclidean.retention_piece.{name}{suffix}",
+                                f"{_WHERE}: retention piece ({name})", printed, latex,
+                                _derive_piece(name, expectation)))
+    claims += [
+        Claim("euclidean.transfer_equals_random_gating",
+              f"{_WHERE}: transfer = eq_rcg_epsilon_TF under gamma -> alpha",
+              _TF_PRINTED, r"\Delta\epsilon_{TF} = \alpha \rho_a (2\rho_b - \alpha\rho_a)"
+              r"\big|_{\alpha \to \gamma}", _derive_equals_gating),
+        Claim("euclidean.optimal_gamma_transfer", f"{_WHERE}: Fig. 8A (via the gating "
+              "equivalence, alpha* = min(rho_b/rho_a, 1))", sp.Min(1, rho_b / rho_a),
+              r"\gamma^* = \min\{\tfrac{\rho_b}{\rho_a}, 1\}", _derive_optimal_transfer),
+        Claim("euclidean.retention_optimum_interior",
+              "Sec. 5.1: 'retention is optimized at an intermediate regularizer strength' "
+              "(Figs. 4B, 4C)", sp.true, r"\gamma^*_{RT} < 1", _derive_interior_optimum),
+        Claim("euclidean.average_transfer", "Sec. 5.1, Fig. 4D (equal to random gating's "
+              "average under alpha -> gamma)", gamma / 2 - gamma**2 / 3,
+              r"\frac{\gamma}{2} - \frac{\gamma^2}{3}", _derive_average_transfer),
+        Claim("euclidean.average_retention_no_regularization",
+              "Fig. 4D dashed line (vanilla baseline)", sp.Rational(43, 60),
+              r"\tfrac{43}{60}", _derive_vanilla_average),
+        Claim("euclidean.no_tradeoff", "Sec. 5.1: 'strong regularization impairs both "
+              "retention and transfer ... there isn't a tradeoff' (Fig. 4D)", sp.true,
+              r"\text{both averages increase with } \gamma \text{ up to their maxima}",
+              _derive_no_tradeoff),
+    ]
+    return claims
+
+
+CLAIMS: list[Claim] = _claims()
