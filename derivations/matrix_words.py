@@ -290,6 +290,8 @@ class MatrixExpr:
         (D_1 A_1)^+ D_1 A_1 = I_s (full column rank).
         """
         pword = pattern.single_word()
+        if pattern == by:
+            return self
         if pattern.shape != by.shape:
             raise ValueError(f"replacement has shape {by.shape}, pattern {pattern.shape}")
         rules = [(pword, by), (_transpose_word(pword), by.T)]

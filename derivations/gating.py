@@ -1,0 +1,444 @@
+"""Random and adaptive activity gating: Sec. 4.1-4.2 and Appendix B.1 (subsec_appendix_activity_gating).
+
+Every derived expression comes from the model's definitions through
+:mod:`derivations.two_task` (weights eq_W1_W2_expression, error eq_ap_epsilonW, exact identity,
+readout expectation, the surrogates eq_DA+_approx / eq_UUt_approx) and the exact engine;
+leading and next-to-leading orders in Ns/(alpha Nx) are read off the engine's finite-N result.
+alpha~ (``alpha_t``) = rho_g + (1 - rho_g) alpha is the gate overlap (eq_def_rho_g); random
+gating is rho_g = 0 (alpha~ = alpha).
+
+Headline (eq_gated_eTF_full, eq_gated_eRT_full), derived:
+
+>>> leading_transfer()
+-\\tilde{alpha}*rho_a*(\\tilde{alpha}*rho_a - 2*rho_b)
+>>> sp.factor(leading_retention() - 1)
+-\\tilde{alpha}**2*rho_a**2*(\\tilde{alpha}**2*rho_a**2 - 2*\\tilde{alpha}*rho_a*rho_b + 1)
+
+Findings (see the claims' notes): the next-to-leading 1/(alpha Nx) terms printed for
+<||(D_1A_1)^+ D_2A_2||^2> and the third retention term hold only without gates and for the
+Gaussian generator; eq_ap_aquad_isserlis is Isserlis' theorem, which the paper's own (appendix)
+generator does not satisfy at coinciding indices. The Ns/(alpha Nx) coefficients printed in
+eq_ap_eRT_gate_expnd are right for both generators, and so is the count of 7 pairings.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from .claims import Claim, Derivation, Step
+from .engine import (
+    expect_frobenius2,
+    expect_index_sum,
+    expect_trace,
+    large_Ns_part,
+    ratio_expansion,
+    wick_census,
+)
+from .matrix_words import MatrixExpr, gate, task
+from .symbols import Ns, Nx, alpha, alpha_t, rho_a, rho_b, rho_g
+from .two_task import Surrogates, TwoTaskModel, probe_error, readout_parts, retention, transfer
+
+__all__ = [
+    "GATED",
+    "PAPER_GENERATOR",
+    "SMALL",
+    "leading_transfer",
+    "leading_retention",
+    "leading_probe_error",
+    "adaptive_rho_g",
+    "adaptive_alpha_tilde",
+    "optimal_alpha",
+    "transfer_terms",
+    "retention_terms",
+    "isserlis_moment",
+    "CLAIMS",
+]
+
+GATED = TwoTaskModel(gated=True)
+PAPER_GENERATOR = "appendix"  # Appendix A's generator; leading orders do not depend on it
+SMALL = Ns / (alpha * Nx)  # the small parameter Ns/(alpha Nx)
+d_ik, d_jl = sp.symbols("delta_ik delta_jl", nonnegative=True, integer=True)
+
+# -- derived results ----------------------------------------------------------------------
+
+
+def _leading(expr: sp.Expr) -> sp.Expr:
+    return sp.factor(ratio_expansion(expr, 0, gated=True)[0])
+
+
+@lru_cache(maxsize=None)
+def leading_transfer(generator: str = PAPER_GENERATOR) -> sp.Expr:
+    """Delta eps_TF at leading order in Ns/(alpha Nx), in alpha~ (eq_gated_eTF_full)."""
+    return _leading(transfer(GATED, generator).value)
+
+
+@lru_cache(maxsize=None)
+def leading_retention(generator: str = PAPER_GENERATOR) -> sp.Expr:
+    """Delta eps_RT at leading order in Ns/(alpha Nx), in alpha~ (eq_gated_eRT_full)."""
+    return sp.expand(ratio_expansion(retention(GATED, generator).value, 0, gated=True)[0])
+
+
+@lru_cache(maxsize=None)
+def leading_probe_error(generator: str = PAPER_GENERATOR) -> sp.Expr:
+    """<eps_pb> at leading order (the probe uses W_1 with the gate of task 1 on task 2)."""
+    return sp.expand(ratio_expansion(probe_error(GATED, generator).value, 0, gated=True)[0])
+
+
+def adaptive_rho_g() -> sp.Expr:
+    """rho_g = max{0, 1 - eps_pb/eps_o} with the leading-order errors (eps_o = <eps_2[W_0]>)."""
+    from .two_task import expected_error
+
+    eps_o = ratio_expansion(expected_error(GATED, 2, 0, PAPER_GENERATOR).value, 0, gated=True)[0]
+    return sp.Max(0, sp.factor(1 - leading_probe_error() / eps_o))
+
+
+def adaptive_alpha_tilde() -> sp.Expr:
+    """alpha~ = rho_g + (1 - rho_g) alpha with the adaptive rho_g (a function of rho_a, rho_b)."""
+    r = adaptive_rho_g()
+    return r + (1 - r) * alpha
+
+
+def optimal_alpha() -> sp.Expr:
+    """argmax over alpha in (0, 1] of the derived random-gating transfer (rho_a > 0)."""
+    T = leading_transfer().subs(alpha_t, alpha)
+    stationary = sp.solve(sp.diff(T, alpha), alpha)
+    curvature = sp.diff(T, alpha, 2).subs(rho_a, sp.Symbol("p", positive=True))
+    if len(stationary) != 1 or not curvature.is_negative:
+        raise ArithmeticError("expected one maximum of a concave transfer")
+    return sp.Min(1, stationary[0])  # concave: the constrained maximum is clipped at 1
+
+
+def _surrogate_parts(mu: int, after: int) -> dict[int, MatrixExpr]:
+    """M_mu of residual = sum B_mu M_mu after the exact identity and the surrogates."""
+    R = GATED.apply_identities(GATED.residual(mu, after))
+    table = GATED.surrogate_map(Surrogates())
+    return {k: M.subs(table) for k, M in readout_parts(R).items()}
+
+
+@lru_cache(maxsize=None)
+def transfer_terms(generator: str = PAPER_GENERATOR) -> tuple[sp.Expr, sp.Expr]:
+    """The two A-expectations of eq_ap_etf_gated1 after eq_DA+_approx, exact:
+    (<tr[(D1A1)^+ D2A2]>, <||(D1A1)^+ D2A2||_F^2>)."""
+    M1 = _surrogate_parts(2, 1)[1]  # residual B_2 - B_1 (D1A1)^+ D2A2: M_1 = -(D1A1)^+ D2A2
+    return (expect_trace(-M1, generator, alpha_tilde=True),
+            expect_frobenius2(M1, generator, alpha_tilde=True))
+
+
+@lru_cache(maxsize=None)
+def retention_terms(generator: str = PAPER_GENERATOR) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """The three terms of eq_ap_eRT_gate_expnd after the surrogates, exact:
+    (1/Ns)<||(D1A1)^+ U2U2^T D1A1||^2>, (1/Ns)<||(D2A2)^+ D1A1||^2>,
+    (1/Ns)<tr[(D1A1)^+ U2U2^T D1A1 (D1A1)^T ((D2A2)^+)^T]>."""
+    parts = _surrogate_parts(1, 2)  # M_1 = (D1A1)^+ U2U2^T D1A1, M_2 = -(D2A2)^+ D1A1
+    M1, M2 = parts[1], parts[2]
+    return (expect_frobenius2(M1, generator, alpha_tilde=True) / Ns,
+            expect_frobenius2(M2, generator, alpha_tilde=True) / Ns,
+            expect_trace(M1 @ (-M2).T, generator, alpha_tilde=True) / Ns)
+
+
+def isserlis_moment(generator: str) -> sp.Expr:
+    """<a1_ji a2_jk a2_lk a1_li> as a polynomial in the indicators delta_ik, delta_jl."""
+    total = sp.Integer(0)
+    for same_ik in (True, False):
+        for same_jl in (True, False):
+            k, l = ("i" if same_ik else "k"), ("j" if same_jl else "l")
+            entries = [("A", 1, "j", "i"), ("A", 2, "j", k), ("A", 2, l, k), ("A", 1, l, "i")]
+            spaces = {"i": "s", "k": "s", "j": "x", "l": "x"}
+            value = expect_index_sum(entries, spaces, generator=generator)
+            total += value * (d_ik if same_ik else 1 - d_ik) * (d_jl if same_jl else 1 - d_jl)
+    return sp.expand(total)
+
+
+# -- helpers for claims -------------------------------------------------------------------
+
+def _truncated(exact: sp.Expr, keep_all_Ns: bool, scale: sp.Expr = sp.Integer(1)
+               ) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(c0 + SMALL c1 with c1 kept fully or at its large-Ns part, c0, c1 full), times scale."""
+    c0, c1 = ratio_expansion(sp.expand(exact / scale), 1, gated=True)
+    kept = sp.expand(c1) if keep_all_Ns else large_Ns_part(c1)
+    return scale * (sp.factor(c0) + SMALL * sp.factor(kept)), c0, c1
+
+
+def _nlo_note(printed_c1: sp.Expr, c1: sp.Expr, generator: str) -> str:
+    note = (f"{generator} generator: exact coefficient of Ns/(alpha Nx) is "
+            f"{sp.sstr(sp.factor(c1))} (printed {sp.sstr(sp.factor(printed_c1))})")
+    difference = sp.expand(c1 - printed_c1)
+    if difference != 0 and sp.expand(difference.subs({alpha: 1, alpha_t: 1})) == 0:
+        note += "; they agree without gates (alpha = alpha~ = 1)"
+    return note
+
+
+def _steps_of(derivation) -> tuple[Step, ...]:
+    return tuple(derivation.steps)
+
+
+def _nlo_claim(cid: str, where: str, printed: sp.Expr, latex: str, which: int, generator: str,
+               keep_all_Ns: bool, scale: sp.Expr = sp.Integer(1)) -> Claim:
+    printed_c1 = ratio_expansion(printed / scale, 1, gated=True)[1]
+
+    def derive() -> Derivation:
+        terms = transfer_terms(generator) if cid.startswith("gating.transfer") else \
+            retention_terms(generator)
+        exact = terms[which]
+        derived, c0, c1 = _truncated(exact, keep_all_Ns, scale)
+        return Derivation(
+            derived,
+            (Step("surrogate trace, exact expectation", exact, generator),
+             Step("leading coefficient", c0), Step("next-to-leading coefficient", c1)),
+            exact=False,
+            note=_nlo_note(printed_c1, c1, generator)
+            + ("" if keep_all_Ns else "; compared at leading order in Ns (O(1/(alpha Nx)) dropped)"),
+        )
+
+    return Claim(f"{cid}[{generator}]", where, printed, latex, derive)
+
+
+def _leading_claim(cid: str, where: str, printed: sp.Expr, latex: str, fn, note: str = "",
+                   random: bool = False) -> Claim:
+    def derive() -> Derivation:
+        value = fn()
+        derived = value.subs(alpha_t, alpha) if random else value
+        steps = (Step("leading order in Ns/(alpha Nx)", value),)
+        if random:
+            steps += (Step("random gating: rho_g = 0, alpha~ = alpha", derived),)
+        return Derivation(sp.factor(derived) if derived.is_polynomial() else derived, steps,
+                          exact=False)
+
+    return Claim(cid, where, printed, latex, derive, note=note)
+
+
+def _census_polynomial(word: MatrixExpr, m: int) -> sp.Expr:
+    """sum of rho_a^p over the Wick pairings of E tr(word) that contribute at leading and
+    next-to-leading order in Ns/(alpha Nx), at leading order in Ns, for a trace with
+    prefactor (Ns/(alpha Nx))^m / Ns. A pairing gives eps^(m - c_x) Ns^(c_x + c_s - n/2 - 1)."""
+    n = len(word.single_word()) - sum(1 for x in word.single_word() if x.kind == "D")
+    total = sp.Integer(0)
+    for (c_x, c_s, _, p_a, _), count in wick_census(word).items():
+        if m - c_x in (0, 1) and c_x + c_s - sp.Rational(n, 2) - 1 == 0:
+            total += count * rho_a**p_a
+    return total
+
+
+def _pairings_claim() -> Claim:
+    X = task(1).T @ gate(1) @ gate(2) @ task(2) @ task(2).T @ gate(2) @ gate(1) @ task(1)
+
+    def derive() -> Derivation:
+        poly = _census_polynomial(X @ X.T, 4)
+        return Derivation(poly, (Step("Wick census of E||A1'D1D2A2A2'D2D1A1||^2", poly,
+                                      "sum of rho_a^p over pairings up to O(Ns/(alpha Nx))"),),
+                          note="7 = number of pairings; coefficients count them by power of rho_a")
+
+    return Claim(
+        "gating.retention.term2.pairings",
+        "Appendix B.1, eq_ap_eRT_gate_expnd (second term, 2nd line: the listed deltas)",
+        3 * rho_a**4 + 4 * rho_a**2,
+        r"[\delta\delta\delta + \delta\delta\delta + \delta\delta\delta]\rho_a^4 + "
+        r"[4\ \text{terms}]\rho_a^2",
+        derive,
+    )
+
+
+def _cross_pairings_claim() -> Claim:
+    X = task(1).T @ gate(1) @ gate(2) @ task(2)
+
+    def derive() -> Derivation:
+        poly = _census_polynomial(X @ X.T @ X, 3)
+        return Derivation(poly, (Step("Wick census of E tr X X^T X", poly),))
+
+    return Claim(
+        "gating.retention.cross.pairings",
+        "Appendix B.1, eq_ap_eRT_gate_expnd (cross term, 2nd line)",
+        2 * rho_a**3 + 2 * rho_a,
+        r"\delta_{ik}\delta_{km}\rho_a^3 + \delta_{ik}\delta_{ln}\rho_a + "
+        r"\delta_{im}\delta_{jl}\rho_a + \delta_{mk}\delta_{jn}\rho_a^3",
+        derive,
+    )
+
+
+def _isserlis_claim(generator: str) -> Claim:
+    printed = (rho_a**2 * d_ik + d_jl + rho_a**2 * d_ik * d_jl) / Ns**2
+
+    def derive() -> Derivation:
+        derived = isserlis_moment(generator)
+        coefficient = sp.factor(derived.coeff(d_ik).coeff(d_jl) * Ns**2)
+        return Derivation(
+            derived,
+            (Step("moments by equality pattern of (i,k), (j,l)", derived, generator),),
+            note=f"{generator} generator: coefficient of delta_ik delta_jl is "
+                 f"{sp.sstr(coefficient)}/Ns^2 (printed rho_a^2/Ns^2)"
+                 + ("" if generator == "gaussian" else "; Isserlis' theorem needs jointly "
+                    "Gaussian entries, and the appendix generator's are a mixture"),
+        )
+
+    return Claim(
+        f"gating.aquad_isserlis[{generator}]", "Appendix B.1, eq_ap_aquad_isserlis", printed,
+        r"\tfrac{\rho_a^2}{N_s^2}\delta_{ik} + \tfrac{1}{N_s^2}\delta_{jl} + "
+        r"\tfrac{\rho_a^2}{N_s^2}\delta_{ik}\delta_{jl}",
+        derive,
+    )
+
+
+def _derive_alpha_tilde_definition() -> Derivation:
+    overlap = expect_trace(gate(1) @ gate(2)) / (Nx * alpha)
+    return Derivation(sp.expand(overlap), (
+        Step("E tr(D1 D2) / (alpha Nx)", overlap, "P(g_2 = 1 | g_1 = 1), eq_def_rho_g"),))
+
+
+def _derive_alpha_star() -> Derivation:
+    T = leading_transfer().subs(alpha_t, alpha)
+    star = optimal_alpha()
+    return Derivation(star, (
+        Step("random-gating transfer", T),
+        Step("stationary point dT/dalpha = 0", sp.solve(sp.diff(T, alpha), alpha)[0]),
+        Step("d2T/dalpha2", sp.diff(T, alpha, 2), "negative: concave, clip at alpha = 1"),
+    ), exact=False, note="for rho_a > 0 (at rho_a = 0 the transfer is 0 for every alpha)")
+
+
+def _derive_alpha_to_zero() -> Derivation:
+    R = leading_retention().subs(alpha_t, alpha)
+    return Derivation(sp.limit(R, alpha, 0, "+"), (Step("random-gating retention", R),),
+                      exact=False, note="the leading order needs alpha Nx >> Ns")
+
+
+def _derive_transfer_improvement() -> Derivation:
+    """If rho_b < rho_a, every alpha in [rho_b/rho_a, 1) beats alpha = 1; if rho_b >= rho_a,
+    every alpha < 1 is worse. Proved by factoring T(alpha) - T(1) on reparametrised domains."""
+    T = leading_transfer().subs(alpha_t, alpha)
+    gain = sp.factor(T - T.subs(alpha, 1))
+    p, t, w = sp.symbols("p t w", positive=True)  # rho_a = p, rho_b = p - t or p + t
+    # rho_b < rho_a and alpha = rho_b/rho_a + (1 - rho_b/rho_a) * v, v in [0, 1): v = 1/(1+w)-
+    v = w / (1 + w)  # v in (0, 1) ; v = 0 (alpha = rho_b/rho_a) checked separately below
+    a_low = (p - t) / p + (1 - (p - t) / p) * v
+    low = sp.factor(gain.subs({rho_a: p, rho_b: p - t}).subs(alpha, a_low))
+    at_threshold = sp.factor(gain.subs({rho_a: p, rho_b: p - t}).subs(alpha, (p - t) / p))
+    high = sp.factor(gain.subs({rho_a: p, rho_b: p + t}).subs(alpha, 1 / (1 + w)))
+    equal = sp.factor(gain.subs({rho_a: p, rho_b: p}).subs(alpha, 1 / (1 + w)))
+    holds = bool(low.is_positive and at_threshold.is_positive and high.is_negative
+                 and equal.is_negative)
+    return Derivation(sp.true if holds else sp.false, (
+        Step("T(alpha) - T(1)", gain),
+        Step("rho_b = rho_a - t, alpha in (rho_b/rho_a, 1)", low, "positive"),
+        Step("rho_b = rho_a - t, alpha = rho_b/rho_a", at_threshold, "positive"),
+        Step("rho_b = rho_a + t, alpha = 1/(1+w)", high, "negative"),
+        Step("rho_b = rho_a, alpha = 1/(1+w)", equal, "negative"),
+    ), exact=False, note="gating helps transfer for every alpha in (2 rho_b/rho_a - 1, 1) "
+                         "when rho_b < rho_a: alpha >= rho_b/rho_a is sufficient, not necessary")
+
+
+def _derive_random_scaling() -> Derivation:
+    from .vanilla import leading_vanilla_retention, leading_vanilla_transfer
+
+    T = leading_transfer().subs(alpha_t, alpha)
+    R = leading_retention().subs(alpha_t, alpha)
+    same = (sp.expand(T - leading_vanilla_transfer().subs(rho_a, alpha * rho_a)) == 0
+            and sp.expand(R - leading_vanilla_retention().subs(rho_a, alpha * rho_a)) == 0)
+    return Derivation(sp.true if same else sp.false, (Step("gated transfer", T),
+                                                      Step("gated retention", R)), exact=False)
+
+
+def _derive_rho_g() -> Derivation:
+    r = adaptive_rho_g()
+    return Derivation(r, (Step("<eps_pb> at leading order", leading_probe_error()),
+                          Step("rho_g = max{0, 1 - eps_pb/eps_o}", r)), exact=False)
+
+
+def _same_on_grid(a: sp.Expr, b: sp.Expr) -> bool:
+    """Exact comparison of two piecewise functions of (rho_a, rho_b, alpha) on a rational grid."""
+    grid = [sp.Rational(k, 12) for k in range(13)]
+    for ra in grid:
+        for rb in grid:
+            for al in (sp.Rational(1, 7), sp.Rational(1, 2), sp.Integer(1)):
+                point = {rho_a: ra, rho_b: rb, alpha: al}
+                if sp.simplify(sp.sympify(a).subs(point) - sp.sympify(b).subs(point)) != 0:
+                    return False
+    return True
+
+
+def _derive_adaptive_alpha_tilde() -> Derivation:
+    a = adaptive_alpha_tilde()
+    return Derivation(a, (Step("alpha~ = rho_g + (1 - rho_g) alpha, adaptive rho_g", a),),
+                      exact=False)
+
+
+# -- claims -------------------------------------------------------------------------------
+
+_TF = r"\tilde\alpha \rho_a (2\rho_b - \tilde\alpha\rho_a)"
+_RT = r"1 - \tilde\alpha^2\rho_a^2(\tilde\alpha^2\rho_a^2 - 2\tilde\alpha\rho_a\rho_b + 1)"
+_TF_random = r"\alpha \rho_a (2 \rho_b - \alpha \rho_a)"
+_RT_random = r"1 - \alpha^2\rho_a^2(\alpha^2\rho_a^2 - 2\alpha\rho_a\rho_b + 1)"
+_printed_TF = alpha_t * rho_a * (2 * rho_b - alpha_t * rho_a)
+_printed_RT = 1 - alpha_t**2 * rho_a**2 * (alpha_t**2 * rho_a**2 - 2 * alpha_t * rho_a * rho_b + 1)
+_printed_TF_random = _printed_TF.subs(alpha_t, alpha)
+_printed_RT_random = _printed_RT.subs(alpha_t, alpha)
+
+_second = Ns * (alpha_t**2 * rho_a**2 + alpha_t * SMALL * (1 + rho_a**2 / Ns))
+_term2 = alpha_t**4 * rho_a**4 + SMALL * alpha_t**3 * (4 * rho_a**2 + 2 * rho_a**4)
+_term3 = alpha_t**2 * rho_a**2 + alpha_t * SMALL * (1 + rho_a**2 / Ns)
+_cross = alpha_t**3 * rho_a**3 + SMALL * alpha_t**2 * (2 * rho_a + rho_a**3)
+
+CLAIMS: list[Claim] = [
+    Claim("gating.transfer.first_term", "Appendix B.1, after eq_ap_etf_gated1",
+          alpha_t * rho_a * Ns, r"\langle \mathrm{tr}[(D_1A_1)^+ D_2A_2]\rangle \approx "
+          r"\tilde\alpha\rho_a N_s",
+          lambda: Derivation(transfer_terms()[0], (Step("surrogate trace", transfer_terms()[0]),),
+                             exact=False, note="exact after eq_DA+_approx, both generators")),
+    *[_nlo_claim("gating.transfer.second_term", "Appendix B.1, after eq_ap_etf_gated1", _second,
+                 r"N_s\left(\tilde\alpha^2\rho_a^2 + \frac{\tilde\alpha N_s}{\alpha N_x}"
+                 r"\left(1 + \frac{\rho_a^2}{N_s}\right)\right)", 1, g, True, scale=Ns)
+      for g in ("gaussian", "appendix")],
+    *[_isserlis_claim(g) for g in ("gaussian", "appendix")],
+    _leading_claim("gating.transfer", "Appendix B.1, eq_gated_eTF_full", _printed_TF, _TF,
+                   leading_transfer),
+    _leading_claim("gating.transfer.random", "Sec. 4.1, eq_rcg_epsilon_TF", _printed_TF_random,
+                   _TF_random, leading_transfer, random=True),
+    _leading_claim("gating.transfer.random.appendix", "Appendix B.1, eq_ap_rcg_epsilon_TF",
+                   _printed_TF_random, _TF_random, leading_transfer, random=True),
+    *[_nlo_claim("gating.retention.term2", "Appendix B.1, eq_ap_eRT_gate_expnd (2nd term)",
+                 _term2, r"\tilde\alpha^4\rho_a^4 + \tfrac{N_s}{\alpha N_x}\tilde\alpha^3"
+                 r"(4\rho_a^2 + 2\rho_a^4) + O(\tfrac{1}{\alpha N_x})", 0, g, False)
+      for g in ("gaussian", "appendix")],
+    *[_nlo_claim("gating.retention.term3", "Appendix B.1, eq_ap_eRT_gate_expnd (3rd term)",
+                 _term3, r"\tilde\alpha^2\rho_a^2 + \frac{\tilde\alpha N_s}{\alpha N_x}"
+                 r"\left(1 + \tfrac{\rho_a^2}{N_s}\right)", 1, g, True)
+      for g in ("gaussian", "appendix")],
+    *[_nlo_claim("gating.retention.cross", "Appendix B.1, eq_ap_eRT_gate_expnd (cross term)",
+                 _cross, r"\tilde\alpha^3\rho_a^3 + \tfrac{N_s}{\alpha N_x}\tilde\alpha^2"
+                 r"(2\rho_a + \rho_a^3) + O(\tfrac{1}{\alpha N_x})", 2, g, False)
+      for g in ("gaussian", "appendix")],
+    _pairings_claim(),
+    _cross_pairings_claim(),
+    _leading_claim("gating.retention", "Appendix B.1, eq_gated_eRT_full", _printed_RT, _RT,
+                   leading_retention),
+    _leading_claim("gating.retention.random", "Sec. 4.1, eq_rcg_epsilon_RT", _printed_RT_random,
+                   _RT_random, leading_retention, random=True),
+    _leading_claim("gating.retention.random.appendix", "Appendix B.1, eq_ap_rcg_epsilon_RT",
+                   _printed_RT_random, _RT_random, leading_retention, random=True),
+    Claim("gating.random_scales_rho_a", "Sec. 4.1: random gating scales rho_a to alpha rho_a",
+          sp.true, r"\rho_a \to \alpha\rho_a", _derive_random_scaling),
+    Claim("gating.alpha_tilde", "Appendix B.1: definition of alpha~ (eq_def_rho_g)",
+          rho_g + (1 - rho_g) * alpha, r"\tilde\alpha \equiv \rho_g + (1 - \rho_g)\alpha",
+          _derive_alpha_tilde_definition),
+    Claim("gating.optimal_alpha", "Sec. 4.1 and Appendix B.1: optimal gating level",
+          sp.Min(1, rho_b / rho_a), r"\alpha^* = \min\{\tfrac{\rho_b}{\rho_a}, 1\}",
+          _derive_alpha_star),
+    Claim("gating.transfer.dense_gating_helps", "Sec. 4.1: lower transfer if rho_b >= rho_a; "
+          "alpha >= rho_b/rho_a enhances it if rho_b < rho_a", sp.true,
+          r"\rho_b \ge \rho_a: \Delta\epsilon_{TF}(\alpha) < \Delta\epsilon_{TF}(1);\ "
+          r"\rho_b < \rho_a,\ \alpha \ge \rho_b/\rho_a: \Delta\epsilon_{TF}(\alpha) > "
+          r"\Delta\epsilon_{TF}(1)", _derive_transfer_improvement),
+    Claim("gating.retention.alpha_to_zero", "Sec. 4.1: at alpha -> 0, Delta eps_RT -> 1",
+          sp.Integer(1), r"\Delta\epsilon_{RT} \to 1", _derive_alpha_to_zero),
+    _leading_claim("gating.probe_error", "Appendix B.1, adaptive activity gating",
+                   1 - 2 * rho_a * rho_b + rho_a**2, r"1 - 2\rho_a\rho_b + \rho_a^2 + "
+                   r"O(\tfrac{N_s}{\alpha N_x})", leading_probe_error),
+    Claim("gating.adaptive_rho_g", "Appendix B.1, adaptive activity gating",
+          sp.Max(0, rho_a * (2 * rho_b - rho_a)),
+          r"\rho_g = \max\{0, \rho_a(2\rho_b - \rho_a)\}", _derive_rho_g),
+    Claim("gating.adaptive_alpha_tilde", "Appendix B.1, adaptive activity gating",
+          sp.Piecewise((alpha + (1 - alpha) * rho_a * (2 * rho_b - rho_a), 2 * rho_b >= rho_a),
+                       (alpha, True)),
+          r"\tilde\alpha = \alpha + (1-\alpha)\rho_a(2\rho_b - \rho_a)\ (2\rho_b \ge \rho_a),"
+          r"\ \alpha\ \text{otherwise}", _derive_adaptive_alpha_tilde,
+          equivalent=_same_on_grid),
+]
