@@ -16,11 +16,11 @@ first_task=None, probe=None) -> Solution``
     from explicit task matrices (a :class:`solvers.tasks.TaskSequence`); gates are drawn from
     ``seed`` unless given.
 ``solve_features(model, features, *, n_tasks, alpha=None, gamma=None, lam=None,
-first_task=None, metric_block=None) -> Solution``
+first_task=None, metric_block=None, probe=None) -> Solution``
     from the Gram matrix of named blocks alone (:class:`solvers.features.Features`, e.g.
     sampled by ``solvers.gram`` at a cost independent of Nx); :func:`required_blocks` lists
-    the blocks a model needs. ``adaptive-gating`` and ``fisher-diag`` need explicit matrices
-    and raise NotImplementedError here.
+    the blocks a model needs. ``fisher-diag`` needs explicit matrices and raises
+    NotImplementedError here; ``adaptive-gating`` takes the gates inside the Gram as given.
 ``weights(solution, readouts=None) -> tuple of W_0 .. W_n`` (Ny x Nx each).
 Errors, transfer and retention: ``solvers.metrics``; the paper's GD protocol: ``solvers.gd``.
 
@@ -207,12 +207,15 @@ class RandomGating(ActivityGating):
 class AdaptiveGating(ActivityGating):
     """Adaptive activity gating (Appendix B.1): rho_g set by a probe trial at every switch.
 
-    Samples the readouts B (the gate depends on them); needs explicit matrices.
+    Drawing g_{mu+1} samples the readouts B (the gate depends on them) and needs explicit
+    matrices (:func:`solve`). Once the gates are fixed, the fixed points are those of activity
+    gating, so :func:`solve_features` accepts a Gram whose gates were drawn by the probe rule
+    (the caller's responsibility: ``solvers.gram`` samples fixed-rho_g gates only); the probe
+    blocks ``D<mu>A<mu+1>`` let ``solvers.metrics.probe_error`` evaluate the probes.
     """
 
     name = "adaptive-gating"
     accepts = ("alpha", "probe")
-    gram_solvable = False
 
     def blocks(self, n_tasks: int) -> tuple[str, ...]:
         probes = tuple(f"D{mu}A{mu + 1}" for mu in range(1, n_tasks))
@@ -527,11 +530,13 @@ def solve_features(
     lam: Optional[float] = None,
     first_task: Optional[str] = None,
     metric_block: Optional[str] = None,
+    probe: Optional[str] = None,
 ) -> Solution:
     """Fixed points of ``model`` from the Gram matrix of its blocks alone.
 
     ``features`` must hold :func:`required_blocks` (more blocks are fine). ``alpha`` is
-    optional here (the gates are inside the Gram) and only recorded. For
+    optional here (the gates are inside the Gram, for adaptive gating too: they must have
+    been drawn by its probe rule) and only recorded. For
     ``first_task="independent-metric"``, ``metric_block`` names the block that plays the
     independent task A_0 (its Gram with the others must be that of an independent draw).
 
@@ -547,13 +552,11 @@ def solve_features(
         raise ValueError(f"features must be a solvers.features.Features, got {type(features).__name__}")
     n_tasks = _check_n_tasks(n_tasks)
     spec = make_model(model, nx=features.nx, ns=features.ns, alpha=alpha, gamma=gamma, lam=lam,
-                      first_task=first_task)
+                      first_task=first_task, probe=probe)
     if not spec.gram_solvable:
-        reason = ("g_{mu+1} is drawn from a probe error on the sampled readouts, which a fixed "
-                  "Gram matrix of the gated blocks cannot anticipate"
-                  if spec.gated else
-                  "its metric diag(sum_n a_jn^2) is row-wise in A_{mu-1}, not a function of the Gram")
-        raise NotImplementedError(f"model {model} needs explicit task matrices: {reason}")
+        raise NotImplementedError(
+            f"model {model} needs explicit task matrices: its metric diag(sum_n a_jn^2) is "
+            "row-wise in A_{mu-1}, not a function of the Gram matrix")
     span = Span.from_features(features)
     if getattr(spec, "first_task", None) == "independent-metric":
         if metric_block is None or metric_block not in span.names:

@@ -150,3 +150,18 @@ def test_coefficient_error_of_the_zero_weight_is_the_readout_power():
     from solvers.span import Span
     span = Span(("A1", "A2"), np.eye(6), nx=10, ns=3)
     assert coefficient_error(np.zeros((6, 6)), span, "A1", 1, moment) == pytest.approx(12.0)
+
+
+def test_expected_probe_error_is_the_same_from_the_gram_of_the_drawn_gates():
+    from solvers.features import Features
+    from solvers.linear_models import required_blocks, solve_features
+
+    tasks = draw_tasks(nx=NX, ns=NS, ny=NY, rho_a=0.8, rho_b=0.6, n_tasks=3, seed=2)
+    explicit = solve("adaptive-gating", tasks, alpha=0.5, seed=3)
+    features = Features.from_matrices(tasks.A, explicit.gates, required_blocks("adaptive-gating", 3))
+    from_gram = solve_features("adaptive-gating", features, n_tasks=3)
+    for switch in (1, 2):
+        assert probe_error(from_gram, switch, expected=True, rho_b=0.6) == pytest.approx(
+            probe_error(explicit, switch, expected=True, rho_b=0.6), rel=1e-9)
+    with pytest.raises(ValueError, match="no sampled readouts"):
+        probe_error(from_gram, 1)

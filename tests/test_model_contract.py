@@ -49,9 +49,6 @@ DEVIATIONS = {
         "exact fit": "with alpha Nx near Ns, D A may be rank deficient and a task is then not "
                      "fitted exactly (not at the sizes used here)",
     },
-    "adaptive-gating": {
-        "features": "g_{mu+1} is drawn from the probe error on the sampled readouts",
-    },
     "euclidean": {
         "identical tasks": "the regularized first task is not learned exactly; what holds is "
                            "eps_1[W_2] <= eps_1[W_1] (W_2 minimizes a loss W_1 is feasible for)",
@@ -159,7 +156,8 @@ def test_features_path_equals_explicit_path_for_any_similarity(rho_a, rho_b, see
                                rtol=1e-8, atol=1e-12)
 
 
-@pytest.mark.parametrize("model", [m for m in ALL if MODELS[m].gram_solvable])
+@pytest.mark.parametrize("model", [m for m in ALL if MODELS[m].gram_solvable
+                                   and m != "adaptive-gating"])  # its gate law is not Wishart
 def test_gram_sampled_features_at_a_million_inputs_solve_at_small_cost(model):
     names = GATED_BLOCKS if MODELS[model].gated else ("A1", "A2")
     alpha = 0.5 if MODELS[model].gated else None
