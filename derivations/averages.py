@@ -1,0 +1,262 @@
+"""Averages over a uniform prior on 0 <= rho_a, rho_b <= 1 (Sec. 4.1-4.2; Appendix B.1,
+"Average error under a uniform prior on task similarity").
+
+The integrands are the *derived* leading-order transfer and retention of
+:mod:`derivations.vanilla` and :mod:`derivations.gating`, never the printed formulas. Where an
+integrand is piecewise (alpha* = min{1, rho_b/rho_a}; adaptive gating's
+rho_g = max{0, rho_a(2 rho_b - rho_a)}) the unit square is split along the boundary curve
+rho_b = phi(rho_a), which sympy finds, and each piece is integrated exactly: the adaptive
+averages turn out to be polynomials in alpha (the paper calls them "complicated, yet still
+numerically tractable"). mpmath quadrature on the same pieces cross-checks them.
+
+>>> average_over_unit_square(vanilla_transfer()), average_over_unit_square(vanilla_retention())
+(1/6, 43/60)
+>>> sp.expand(random_gating_average("transfer"))
+-alpha**2/3 + alpha/2
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import mpmath
+import sympy as sp
+
+from .claims import Claim, Derivation, Step
+from .gating import adaptive_alpha_tilde, leading_retention, leading_transfer, optimal_alpha
+from .symbols import alpha, alpha_t, rho_a, rho_b
+from .vanilla import leading_vanilla_retention, leading_vanilla_transfer
+
+__all__ = [
+    "average_over_unit_square",
+    "average_by_quadrature",
+    "vanilla_transfer",
+    "vanilla_retention",
+    "random_gating_average",
+    "adaptive_gating_average",
+    "optimal_alpha_average_transfer",
+    "ADAPTIVE_ALPHAS",
+    "adaptive_table",
+    "CLAIMS",
+]
+
+ADAPTIVE_ALPHAS = (sp.Rational(1, 10), sp.Rational(1, 4), sp.Rational(1, 2),
+                   sp.Rational(3, 4), sp.Integer(1))
+
+
+def vanilla_transfer() -> sp.Expr:
+    """The derived vanilla transfer (eq_epsilon_vanilla)."""
+    return leading_vanilla_transfer()
+
+
+def vanilla_retention() -> sp.Expr:
+    """The derived vanilla retention (eq_epsilon_vanilla)."""
+    return leading_vanilla_retention()
+
+
+def _pieces(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Expr, sp.Expr]]:
+    """[(integrand, lower, upper)] with rho_b in [lower(rho_a), upper(rho_a)], covering the
+    unit square: the Piecewise/Max/Min form of ``expr`` split along one curve
+    rho_b = phi(rho_a) with 0 <= phi <= 1 on [0, 1]."""
+    folded = sp.piecewise_fold(sp.sympify(expr).rewrite(sp.Piecewise))
+    if not folded.has(sp.Piecewise):
+        return [(folded, sp.Integer(0), sp.Integer(1))]
+    if not isinstance(folded, sp.Piecewise) or len(folded.args) != 2 or \
+            folded.args[1].cond != sp.true:
+        raise NotImplementedError(f"expected two pieces split by one curve, got {folded}")
+    (inside, condition), (outside, _) = folded.args
+    if not isinstance(condition, sp.core.relational.Relational):
+        raise NotImplementedError(f"expected one inequality, got {condition}")
+    roots = sp.solve(condition.lhs - condition.rhs, rho_b)
+    if len(roots) != 1:
+        raise NotImplementedError(f"expected one boundary rho_b = phi(rho_a), got {roots}")
+    phi = sp.simplify(roots[0])
+    lo = sp.minimum(phi, rho_a, sp.Interval(0, 1))
+    hi = sp.maximum(phi, rho_a, sp.Interval(0, 1))
+    if not (lo >= 0 and hi <= 1):
+        raise NotImplementedError(f"the boundary {phi} leaves the unit square")
+    probe = {rho_a: sp.Rational(1, 2), rho_b: phi.subs(rho_a, sp.Rational(1, 2)) + sp.Rational(1, 97)}
+    above_is_inside = bool(condition.subs(probe))
+    above, below = (inside, outside) if above_is_inside else (outside, inside)
+    return [(above, phi, sp.Integer(1)), (below, sp.Integer(0), phi)]
+
+
+def average_over_unit_square(expr: sp.Expr) -> sp.Expr:
+    """int_0^1 int_0^1 expr d rho_b d rho_a, exactly (piecewise integrands split, see module).
+
+    >>> average_over_unit_square(sp.Max(0, rho_b - rho_a))
+    1/6
+    """
+    total = sp.Integer(0)
+    for integrand, lower, upper in _pieces(expr):
+        inner = sp.integrate(sp.expand(integrand), (rho_b, lower, upper))
+        total += sp.integrate(sp.expand(inner), (rho_a, 0, 1))
+    return sp.nsimplify(sp.expand(total)) if not total.free_symbols else sp.expand(total)
+
+
+def average_by_quadrature(expr: sp.Expr, point: dict, digits: int = 20) -> mpmath.mpf:
+    """The same average by mpmath quadrature on each piece (an independent check)."""
+    value = mpmath.mpf(0)
+    with mpmath.workdps(digits + 10):
+        for integrand, lower, upper in _pieces(sp.sympify(expr).subs(point)):
+            f = sp.lambdify((rho_a, rho_b), integrand.subs(point), "mpmath")
+            lo = sp.lambdify(rho_a, lower, "mpmath")
+            hi = sp.lambdify(rho_a, upper, "mpmath")
+            value += mpmath.quad(lambda a: mpmath.quad(lambda b: f(a, b), [lo(a), hi(a)]),
+                                 [0, 1])
+    return +value
+
+
+@lru_cache(maxsize=None)
+def random_gating_average(which: str) -> sp.Expr:
+    """Average of the derived random-gating ``"transfer"`` or ``"retention"`` (alpha~ = alpha)."""
+    integrand = _integrand(which).subs(alpha_t, alpha)
+    return sp.expand(average_over_unit_square(integrand))
+
+
+def _integrand(which: str) -> sp.Expr:
+    if which == "transfer":
+        return leading_transfer()
+    if which == "retention":
+        return leading_retention()
+    raise ValueError(f"which must be 'transfer' or 'retention', got {which!r}")
+
+
+@lru_cache(maxsize=None)
+def adaptive_gating_average(which: str) -> sp.Expr:
+    """Average with the adaptive alpha~ = alpha + (1 - alpha) max{0, rho_a(2 rho_b - rho_a)}:
+    an exact polynomial in alpha."""
+    integrand = _integrand(which).subs(alpha_t, adaptive_alpha_tilde())
+    return sp.expand(average_over_unit_square(integrand))
+
+
+def optimal_alpha_average_transfer() -> sp.Expr:
+    """Average transfer of random gating at alpha* = min{1, rho_b/rho_a} (derived)."""
+    return average_over_unit_square(leading_transfer().subs(alpha_t, optimal_alpha()))
+
+
+def adaptive_table(digits: int = 15) -> list[tuple[sp.Expr, str, str, str, str]]:
+    """(alpha, adaptive transfer, adaptive retention, random transfer, random retention) at
+    :data:`ADAPTIVE_ALPHAS`, as strings with ``digits`` significant digits."""
+    rows = []
+    for a in ADAPTIVE_ALPHAS:
+        values = [adaptive_gating_average("transfer").subs(alpha, a),
+                  adaptive_gating_average("retention").subs(alpha, a),
+                  random_gating_average("transfer").subs(alpha, a),
+                  random_gating_average("retention").subs(alpha, a)]
+        rows.append((a, *[mpmath.nstr(mpmath.mpf(sp.Rational(v).p) / sp.Rational(v).q, digits)
+                          for v in values]))
+    return rows
+
+
+# -- claims -------------------------------------------------------------------------------
+
+def _average_claim(cid: str, where: str, printed: sp.Expr, latex: str, integrand) -> Claim:
+    def derive() -> Derivation:
+        f = integrand()
+        value = average_over_unit_square(f)
+        return Derivation(value, (Step("integrand (derived, leading order)", f),
+                                  Step("average over the unit square", value)), exact=False)
+
+    return Claim(cid, where, printed, latex, derive)
+
+
+def _derive_argmax() -> Derivation:
+    avg = random_gating_average("transfer")
+    stationary = sp.solve(sp.diff(avg, alpha), alpha)
+    curvature = sp.diff(avg, alpha, 2)
+    if len(stationary) != 1 or not curvature.is_negative or not 0 < stationary[0] <= 1:
+        raise ArithmeticError("expected one interior maximum")
+    return Derivation(stationary[0], (Step("average transfer", avg),
+                                      Step("second derivative", curvature)), exact=False)
+
+
+def _derive_decreasing() -> Derivation:
+    avg = random_gating_average("retention")
+    slope = sp.factor(sp.diff(avg, alpha))
+    rising = sp.solveset(slope >= 0, alpha, sp.Interval.Lopen(0, 1))
+    return Derivation(sp.true if rising == sp.S.EmptySet else sp.false,
+                      (Step("average retention", avg), Step("d/dalpha", slope),
+                       Step("{alpha in (0, 1]: slope >= 0}", rising)), exact=False)
+
+
+def _derive_moderate() -> Derivation:
+    T, R = random_gating_average("transfer"), random_gating_average("retention")
+    a = sp.Rational(3, 4)
+    base_T = average_over_unit_square(vanilla_transfer())
+    base_R = average_over_unit_square(vanilla_retention())
+    holds = sp.And(T.subs(alpha, a) > base_T, R.subs(alpha, a) > base_R)
+    return Derivation(holds, (Step("averages at alpha = 3/4",
+                                   sp.Tuple(T.subs(alpha, a), R.subs(alpha, a))),
+                              Step("vanilla averages", sp.Tuple(base_T, base_R))), exact=False)
+
+
+def _derive_adaptive(which: str) -> Derivation:
+    avg = adaptive_gating_average(which)
+    table = [(a, avg.subs(alpha, a)) for a in ADAPTIVE_ALPHAS]
+    return Derivation(avg, (Step("adaptive alpha~", adaptive_alpha_tilde()),
+                            Step(f"average {which} (exact polynomial in alpha)", avg),
+                            Step("values at alpha = 1/10, 1/4, 1/2, 3/4, 1",
+                                 sp.Tuple(*[v for _, v in table]))), exact=False)
+
+
+def _derive_adaptive_improves_transfer() -> Derivation:
+    gain = sp.factor(adaptive_gating_average("transfer") - random_gating_average("transfer"))
+    worse = sp.solveset(gain < 0, alpha, sp.Interval.Lopen(0, 1))
+    return Derivation(sp.true if worse == sp.S.EmptySet else sp.false,
+                      (Step("adaptive minus random average transfer", gain),
+                       Step("{alpha in (0, 1]: gain < 0}", worse)), exact=False)
+
+
+def _derive_retention_cost() -> Derivation:
+    cost = sp.expand(random_gating_average("retention") - adaptive_gating_average("retention"))
+    gain = sp.expand(adaptive_gating_average("transfer") - random_gating_average("transfer"))
+    critical = [c for c in sp.solve(sp.diff(cost, alpha), alpha)
+                if c.is_real and 0 < c < 1]
+    candidates = critical + [sp.Integer(1), sp.Integer(0)]  # alpha -> 0 as a limit
+    worst_alpha = max(candidates, key=lambda c: float(cost.subs(alpha, c)))
+    worst = sp.N(cost.subs(alpha, worst_alpha), 15)
+    return Derivation(worst,
+                      (Step("random minus adaptive average retention", cost),
+                       Step("adaptive minus random average transfer", gain),
+                       Step("alpha of the largest cost", sp.N(worst_alpha, 15))), exact=False,
+                      note="largest retention cost over alpha in (0, 1] (15 digits)")
+
+
+CLAIMS: list[Claim] = [
+    _average_claim("averages.vanilla.transfer", "Appendix B.1, uniform prior (vanilla)",
+                   sp.Rational(1, 6), r"\tfrac{1}{6}", vanilla_transfer),
+    _average_claim("averages.vanilla.retention", "Appendix B.1, uniform prior (vanilla)",
+                   sp.Rational(43, 60), r"\tfrac{43}{60}", vanilla_retention),
+    _average_claim("averages.random.transfer", "Appendix B.1, uniform prior (random gating)",
+                   alpha / 2 - alpha**2 / 3, r"\tfrac{\alpha}{2} - \tfrac{\alpha^2}{3}",
+                   lambda: leading_transfer().subs(alpha_t, alpha)),
+    _average_claim("averages.random.retention", "Appendix B.1, uniform prior (random gating)",
+                   1 - alpha**2 / 3 + alpha**3 / 4 - alpha**4 / 5,
+                   r"1 - \tfrac{\alpha^2}{3} + \tfrac{\alpha^3}{4} - \tfrac{\alpha^4}{5}",
+                   lambda: leading_retention().subs(alpha_t, alpha)),
+    _average_claim("averages.optimal_alpha.transfer", "Appendix B.1, uniform prior at alpha*",
+                   sp.Rational(1, 4), r"\tfrac{1}{4}",
+                   lambda: leading_transfer().subs(alpha_t, optimal_alpha())),
+    Claim("averages.random.transfer.argmax", "Sec. 4.1: average transfer maximal at alpha = 3/4",
+          sp.Rational(3, 4), r"\alpha = \tfrac{3}{4}", _derive_argmax),
+    Claim("averages.random.retention.decreasing", "Sec. 4.1: average retention decreases "
+          "monotonically in alpha", sp.true, r"\partial_\alpha \Delta\bar\epsilon_{RT} < 0",
+          _derive_decreasing),
+    Claim("averages.random.moderate_gating_helps_both", "Sec. 4.1: alpha ~ 3/4 benefits both "
+          "transfer and retention on average", sp.true,
+          r"\Delta\bar\epsilon(3/4) > \Delta\bar\epsilon_{vanilla}", _derive_moderate),
+    Claim("averages.adaptive.transfer", "Sec. 4.2, Fig. 3A; Appendix B.1 (adaptive gating)",
+          None, "(not printed: 'complicated, yet still numerically tractable')",
+          lambda: _derive_adaptive("transfer"),
+          note="no printed value; derived exactly (a polynomial in alpha)"),
+    Claim("averages.adaptive.retention", "Sec. 4.2, Fig. 3B; Appendix B.1 (adaptive gating)",
+          None, "(not printed)", lambda: _derive_adaptive("retention"),
+          note="no printed value; derived exactly (a polynomial in alpha)"),
+    Claim("averages.adaptive.improves_transfer", "Sec. 4.2: adaptive gating improves the "
+          "average transfer over random gating", sp.true,
+          r"\Delta\bar\epsilon_{TF}^{adaptive} \ge \Delta\bar\epsilon_{TF}^{random}",
+          _derive_adaptive_improves_transfer),
+    Claim("averages.adaptive.retention_cost", "Sec. 4.2: 'only a relatively small reduction in "
+          "the retention performance'", None, "(qualitative)", _derive_retention_cost,
+          note="qualitative statement; the derived value is the largest reduction"),
+]

@@ -1,0 +1,223 @@
+"""The three phases of the gating-level dependence (Fig. 7, fig_supp_phase; Appendix B.1,
+"Random activity gating").
+
+From the *derived* random-gating retention R(alpha) (:func:`derivations.gating.leading_retention`
+at alpha~ = alpha) sympy factors dR/dalpha = -2 alpha rho_a^2 q(alpha) with
+q = 2 rho_a^2 alpha^2 - 3 rho_a rho_b alpha + 1. Retention rises somewhere in (0, 1] iff q < 0
+there, i.e. iff q has real roots (discriminant rho_a^2 (9 rho_b^2 - 8) >= 0) and its smaller root
+alpha_- <= 1 (closure). Its boundary is q(1) = 0, i.e. rho_b = 2 rho_a/3 + 1/(3 rho_a), and the
+double-root point alpha_- = 1 at (rho_a, rho_b) = (1/sqrt2, 2 sqrt2/3): the paper's red region.
+
+>>> rising_region()
+(9*rho_b**2 - 8 >= 0) & (3*rho_b/(4*rho_a) - sqrt(9*rho_b**2 - 8)/(4*rho_a) <= 1)
+>>> boundary_curve()
+(2*rho_a**2 + 1)/(3*rho_a)
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import sympy as sp
+
+from .claims import Claim, Derivation, Step
+from .gating import leading_retention, leading_transfer
+from .symbols import alpha, alpha_t, rho_a, rho_b
+
+__all__ = [
+    "random_transfer",
+    "random_retention",
+    "retention_slope_factor",
+    "rising_region",
+    "boundary_curve",
+    "PRINTED_REGION",
+    "same_region",
+    "CLAIMS",
+]
+
+PRINTED_REGION = sp.Or(rho_b >= 2 * rho_a / 3 + 1 / (3 * rho_a),
+                       sp.And(rho_b >= 2 * sp.sqrt(2) / 3, rho_a >= 1 / sp.sqrt(2)))
+
+
+def random_transfer() -> sp.Expr:
+    """Derived leading-order transfer with random gating (alpha~ = alpha)."""
+    return leading_transfer().subs(alpha_t, alpha)
+
+
+def random_retention() -> sp.Expr:
+    """Derived leading-order retention with random gating (alpha~ = alpha)."""
+    return leading_retention().subs(alpha_t, alpha)
+
+
+@lru_cache(maxsize=None)
+def retention_slope_factor() -> sp.Expr:
+    """q(alpha) with dR/dalpha = -2 alpha rho_a^2 q(alpha): the one factor quadratic in alpha."""
+    slope = sp.factor(sp.diff(random_retention(), alpha))
+    _, factors = sp.factor_list(slope)
+    quadratic = [f for f, _ in factors if sp.degree(f, alpha) == 2]
+    if len(quadratic) != 1:
+        raise ArithmeticError(f"unexpected form of dR/dalpha: {slope}")
+    rest = sp.factor(slope / quadratic[0])
+    for sign in (1, -1):
+        if sp.expand(rest + sign * 2 * alpha * rho_a**2) == 0:
+            return sp.expand(sign * quadratic[0])
+    raise ArithmeticError(f"unexpected form of dR/dalpha: {slope}")
+
+
+@lru_cache(maxsize=None)
+def rising_region() -> sp.Boolean:
+    """{(rho_a, rho_b): R rises somewhere in alpha in (0, 1]} (closed), derived."""
+    q = retention_slope_factor()
+    disc = sp.factor(sp.discriminant(q, alpha))  # rho_a^2 (9 rho_b^2 - 8)
+    disc_sign = sp.factor(disc / rho_a**2)
+    roots = sp.solve(q, alpha)
+    smaller = [r for r in roots if sp.simplify(
+        (r - [s for s in roots if s is not r][0]).subs({rho_a: 1, rho_b: 1})) < 0][0]
+    return sp.And(disc_sign >= 0, sp.expand(smaller) <= 1)
+
+
+def boundary_curve() -> sp.Expr:
+    """rho_b on the curve q(alpha = 1) = 0: where R starts to rise at alpha = 1."""
+    (solution,) = sp.solve(retention_slope_factor().subs(alpha, 1), rho_b)
+    return sp.factor(solution)
+
+
+def _compile(region: sp.Boolean) -> list[tuple[sp.Basic, object]]:
+    """Each relational atom of ``region`` with a float function of its margin lhs - rhs."""
+    atoms = sorted(region.atoms(sp.core.relational.Relational), key=sp.default_sort_key)
+    return [(atom, sp.lambdify((rho_a, rho_b), atom.lhs - atom.rhs, "math")) for atom in atoms]
+
+
+def _truth(region: sp.Boolean, compiled, i: int, j: int, n: int) -> bool:
+    """Truth of ``region`` at (i/n, j/n): float margins away from ties (|margin| > 1e-9),
+    exact sympy at ties. An atom whose margin is not real there (a square root of a negative
+    number) is false: it only ever appears beside the condition that makes it real."""
+    truths = {}
+    for atom, margin_of in compiled:
+        try:
+            margin = margin_of(i / n, j / n)
+        except (ValueError, ZeroDivisionError):
+            truths[atom] = sp.false
+            continue
+        if abs(margin) > 1e-9:
+            greater = isinstance(atom, (sp.GreaterThan, sp.StrictGreaterThan))
+            truths[atom] = sp.true if (margin > 0) == greater else sp.false
+            continue
+        try:
+            exact = atom.subs({rho_a: sp.Rational(i, n), rho_b: sp.Rational(j, n)})
+            truths[atom] = sp.true if bool(sp.simplify(exact)) else sp.false
+        except TypeError:
+            truths[atom] = sp.false
+    return bool(region.xreplace(truths))
+
+
+def same_region(a: sp.Boolean, b: sp.Boolean, n: int = 120) -> bool:
+    """The regions agree at every point (i/n, j/n), 0 < i <= n, 0 <= j <= n, exactly at ties.
+
+    (rho_a = 0 is left out: the printed boundary 1/(3 rho_a) is undefined there and the
+    retention does not depend on alpha.) The derivation also checks the boundary curve and
+    its corner symbolically.
+    """
+    ca, cb = _compile(a), _compile(b)
+    return all(_truth(a, ca, i, j, n) == _truth(b, cb, i, j, n)
+               for i in range(1, n + 1) for j in range(n + 1))
+
+
+def _derive_region() -> Derivation:
+    q = retention_slope_factor()
+    region = rising_region()
+    curve = boundary_curve()
+    corner_b = sp.solve(sp.discriminant(q, alpha) / rho_a**2, rho_b)
+    corner_b = [c for c in corner_b if c.is_positive][0]
+    double_root = sp.solve(q.subs(rho_b, corner_b), alpha)[0]
+    corner_a = sp.solve(double_root - 1, rho_a)[0]
+    return Derivation(region, (
+        Step("dR/dalpha", sp.factor(sp.diff(random_retention(), alpha))),
+        Step("q(alpha)", q, "R rises where q < 0"),
+        Step("boundary q(1) = 0", sp.Eq(rho_b, curve)),
+        Step("equals the printed curve", sp.simplify(curve - (2 * rho_a / 3 + 1 / (3 * rho_a))),
+             "zero"),
+        Step("discriminant zero", sp.Eq(rho_b, corner_b)),
+        Step("double root at alpha = 1", sp.Eq(rho_a, corner_a)),
+        Step("derived region (closed)", region),
+    ), exact=False, note="compared on a 120 x 121 rational grid (exact at ties) and by the "
+                         "boundary curve and corner above")
+
+
+def _positive_parameters():
+    p, v, w = sp.symbols("p v w", nonnegative=True)
+    t = sp.Symbol("t", positive=True)
+    return p, v, w, t
+
+
+def _derive_high_alpha_hurts() -> Derivation:
+    """rho_b < rho_a, alpha in (rho_b/rho_a, 1]: dT/dalpha < 0 and dR/dalpha < 0.
+
+    Parametrise alpha = 1/(1+w), rho_a = 1/(1+v) (w, v >= 0) and rho_b = alpha rho_a - t
+    (t > 0 means alpha > rho_b/rho_a); sympy then reads the signs off sums of positive terms.
+    """
+    _, v, w, t = _positive_parameters()
+    point = {alpha: 1 / (1 + w), rho_a: 1 / (1 + v)}
+    dT = sp.diff(random_transfer(), alpha)
+    dR = sp.diff(random_retention(), alpha)
+    dT_sub = sp.factor(sp.together(dT.subs(rho_b, alpha * rho_a - t).subs(point)))
+    dR_sub = sp.factor(sp.together(dR.subs(rho_b, alpha * rho_a - t).subs(point)))
+    holds = bool(dT_sub.is_negative) and bool(dR_sub.is_negative)
+    return Derivation(sp.true if holds else sp.false, (
+        Step("dT/dalpha", sp.factor(dT)), Step("dR/dalpha", sp.factor(dR)),
+        Step("dT/dalpha, alpha = 1/(1+w), rho_a = 1/(1+v), rho_b = alpha rho_a - t", dT_sub,
+             "negative"),
+        Step("dR/dalpha, same parametrisation", dR_sub, "negative"),
+    ), exact=False)
+
+
+def _derive_tradeoff() -> Derivation:
+    """rho_b > rho_a: dT/dalpha > 0 on (0, 1]; outside the rising region dR/dalpha <= 0."""
+    _, v, w, t = _positive_parameters()
+    point = {alpha: 1 / (1 + w), rho_a: 1 / (1 + v)}
+    dT = sp.diff(random_transfer(), alpha)
+    dT_sub = sp.factor(sp.together(dT.subs(rho_b, rho_a + t).subs(point)))
+    return Derivation(sp.true if dT_sub.is_positive else sp.false, (
+        Step("dT/dalpha with rho_b = rho_a + t", dT_sub, "positive"),
+        Step("retention", sp.Symbol("dR/dalpha <= 0 outside the rising region (by its "
+                                    "derivation)")),
+    ), exact=False)
+
+
+def _derive_overlap() -> Derivation:
+    """Area of {rising region} intersected with {rho_b < rho_a}.
+
+    There rho_b >= 2 sqrt2/3 and alpha_- <= 3 rho_b/(4 rho_a) < 3/4, so the intersection should
+    be {2 sqrt2/3 <= rho_b < rho_a}; that is checked on the grid before its area is taken.
+    """
+    c = 2 * sp.sqrt(2) / 3
+    overlap = sp.And(rising_region(), rho_b < rho_a)
+    triangle = sp.And(rho_b >= c, rho_b < rho_a)
+    if not same_region(overlap, triangle):
+        raise ArithmeticError("the overlap is not the expected triangle")
+    area = sp.integrate(sp.integrate(1, (rho_b, c, rho_a)), (rho_a, c, 1))
+    return Derivation(sp.expand(area), (
+        Step("rising region and rho_b < rho_a equals", triangle, "checked on the grid"),
+        Step("area", area)), exact=False,
+        note=f"the red region meets rho_b < rho_a (area {float(area):.5f}); there the "
+             "retention rises for alpha in (alpha_-, alpha_+) below rho_b/rho_a, so phases C "
+             "and D of Fig. 7 overlap")
+
+
+CLAIMS: list[Claim] = [
+    Claim("phase_diagram.rising_region", "Appendix B.1, random gating; Fig. 7 (fig_supp_phase) "
+          "red region", PRINTED_REGION,
+          r"\rho_b \ge \tfrac{2\rho_a}{3} + \tfrac{1}{3\rho_a}\ \text{or}\ "
+          r"(\rho_b \ge \tfrac{2\sqrt2}{3} \wedge \rho_a \ge \tfrac{1}{\sqrt2})",
+          _derive_region, equivalent=same_region),
+    Claim("phase_diagram.high_alpha_hurts_both", "Appendix B.1, Fig. 7D: rho_b < rho_a, "
+          "alpha > rho_b/rho_a lowers transfer and retention", sp.true,
+          r"\rho_b < \rho_a,\ \alpha > \rho_b/\rho_a:\ \partial_\alpha\Delta\epsilon_{TF} < 0,"
+          r"\ \partial_\alpha\Delta\epsilon_{RT} < 0", _derive_high_alpha_hurts),
+    Claim("phase_diagram.tradeoff", "Appendix B.1, Fig. 7B: rho_b > rho_a, monotonic "
+          "tradeoff unless both are large", sp.true,
+          r"\rho_b > \rho_a:\ \partial_\alpha\Delta\epsilon_{TF} > 0", _derive_tradeoff),
+    Claim("phase_diagram.overlap_of_phases", "Fig. 7A: the red region and rho_b < rho_a",
+          None, "(phases drawn as disjoint)", _derive_overlap,
+          note="not printed; the derived overlap is recorded"),
+]
