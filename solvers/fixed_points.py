@@ -154,6 +154,17 @@ def readout_map(step: Step, span: Span) -> np.ndarray:
     """The Ns x (k Ns) matrix M with W_mu - W_{mu-1} = (B_mu - W_{mu-1} F) M X^T.
 
     See the module docstring for each rule's derivation.
+
+    Examples
+    --------
+    >>> from solvers.span import Span
+    >>> span = Span(("A1",), 4.0 * np.eye(2), nx=10, ns=2)    # A_1^T A_1 = 4 I
+    >>> readout_map(Step(1, "least-squares", "A1"), span)       # A^+ = A^T / 4
+    array([[0.25, 0.  ],
+           [0.  , 0.25]])
+    >>> readout_map(Step(1, "euclidean", "A1", lam=1.0), span)  # (A^T A + I)^{-1} A^T
+    array([[0.2, 0. ],
+           [0. , 0.2]])
     """
     ns = span.ns
     M = np.zeros((ns, span.size))
@@ -193,6 +204,14 @@ def solve_steps(steps: Sequence[Step], span: Span, n_tasks: int) -> tuple[np.nda
     """Coefficients C_0 = 0, C_1, .., C_len(steps) with W_mu = Y C_mu X^T (module docstring).
 
     Each C is (n_tasks Ns) x (k Ns), k the number of blocks of ``span``.
+
+    Examples
+    --------
+    >>> from solvers.span import Span
+    >>> span = Span(("A1",), 4.0 * np.eye(1), nx=10, ns=1)
+    >>> solve_steps([Step(1, "least-squares", "A1"), Step(2, "least-squares", "A1")], span, 2)[2]
+    array([[0.  ],
+           [0.25]])
     """
     ns = span.ns
     C = np.zeros((n_tasks * ns, span.size))

@@ -143,6 +143,14 @@ def gradient_descent(
     A_0 in both); ``epochs`` per task defaults to the model's paper value. Adaptive gating
     draws g_{mu+1} at each switch from the probe error of the GD weight on the sampled
     readouts (``probe="expected"`` is not available here: use ``solve``).
+
+    Examples
+    --------
+    >>> from solvers.tasks import draw_tasks
+    >>> t = draw_tasks(nx=300, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
+    >>> c = gradient_descent("fisher", t, gamma=0.5, epochs=50)
+    >>> c.epochs, c.eta, len(c.weights), c.weights[2].shape
+    (50, 0.001, 3, (2, 300))
     """
     tasks = check_tasks(tasks)
     spec = make_model(model, nx=tasks.nx, ns=tasks.ns, alpha=alpha, gamma=gamma, lam=lam,

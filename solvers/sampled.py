@@ -65,6 +65,13 @@ def sampled_error(weight: np.ndarray, A: np.ndarray, B: np.ndarray,
 
     ``gate`` is the activity gate g (psi(x) = g * x); None for psi(x) = x. Memory
     O(batch Nx) with batches of 2048 latents.
+
+    Examples
+    --------
+    >>> A, B = np.eye(3)[:, :2], np.ones((1, 2))
+    >>> mean, se = sampled_error(np.zeros((1, 3)), A, B, n_samples=4000, seed=0)
+    >>> bool(abs(mean - 2.0) < 4 * se)                 # eps[0] = ||B||^2 / Ny = 2
+    True
     """
     n_samples = check_positive_int("n_samples", n_samples)
     if n_samples < 2:
@@ -94,6 +101,16 @@ def sampled_error_matrix(solution: "Solution", *, n_samples: int, seed: Seed = N
     The weights are the solution's, formed explicitly (``solvers.linear_models.weights``) on
     ``readouts`` (default: the solution's own); the same latents serve every W_nu of a task.
     Compare with ``solvers.metrics.readout_error_matrix``.
+
+    Examples
+    --------
+    >>> from solvers.tasks import draw_tasks
+    >>> from solvers.linear_models import solve
+    >>> from solvers.metrics import readout_error_matrix
+    >>> s = solve("vanilla", draw_tasks(nx=40, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0))
+    >>> mean, se = sampled_error_matrix(s, n_samples=5000, seed=1)
+    >>> bool(np.all(np.abs(mean - readout_error_matrix(s)) <= 4.5 * se + 1e-12))
+    True
     """
     from .linear_models import weights  # linear_models imports nothing from here
 
