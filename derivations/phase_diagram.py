@@ -15,7 +15,7 @@ double-root point alpha_- = 1 at (rho_a, rho_b) = (1/sqrt2, 2 sqrt2/3): the pape
 """
 from __future__ import annotations
 
-import math
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
@@ -82,45 +82,96 @@ def boundary_curve() -> sp.Expr:
     return sp.factor(solution)
 
 
-def _compile(region: sp.Boolean) -> list[tuple[sp.Basic, object]]:
-    """Each relational atom of ``region`` with a float function of its margin lhs - rhs."""
+def _compile(region: sp.Boolean):
+    """Each relational atom of ``region`` with a float function of its margin lhs - rhs, and
+    the region's logic."""
     atoms = sorted(region.atoms(sp.core.relational.Relational), key=sp.default_sort_key)
-    return [(atom, sp.lambdify((rho_a, rho_b), atom.lhs - atom.rhs, "math")) for atom in atoms]
+    return ([(atom, sp.lambdify((rho_a, rho_b), atom.lhs - atom.rhs, "math")) for atom in atoms],
+            _logic(region))
 
 
-def _truth(region: sp.Boolean, compiled, i: int, j: int, n: int) -> bool:
-    """Truth of ``region`` at (i/n, j/n): float margins away from ties (|margin| > 1e-9),
-    exact sympy at ties. An atom whose margin is not real there (a square root of a negative
-    number) is false: it only ever appears beside the condition that makes it real."""
+def _logic(region: sp.Boolean):
+    """``region`` as a Python function of the truth values of its relational atoms."""
+    if isinstance(region, sp.core.relational.Relational):
+        return lambda truths: truths[region]
+    if region in (sp.true, sp.false):
+        return lambda truths: bool(region)
+    parts = [_logic(arg) for arg in region.args]
+    if isinstance(region, sp.And):
+        return lambda truths: all(f(truths) for f in parts)
+    if isinstance(region, sp.Or):
+        return lambda truths: any(f(truths) for f in parts)
+    if isinstance(region, sp.Not):
+        return lambda truths: not parts[0](truths)
+    raise NotImplementedError(f"unsupported connective in a region: {region.func}")
+
+
+def _truth(region: sp.Boolean, compiled, x: Fraction, y: Fraction) -> bool:
+    """Truth of ``region`` at the rational point (rho_a, rho_b) = (x, y): float margins away
+    from ties (|margin| > 1e-9), exact sympy at ties. An atom whose margin is not real there (a
+    square root of a negative number) is false: it only ever appears beside the condition that
+    makes it real."""
+    atoms, logic = compiled
     truths = {}
-    for atom, margin_of in compiled:
+    for atom, margin_of in atoms:
         try:
-            margin = margin_of(i / n, j / n)
+            margin = margin_of(float(x), float(y))
         except (ValueError, ZeroDivisionError):
-            truths[atom] = sp.false
+            truths[atom] = False
             continue
         if abs(margin) > 1e-9:
-            greater = isinstance(atom, (sp.GreaterThan, sp.StrictGreaterThan))
-            truths[atom] = sp.true if (margin > 0) == greater else sp.false
+            truths[atom] = (margin > 0) == isinstance(atom, (sp.GreaterThan,
+                                                             sp.StrictGreaterThan))
             continue
         try:
-            exact = atom.subs({rho_a: sp.Rational(i, n), rho_b: sp.Rational(j, n)})
-            truths[atom] = sp.true if bool(sp.simplify(exact)) else sp.false
+            point = {rho_a: sp.Rational(x.numerator, x.denominator),
+                     rho_b: sp.Rational(y.numerator, y.denominator)}
+            truths[atom] = bool(sp.simplify(atom.subs(point)))
         except TypeError:
-            truths[atom] = sp.false
-    return bool(region.xreplace(truths))
+            truths[atom] = False
+    return logic(truths)
+
+
+def _boundary_points(regions, n: int) -> list[tuple[Fraction, Fraction]]:
+    """Rational points just either side of every boundary curve of the regions' atoms,
+    rho_b = phi(rho_a) (or rho_a = const), at rho_a = i/n: where two regions that differ only
+    in a thin strip along a boundary are told apart."""
+    delta = Fraction(1, 50 * n)
+    points = []
+    for region in regions:
+        for atom in region.atoms(sp.core.relational.Relational):
+            margin = atom.lhs - atom.rhs
+            curves = [(phi, True) for phi in sp.solve(margin, rho_b)] if margin.has(rho_b) else \
+                [(phi, False) for phi in sp.solve(margin, rho_a)]
+            for phi, along_b in curves:
+                phi_of = sp.lambdify(rho_a, phi, "cmath")
+                for i in range(1, n + 1):
+                    try:
+                        value = complex(phi_of(i / n))
+                    except ZeroDivisionError:
+                        continue
+                    if abs(value.imag) > 1e-12:
+                        continue
+                    centre = Fraction(round(value.real * 50 * n), 50 * n)
+                    for side in (centre - delta, centre + delta):
+                        if 0 <= side <= 1:
+                            points.append((Fraction(i, n), side) if along_b
+                                          else (side, Fraction(i, n)))
+    return [p for p in points if p[0] > 0]
 
 
 def same_region(a: sp.Boolean, b: sp.Boolean, n: int = 120) -> bool:
-    """The regions agree at every point (i/n, j/n), 0 < i <= n, 0 <= j <= n, exactly at ties.
+    """The regions agree at every point (i/n, j/n), 0 < i <= n, 0 <= j <= n, and at points
+    just either side of every boundary curve of either region (exact at ties).
 
     (rho_a = 0 is left out: the printed boundary 1/(3 rho_a) is undefined there and the
     retention does not depend on alpha.) The derivation also checks the boundary curve and
     its corner symbolically.
     """
     ca, cb = _compile(a), _compile(b)
-    return all(_truth(a, ca, i, j, n) == _truth(b, cb, i, j, n)
-               for i in range(1, n + 1) for j in range(n + 1))
+    grid = [(Fraction(i, n), Fraction(j, n)) for i in range(1, n + 1) for j in range(n + 1)]
+    return all(_truth(a, ca, x, y) == _truth(b, cb, x, y)
+               for x, y in grid + _boundary_points((a, b), n))
 
 
 def _derive_region() -> Derivation:
@@ -140,8 +191,8 @@ def _derive_region() -> Derivation:
         Step("discriminant zero", sp.Eq(rho_b, corner_b)),
         Step("double root at alpha = 1", sp.Eq(rho_a, corner_a)),
         Step("derived region (closed)", region),
-    ), exact=False, note="compared on a 120 x 121 rational grid (exact at ties) and by the "
-                         "boundary curve and corner above")
+    ), exact=False, note="compared on a 120 x 121 rational grid and beside every boundary curve "
+                         "(exact at ties), and by the boundary curve and corner above")
 
 
 def _positive_parameters():

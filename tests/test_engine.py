@@ -295,3 +295,48 @@ def test_monte_carlo_resolves_the_generators_finite_size_difference(generator):
     foreign = float(expect_frobenius2(X, other).subs(point))
     assert abs(values.mean() - own) < 3 * se
     assert abs(values.mean() - foreign) > 3 * se
+
+
+# -- Appendix E (derivations/tall.py) -------------------------------------------------------
+
+def test_appendix_e_statements_hold_exactly_or_at_leading_order():
+    from derivations import tall
+    from derivations.claims import evaluate
+
+    verdicts = {c.id: evaluate(c) for c in tall.CLAIMS}
+    for cid in ("tall.gram_mean", "tall.gram_element_variance", "tall.concentration",
+                "tall.gated_gram_mean"):
+        assert verdicts[cid].status == "verified", cid
+    for cid in ("tall.gated_concentration", "tall.projector_surrogate", "tall.pinv_surrogate"):
+        assert verdicts[cid].status == "leading order", cid
+
+
+def test_gated_concentration_reduces_to_the_ungated_one_at_alpha_one():
+    from derivations import tall
+
+    assert same(tall.gated_concentration().subs(alpha, 1), tall.concentration())
+
+
+def test_surrogates_err_at_the_same_order_as_the_next_to_leading_terms():
+    from derivations import tall
+
+    # relative squared errors of eq_UUt_approx and eq_DA+_approx are O(Ns/(alpha Nx))
+    assert same(tall.projector_surrogate_error(), (Ns + 2 - alpha) / (alpha * Nx))
+    assert same(tall.pinv_surrogate_relative_error(), (Ns + 1) / (alpha * Nx))
+
+
+def test_projector_surrogate_error_matches_monte_carlo():
+    from derivations import tall
+
+    nx, ns, a = 200, 8, 0.5
+    rng = np.random.default_rng(3)
+    values = []
+    for _ in range(400):
+        t = draw_tasks(nx=nx, ns=ns, ny=1, rho_a=0.0, rho_b=0.0, seed=rng)
+        g = draw_gates(nx=nx, alpha=a, seed=rng)[0]
+        DA = t.A[0][g]  # rows of the active units
+        sigma2 = np.linalg.svd(DA, compute_uv=False) ** 2
+        values.append(np.sum((1 - ns / (a * nx) * sigma2) ** 2) / ns)  # ||UU^T - c DAA^TD||^2/Ns
+    values = np.asarray(values)
+    exact = float(tall.projector_surrogate_error().subs({Nx: nx, Ns: ns, alpha: sp.Rational(1, 2)}))
+    assert abs(values.mean() - exact) < 3 * values.std(ddof=1) / np.sqrt(values.size)
