@@ -1,10 +1,12 @@
 """The ``trkit`` command (reports/cli.py), in-process through main(argv) and once installed."""
 import io
 import json
+import math
 import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -74,6 +76,49 @@ def test_progress_goes_to_stderr_once_a_run_is_long():
     short(1, 1)
     short.close()
     assert quiet.getvalue() == ""
+
+
+# --- trkit bench -------------------------------------------------------------------------------
+
+def test_bench_quick_json_reports_every_required_figure():
+    code, out, _ = run("bench", "--quick", "--json")
+    assert code == 0
+    f = json.loads(out)
+    a, w, g = f["appendix_scaling"], f["wishart_scaling"], f["fig1_exact_vs_gd"]
+    assert len(a["nx"]) == len(a["seconds_per_sample"]) == len(a["draw_share"]) >= 2
+    assert all(0 < share < 1 for share in a["draw_share"])
+    assert math.isfinite(a["exponent"]) and math.isfinite(a["solve_exponent"])
+    assert w["nx"] == [10**3, 10**6] and w["ratio"] > 0
+    for key in ("exact_seconds", "gd_seconds", "speedup", "max_transfer_difference",
+                "max_retention_difference", "max_transfer_difference_same_draws"):
+        assert math.isfinite(g[key]) and g[key] >= 0, key
+    # Nx/Ns = 100: the GD protocol converges, so on its own draws it matches the fixed points
+    assert g["max_transfer_difference_same_draws"] < 1e-3
+    assert g["max_retention_difference_same_draws"] < 1e-3
+
+
+def test_bench_without_json_prints_the_figures_as_text():
+    code, out, _ = run("bench", "--quick")
+    assert code == 0
+    for phrase in ("fitted exponent", "drawing the task matrices", "Wishart", "speed-up",
+                   "largest |exact - GD|"):
+        assert phrase in out
+
+
+@pytest.mark.parametrize("rho_a, rho_b", [(0.0, 0.0), (0.6, 0.3), (1.0, 0.2), (0.9, 1.0)])
+def test_the_benchmarks_vectorized_vanilla_path_equals_the_toolkits_solver(rho_a, rho_b):
+    from solvers.benchmark import vanilla_transfer_retention_batch
+    from solvers.gram import sample_features_batch
+    from solvers.linear_models import solve_features
+    from solvers.metrics import error_matrix, transfer_retention
+
+    batch = sample_features_batch(size=4, nx=80, ns=5, rho_a=rho_a, seed=3)
+    tf, rt = vanilla_transfer_retention_batch(np.array([f.gram for f in batch]), 5, rho_b)
+    for k, f in enumerate(batch):
+        ref_tf, ref_rt = transfer_retention(error_matrix(solve_features("vanilla", f, n_tasks=2),
+                                                         rho_b))
+        assert tf[k] == pytest.approx(ref_tf[0], abs=1e-10)
+        assert rt[k] == pytest.approx(ref_rt[0], abs=1e-10)
 
 
 # --- trkit claims ------------------------------------------------------------------------------
