@@ -44,12 +44,20 @@ ADAPTIVE_ALPHAS = (sp.Rational(1, 10), sp.Rational(1, 4), sp.Rational(1, 2),
 
 
 def vanilla_transfer() -> sp.Expr:
-    """The derived vanilla transfer (eq_epsilon_vanilla)."""
+    """The derived vanilla transfer (eq_epsilon_vanilla).
+
+    >>> average_over_unit_square(vanilla_transfer())
+    1/6
+    """
     return leading_vanilla_transfer()
 
 
 def vanilla_retention() -> sp.Expr:
-    """The derived vanilla retention (eq_epsilon_vanilla)."""
+    """The derived vanilla retention (eq_epsilon_vanilla).
+
+    >>> average_over_unit_square(vanilla_retention())
+    43/60
+    """
     return leading_vanilla_retention()
 
 
@@ -94,7 +102,11 @@ def average_over_unit_square(expr: sp.Expr) -> sp.Expr:
 
 
 def average_by_quadrature(expr: sp.Expr, point: dict, digits: int = 20) -> mpmath.mpf:
-    """The same average by mpmath quadrature on each piece (an independent check)."""
+    """The same average by mpmath quadrature on each piece (an independent check).
+
+    >>> average_by_quadrature(rho_a * rho_b, {}, digits=10)
+    mpf('0.25')
+    """
     value = mpmath.mpf(0)
     with mpmath.workdps(digits + 10):
         for integrand, lower, upper in _pieces(sp.sympify(expr).subs(point)):
@@ -108,7 +120,11 @@ def average_by_quadrature(expr: sp.Expr, point: dict, digits: int = 20) -> mpmat
 
 @lru_cache(maxsize=None)
 def random_gating_average(which: str) -> sp.Expr:
-    """Average of the derived random-gating ``"transfer"`` or ``"retention"`` (alpha~ = alpha)."""
+    """Average of the derived random-gating ``"transfer"`` or ``"retention"`` (alpha~ = alpha).
+
+    >>> random_gating_average('transfer')
+    -alpha**2/3 + alpha/2
+    """
     integrand = _integrand(which).subs(alpha_t, alpha)
     return sp.expand(average_over_unit_square(integrand))
 
@@ -124,19 +140,31 @@ def _integrand(which: str) -> sp.Expr:
 @lru_cache(maxsize=None)
 def adaptive_gating_average(which: str) -> sp.Expr:
     """Average with the adaptive alpha~ = alpha + (1 - alpha) max{0, rho_a(2 rho_b - rho_a)}:
-    an exact polynomial in alpha."""
+    an exact polynomial in alpha.
+
+    >>> adaptive_gating_average('transfer')
+    -23*alpha**2/112 + 23*alpha/105 + 257/1680
+    """
     integrand = _integrand(which).subs(alpha_t, adaptive_alpha_tilde())
     return sp.expand(average_over_unit_square(integrand))
 
 
 def optimal_alpha_average_transfer() -> sp.Expr:
-    """Average transfer of random gating at alpha* = min{1, rho_b/rho_a} (derived)."""
+    """Average transfer of random gating at alpha* = min{1, rho_b/rho_a} (derived).
+
+    >>> optimal_alpha_average_transfer()
+    1/4
+    """
     return average_over_unit_square(leading_transfer().subs(alpha_t, optimal_alpha()))
 
 
 def adaptive_table(digits: int = 15) -> list[tuple[sp.Expr, str, str, str, str]]:
     """(alpha, adaptive transfer, adaptive retention, random transfer, random retention) at
-    :data:`ADAPTIVE_ALPHAS`, as strings with ``digits`` significant digits."""
+    :data:`ADAPTIVE_ALPHAS`, as strings with ``digits`` significant digits.
+
+    >>> adaptive_table()[-1]
+    (1, '0.166666666666667', '0.716666666666667', '0.166666666666667', '0.716666666666667')
+    """
     rows = []
     for a in ADAPTIVE_ALPHAS:
         values = [adaptive_gating_average("transfer").subs(alpha, a),

@@ -320,16 +320,67 @@ def _trace_of_word(word: Word, generator: str, alpha_tilde: bool) -> sp.Expr:
                 moment_key = tuple(sorted((f, p, q) for (f, _, _), (p, q) in cells.items()))
                 bs = 1 + max(spart, default=-1)
                 tally[(bx, bs, by, moment_key, gate_key)] += 1
-    total = sp.Integer(0)
+    # integer counts first, then polynomial arithmetic (sympy Poly) on the distinct keys
+    total = _poly(0)
     for (bx, bs, by, moment_key, gate_key), count in tally.items():
-        term = sp.Integer(count) * _falling(Nx, bx) * _falling(Ns, bs) * _falling(Ny, by)
-        for family, p, q in moment_key:
-            term *= joint_moment(p, q, generator, family)
-        for g in gate_key:
-            term *= gate_moment(frozenset(g), alpha_tilde)
+        term = _size_poly(bx, bs, by) * count
+        term *= _moment_poly(moment_key, generator)
+        term *= _gate_poly(gate_key, alpha_tilde)
         total += term
-    n_random = len(entries)
-    return sp.expand(total / Ns ** sp.Rational(n_random, 2))
+    return _laurent(total, len(entries) // 2)
+
+
+_POLY_GENS = (Nx, Ns, Ny, rho_a, rho_b, alpha, rho_g, alpha_t)
+_RING, *_ = sp.polys.rings.ring(_POLY_GENS, sp.QQ)  # sparse polynomials: fast products
+
+
+def _poly(expr):
+    return _RING.from_expr(sp.sympify(expr))
+
+
+def _laurent(poly, ns_power: int) -> sp.Expr:
+    """poly / Ns**ns_power as an expanded sympy expression, built term by term."""
+    terms = []
+    ns_index = _POLY_GENS.index(Ns)
+    for exponents, coeff in poly.terms():
+        factors = [sp.Rational(coeff.numerator, coeff.denominator)]
+        for k, (gen, e) in enumerate(zip(_POLY_GENS, exponents)):
+            power = e - ns_power if k == ns_index else e
+            if power:
+                factors.append(gen**power)
+        terms.append(sp.Mul(*factors))
+    return sp.Add(*terms)
+
+
+@lru_cache(maxsize=None)
+def _size_poly(bx: int, bs: int, by: int):
+    return _poly(_falling(Nx, bx) * _falling(Ns, bs) * _falling(Ny, by))
+
+
+@lru_cache(maxsize=None)
+def _joint_moment_poly(p: int, q: int, generator: str, family: str):
+    return _poly(joint_moment(p, q, generator, family))
+
+
+@lru_cache(maxsize=None)
+def _single_gate_poly(tasks: tuple[int, ...], alpha_tilde: bool):
+    return _poly(gate_moment(frozenset(tasks), alpha_tilde))
+
+
+@lru_cache(maxsize=None)
+def _moment_poly(moment_key: tuple, generator: str):
+    product = _poly(1)
+    for family, p, q in moment_key:
+        product *= _joint_moment_poly(p, q, generator, family)
+    return product
+
+
+@lru_cache(maxsize=None)
+def _gate_poly(gate_key: tuple, alpha_tilde: bool):
+    product = _poly(1)
+    for g in gate_key:
+        product *= _single_gate_poly(tuple(g), alpha_tilde)
+    return product
 
 
 def _check_square(X: MatrixExpr) -> None:

@@ -69,24 +69,40 @@ def _leading(expr: sp.Expr) -> sp.Expr:
 
 @lru_cache(maxsize=None)
 def leading_transfer(generator: str = PAPER_GENERATOR) -> sp.Expr:
-    """Delta eps_TF at leading order in Ns/(alpha Nx), in alpha~ (eq_gated_eTF_full)."""
+    """Delta eps_TF at leading order in Ns/(alpha Nx), in alpha~ (eq_gated_eTF_full).
+
+    >>> leading_transfer().subs(alpha_t, 1)
+    -rho_a*(rho_a - 2*rho_b)
+    """
     return _leading(transfer(GATED, generator).value)
 
 
 @lru_cache(maxsize=None)
 def leading_retention(generator: str = PAPER_GENERATOR) -> sp.Expr:
-    """Delta eps_RT at leading order in Ns/(alpha Nx), in alpha~ (eq_gated_eRT_full)."""
+    """Delta eps_RT at leading order in Ns/(alpha Nx), in alpha~ (eq_gated_eRT_full).
+
+    >>> leading_retention().subs(rho_a, 0)
+    1
+    """
     return sp.expand(ratio_expansion(retention(GATED, generator).value, 0, gated=True)[0])
 
 
 @lru_cache(maxsize=None)
 def leading_probe_error(generator: str = PAPER_GENERATOR) -> sp.Expr:
-    """<eps_pb> at leading order (the probe uses W_1 with the gate of task 1 on task 2)."""
+    """<eps_pb> at leading order (the probe uses W_1 with the gate of task 1 on task 2).
+
+    >>> leading_probe_error()
+    rho_a**2 - 2*rho_a*rho_b + 1
+    """
     return sp.expand(ratio_expansion(probe_error(GATED, generator).value, 0, gated=True)[0])
 
 
 def adaptive_rho_g() -> sp.Expr:
-    """rho_g = max{0, 1 - eps_pb/eps_o} with the leading-order errors (eps_o = <eps_2[W_0]>)."""
+    """rho_g = max{0, 1 - eps_pb/eps_o} with the leading-order errors (eps_o = <eps_2[W_0]>).
+
+    >>> adaptive_rho_g()
+    Max(0, -rho_a*(rho_a - 2*rho_b))
+    """
     from .two_task import expected_error
 
     eps_o = ratio_expansion(expected_error(GATED, 2, 0, PAPER_GENERATOR).value, 0, gated=True)[0]
@@ -94,13 +110,21 @@ def adaptive_rho_g() -> sp.Expr:
 
 
 def adaptive_alpha_tilde() -> sp.Expr:
-    """alpha~ = rho_g + (1 - rho_g) alpha with the adaptive rho_g (a function of rho_a, rho_b)."""
+    """alpha~ = rho_g + (1 - rho_g) alpha with the adaptive rho_g (a function of rho_a, rho_b).
+
+    >>> adaptive_alpha_tilde().subs({rho_a: 1, rho_b: 1})
+    1
+    """
     r = adaptive_rho_g()
     return r + (1 - r) * alpha
 
 
 def optimal_alpha() -> sp.Expr:
-    """argmax over alpha in (0, 1] of the derived random-gating transfer (rho_a > 0)."""
+    """argmax over alpha in (0, 1] of the derived random-gating transfer (rho_a > 0).
+
+    >>> optimal_alpha()
+    Min(1, rho_b/rho_a)
+    """
     T = leading_transfer().subs(alpha_t, alpha)
     stationary = sp.solve(sp.diff(T, alpha), alpha)
     curvature = sp.diff(T, alpha, 2).subs(rho_a, sp.Symbol("p", positive=True))
@@ -119,7 +143,11 @@ def _surrogate_parts(mu: int, after: int) -> dict[int, MatrixExpr]:
 @lru_cache(maxsize=None)
 def transfer_terms(generator: str = PAPER_GENERATOR) -> tuple[sp.Expr, sp.Expr]:
     """The two A-expectations of eq_ap_etf_gated1 after eq_DA+_approx, exact:
-    (<tr[(D1A1)^+ D2A2]>, <||(D1A1)^+ D2A2||_F^2>)."""
+    (<tr[(D1A1)^+ D2A2]>, <||(D1A1)^+ D2A2||_F^2>).
+
+    >>> transfer_terms()[0]
+    N_s*\\tilde{alpha}*rho_a
+    """
     M1 = _surrogate_parts(2, 1)[1]  # residual B_2 - B_1 (D1A1)^+ D2A2: M_1 = -(D1A1)^+ D2A2
     return (expect_trace(-M1, generator, alpha_tilde=True),
             expect_frobenius2(M1, generator, alpha_tilde=True))
@@ -129,7 +157,11 @@ def transfer_terms(generator: str = PAPER_GENERATOR) -> tuple[sp.Expr, sp.Expr]:
 def retention_terms(generator: str = PAPER_GENERATOR) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """The three terms of eq_ap_eRT_gate_expnd after the surrogates, exact:
     (1/Ns)<||(D1A1)^+ U2U2^T D1A1||^2>, (1/Ns)<||(D2A2)^+ D1A1||^2>,
-    (1/Ns)<tr[(D1A1)^+ U2U2^T D1A1 (D1A1)^T ((D2A2)^+)^T]>."""
+    (1/Ns)<tr[(D1A1)^+ U2U2^T D1A1 (D1A1)^T ((D2A2)^+)^T]>.
+
+    >>> [sp.factor(ratio_expansion(t, 0, gated=True)[0]) for t in retention_terms()]
+    [\\tilde{alpha}**4*rho_a**4, \\tilde{alpha}**2*rho_a**2, \\tilde{alpha}**3*rho_a**3]
+    """
     parts = _surrogate_parts(1, 2)  # M_1 = (D1A1)^+ U2U2^T D1A1, M_2 = -(D2A2)^+ D1A1
     M1, M2 = parts[1], parts[2]
     return (expect_frobenius2(M1, generator, alpha_tilde=True) / Ns,
@@ -138,7 +170,11 @@ def retention_terms(generator: str = PAPER_GENERATOR) -> tuple[sp.Expr, sp.Expr,
 
 
 def isserlis_moment(generator: str) -> sp.Expr:
-    """<a1_ji a2_jk a2_lk a1_li> as a polynomial in the indicators delta_ik, delta_jl."""
+    """<a1_ji a2_jk a2_lk a1_li> as a polynomial in the indicators delta_ik, delta_jl.
+
+    >>> isserlis_moment('gaussian')
+    delta_ik*delta_jl*rho_a**2/N_s**2 + delta_ik*rho_a**2/N_s**2 + delta_jl/N_s**2
+    """
     total = sp.Integer(0)
     for same_ik in (True, False):
         for same_jl in (True, False):

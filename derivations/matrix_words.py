@@ -69,6 +69,9 @@ class Letter:
     identity) or ``"op"`` (an opaque matrix). ``task`` is the task number (0 for identities and
     opaque letters), ``name`` the label of an opaque letter or the space of an identity.
     ``rows``/``cols`` are spaces. ``symmetric`` opaque letters are their own transpose.
+
+    >>> task(1).single_letter().T
+    Letter(kind='A', task=1, transposed=True, rows='s', cols='x', name='', symmetric=False)
     """
 
     kind: str
@@ -154,6 +157,10 @@ class MatrixExpr:
 
     Build it with :func:`task`, :func:`readout`, :func:`gate`, :func:`eye`, :func:`opaque`
     and the operators; do not call the constructor directly.
+
+    >>> X = task(1).T @ gate(1) @ task(2)
+    >>> X.shape, X.T.shape
+    (('s', 's'), ('s', 's'))
     """
 
     __slots__ = ("_terms", "rows", "cols")
@@ -440,5 +447,9 @@ def opaque(name: str, rows: str, cols: str, symmetric: bool = False) -> MatrixEx
 
 
 def words_of(exprs: Iterable[MatrixExpr]) -> set[Word]:
-    """Every word of the given expressions (used to report the work an expectation needs)."""
+    """Every word of the given expressions (used to report the work an expectation needs).
+
+    >>> sorted(len(w) for w in words_of([task(1).T @ task(2), gate(1)]))
+    [1, 2]
+    """
     return {w for e in exprs for w, _ in e}

@@ -40,18 +40,30 @@ PRINTED_REGION = sp.Or(rho_b >= 2 * rho_a / 3 + 1 / (3 * rho_a),
 
 
 def random_transfer() -> sp.Expr:
-    """Derived leading-order transfer with random gating (alpha~ = alpha)."""
+    """Derived leading-order transfer with random gating (alpha~ = alpha).
+
+    >>> random_transfer()
+    -alpha*rho_a*(alpha*rho_a - 2*rho_b)
+    """
     return leading_transfer().subs(alpha_t, alpha)
 
 
 def random_retention() -> sp.Expr:
-    """Derived leading-order retention with random gating (alpha~ = alpha)."""
+    """Derived leading-order retention with random gating (alpha~ = alpha).
+
+    >>> random_retention().subs(alpha, 0)
+    1
+    """
     return leading_retention().subs(alpha_t, alpha)
 
 
 @lru_cache(maxsize=None)
 def retention_slope_factor() -> sp.Expr:
-    """q(alpha) with dR/dalpha = -2 alpha rho_a^2 q(alpha): the one factor quadratic in alpha."""
+    """q(alpha) with dR/dalpha = -2 alpha rho_a^2 q(alpha): the one factor quadratic in alpha.
+
+    >>> retention_slope_factor()
+    2*alpha**2*rho_a**2 - 3*alpha*rho_a*rho_b + 1
+    """
     slope = sp.factor(sp.diff(random_retention(), alpha))
     _, factors = sp.factor_list(slope)
     quadratic = [f for f, _ in factors if sp.degree(f, alpha) == 2]
@@ -66,7 +78,11 @@ def retention_slope_factor() -> sp.Expr:
 
 @lru_cache(maxsize=None)
 def rising_region() -> sp.Boolean:
-    """{(rho_a, rho_b): R rises somewhere in alpha in (0, 1]} (closed), derived."""
+    """{(rho_a, rho_b): R rises somewhere in alpha in (0, 1]} (closed), derived.
+
+    >>> bool(rising_region().subs({rho_a: sp.Rational(3, 5), rho_b: 1}))
+    True
+    """
     q = retention_slope_factor()
     disc = sp.factor(sp.discriminant(q, alpha))  # rho_a^2 (9 rho_b^2 - 8)
     disc_sign = sp.factor(disc / rho_a**2)
@@ -77,7 +93,11 @@ def rising_region() -> sp.Boolean:
 
 
 def boundary_curve() -> sp.Expr:
-    """rho_b on the curve q(alpha = 1) = 0: where R starts to rise at alpha = 1."""
+    """rho_b on the curve q(alpha = 1) = 0: where R starts to rise at alpha = 1.
+
+    >>> boundary_curve().subs(rho_a, 1)
+    1
+    """
     (solution,) = sp.solve(retention_slope_factor().subs(alpha, 1), rho_b)
     return sp.factor(solution)
 
@@ -167,6 +187,9 @@ def same_region(a: sp.Boolean, b: sp.Boolean, n: int = 120) -> bool:
     (rho_a = 0 is left out: the printed boundary 1/(3 rho_a) is undefined there and the
     retention does not depend on alpha.) The derivation also checks the boundary curve and
     its corner symbolically.
+
+    >>> same_region(rho_b >= rho_a, rho_a <= rho_b), same_region(rho_b >= rho_a, rho_b > rho_a + sp.Rational(1, 1000))
+    (True, False)
     """
     ca, cb = _compile(a), _compile(b)
     grid = [(Fraction(i, n), Fraction(j, n)) for i in range(1, n + 1) for j in range(n + 1)]

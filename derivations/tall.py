@@ -45,7 +45,11 @@ def _by_pattern(value_of) -> sp.Expr:
 
 
 def gram_mean(gated: bool = False) -> sp.Expr:
-    """<[(1/(alpha Nx)) (DA)^T DA]_ij> (alpha = 1 and no gate if not ``gated``)."""
+    """<[(1/(alpha Nx)) (DA)^T DA]_ij> (alpha = 1 and no gate if not ``gated``).
+
+    >>> gram_mean(gated=True)
+    delta_ij/N_s
+    """
     scale = alpha * Nx if gated else Nx
 
     def value(j: str) -> sp.Expr:
@@ -57,7 +61,11 @@ def gram_mean(gated: bool = False) -> sp.Expr:
 
 
 def gram_element_variance() -> sp.Expr:
-    """<([(1/Nx) A^T A - I/Ns]_ij)^2>, exact."""
+    """<([(1/Nx) A^T A - I/Ns]_ij)^2>, exact.
+
+    >>> gram_element_variance()
+    (delta_ij + 1)/(N_s**2*N_x)
+    """
 
     def value(j: str) -> sp.Expr:
         square = [("A", 1, "k", "i"), ("A", 1, "k", j), ("A", 1, "l", "i"), ("A", 1, "l", j)]
@@ -70,13 +78,21 @@ def gram_element_variance() -> sp.Expr:
 
 
 def concentration() -> sp.Expr:
-    """<||(1/Nx) A^T A - I/Ns||_F^2>, exact."""
+    """<||(1/Nx) A^T A - I/Ns||_F^2>, exact.
+
+    >>> sp.factor(concentration())
+    (N_s + 1)/(N_s*N_x)
+    """
     X = task(1).T @ task(1) / Nx - eye("s") / Ns
     return expect_trace(X @ X.T)
 
 
 def gated_concentration() -> sp.Expr:
-    """<||(1/(alpha Nx)) (DA)^T DA - I/Ns||_F^2>, exact (gate fluctuations included)."""
+    """<||(1/(alpha Nx)) (DA)^T DA - I/Ns||_F^2>, exact (gate fluctuations included).
+
+    >>> sp.factor(gated_concentration())
+    (N_s - alpha + 2)/(N_s*N_x*alpha)
+    """
     DA = gate(1) @ task(1)
     X = DA.T @ DA / (alpha * Nx) - eye("s") / Ns
     return expect_trace(X @ X.T)
@@ -87,6 +103,9 @@ def projector_surrogate_error() -> sp.Expr:
 
     With DA = U Sigma V^T (rank Ns), U U^T - c DAA^TD = U (I - c Sigma^2) U^T, whose squared
     norm is tr (I - c Sigma^2)^2 = tr (I - c (DA)^T DA)^2: a trace the engine computes.
+
+    >>> sp.factor(projector_surrogate_error())
+    (N_s - alpha + 2)/(N_x*alpha)
     """
     DA = gate(1) @ task(1)
     X = eye("s") - (Ns / (alpha * Nx)) * (DA.T @ DA)
@@ -100,6 +119,9 @@ def pinv_surrogate_relative_error() -> sp.Expr:
     (DA)^+ = G^{-1} (DA)^T with G = (DA)^T DA ~ Wishart_Ns(n, I/Ns), so the numerator is
     tr G^{-1} - 2 c Ns + c^2 tr G (c = Ns/n) and the denominator tr G^{-1};
     <tr G> = n (engine), <tr G^{-1}> = Ns^2/(n - Ns - 1) (inverse Wishart).
+
+    >>> pinv_surrogate_relative_error()
+    (N_s + 1)/(N_x*alpha)
     """
     n = sp.Symbol("n", positive=True, integer=True)
     c = Ns / n

@@ -62,6 +62,9 @@ class Surrogates:
     ``pinv_scale``: (D A)^+ -> pinv_scale (D A)^T (eq_DA+_approx; paper: Ns/(alpha Nx)).
     ``projector_scale``: U U^T -> projector_scale D A A^T D (eq_UUt_approx; same scale).
     ``identities``: apply the exact (D A)^+ D A = I_s before the surrogates (the paper does).
+
+    >>> Surrogates().pinv_scale is None, Surrogates(identities=False).identities
+    (True, False)
     """
 
     pinv_scale: Optional[sp.Expr] = None
@@ -71,7 +74,13 @@ class Surrogates:
 
 @dataclass(frozen=True)
 class TwoTaskModel:
-    """Two tasks learned in sequence from W_0 = 0, with activity gates if ``gated``."""
+    """Two tasks learned in sequence from W_0 = 0, with activity gates if ``gated``.
+
+    >>> TwoTaskModel().weights(1)
+    B_1 (D_{1} A_{1})^{+}
+    >>> TwoTaskModel(gated=False).residual(2, 1)
+    B_2 + (-1)*B_1 A_{1}^{+} A_2
+    """
 
     gated: bool = True
 
@@ -170,7 +179,11 @@ def readout_average(residual: MatrixExpr, *, normalise: bool = True) -> MatrixEx
 @dataclass(frozen=True)
 class ErrorDerivation:
     """An expected error or a difference of errors: its exact value after the named
-    surrogates (finite Nx, Ns; in alpha and alpha~) and the steps that produced it."""
+    surrogates (finite Nx, Ns; in alpha and alpha~) and the steps that produced it.
+
+    >>> expected_error(TwoTaskModel(), 2, 0).value
+    1
+    """
 
     value: sp.Expr
     steps: tuple[Step, ...]
@@ -193,6 +206,9 @@ def expected_error(
     """<eps_mu[W_after]> over A, B and gates (gate ``gate_of`` on the input: probe trials).
 
     Steps: error definition, exact identity, readout expectation, surrogates, engine.
+
+    >>> expected_error(TwoTaskModel(), 2, 0).value  # <eps_2[W_0]> = <||B_2||^2>/Ny
+    1
     """
     label = f"eps_{mu}[W_{after}]" if gate_of is None else f"eps_pb (gate {gate_of})"
     R = model.residual(mu, after, gate_of)
@@ -232,20 +248,32 @@ def _difference(model: TwoTaskModel, mu: int, before: int, after: int, generator
 
 def transfer(model: TwoTaskModel, generator: str = "appendix",
              surrogates: Surrogates = Surrogates(), normalise: bool = True) -> ErrorDerivation:
-    """Delta eps_TF = <eps_2[W_0] - eps_2[W_1]> (eq_def_delta_epsilon_TF_RT)."""
+    """Delta eps_TF = <eps_2[W_0] - eps_2[W_1]> (eq_def_delta_epsilon_TF_RT).
+
+    >>> sp.factor(transfer(TwoTaskModel(gated=False)).value)
+    -(N_s + N_x*rho_a**2 - 2*N_x*rho_a*rho_b - rho_a**2 + 2*rho_a)/N_x
+    """
     return _difference(model, 2, 0, 1, generator, surrogates, normalise, "Delta eps_TF")
 
 
 def retention(model: TwoTaskModel, generator: str = "appendix",
               surrogates: Surrogates = Surrogates(), normalise: bool = True) -> ErrorDerivation:
-    """Delta eps_RT = <eps_1[W_0] - eps_1[W_2]> (eq_def_delta_epsilon_TF_RT)."""
+    """Delta eps_RT = <eps_1[W_0] - eps_1[W_2]> (eq_def_delta_epsilon_TF_RT).
+
+    >>> retention(TwoTaskModel()).steps[-1].name
+    'Delta eps_RT'
+    """
     return _difference(model, 1, 0, 2, generator, surrogates, normalise, "Delta eps_RT")
 
 
 def probe_error(model: TwoTaskModel, generator: str = "appendix",
                 surrogates: Surrogates = Surrogates(), normalise: bool = True
                 ) -> ErrorDerivation:
-    """<eps_pb> = (1/Ny) <||B_2 - W_1 D_1 A_2||^2>: task 2 solved with the gate of task 1."""
+    """<eps_pb> = (1/Ny) <||B_2 - W_1 D_1 A_2||^2>: task 2 solved with the gate of task 1.
+
+    >>> probe_error(TwoTaskModel()).steps[-1].name
+    'engine expectation (appendix generator)'
+    """
     if not model.gated:
         raise ValueError("the probe trial needs gates (TwoTaskModel(gated=True))")
     return expected_error(model, 2, 1, generator, surrogates, normalise, gate_of=1)

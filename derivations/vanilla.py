@@ -43,13 +43,21 @@ VANILLA = TwoTaskModel(gated=False)
 
 @lru_cache(maxsize=None)
 def leading_vanilla_transfer(generator: str = "appendix") -> sp.Expr:
-    """Delta eps_TF at leading order in Ns/Nx (eq_epsilon_vanilla)."""
+    """Delta eps_TF at leading order in Ns/Nx (eq_epsilon_vanilla).
+
+    >>> leading_vanilla_transfer()
+    -rho_a*(rho_a - 2*rho_b)
+    """
     return sp.factor(ratio_expansion(transfer(VANILLA, generator).value, 0)[0])
 
 
 @lru_cache(maxsize=None)
 def leading_vanilla_retention(generator: str = "appendix") -> sp.Expr:
-    """Delta eps_RT at leading order in Ns/Nx (eq_epsilon_vanilla)."""
+    """Delta eps_RT at leading order in Ns/Nx (eq_epsilon_vanilla).
+
+    >>> sp.factor(leading_vanilla_retention() - 1)
+    -rho_a**2*(rho_a**2 - 2*rho_a*rho_b + 1)
+    """
     return sp.expand(ratio_expansion(retention(VANILLA, generator).value, 0)[0])
 
 
@@ -58,6 +66,9 @@ def inverse_wishart_trace() -> sp.Expr:
 
     Textbook: E W^{-1} = Sigma^{-1}/(n - p - 1) for W ~ Wishart_p(n, Sigma); here p = Ns,
     n = Nx, Sigma = I/Ns.
+
+    >>> inverse_wishart_trace()
+    N_s**2/(-N_s + N_x - 1)
     """
     return Ns**2 / (Nx - Ns - 1)
 
@@ -87,7 +98,11 @@ def _average_over_Z(Q: MatrixExpr, Z: MatrixExpr) -> MatrixExpr:
 
 
 def exact_gaussian_transfer() -> ErrorDerivation:
-    """Delta eps_TF of the vanilla model, exact at finite Nx > Ns + 1, Gaussian generator."""
+    """Delta eps_TF of the vanilla model, exact at finite Nx > Ns + 1, Gaussian generator.
+
+    >>> sp.factor(exact_gaussian_transfer().value.subs(rho_a, 1))
+    2*rho_b - 1
+    """
     P = VANILLA.pinv(1)
     Z = opaque("Z", "x", "s")
     s = sp.sqrt(1 - rho_a**2)
@@ -183,6 +198,19 @@ def _derive_gating_reduction() -> Derivation:
                       exact=False)
 
 
+def _derive_surrogate_versus_exact() -> Derivation:
+    """Next-to-leading coefficient (of Ns/Nx) of the transfer: exact versus surrogate."""
+    exact = ratio_expansion(exact_gaussian_transfer().value, 1)[1]
+    surrogate = ratio_expansion(transfer(VANILLA, "gaussian").value, 1)[1]
+    difference = sp.factor(exact - surrogate)
+    return Derivation(difference, (
+        Step("exact coefficient of Ns/Nx (Gaussian, no surrogate)", exact),
+        Step("coefficient after the surrogate A^+ ~ (Ns/Nx) A^T", surrogate),
+        Step("exact minus surrogate", difference)), exact=True,
+        note=f"exact {sp.sstr(sp.factor(exact))}, surrogate {sp.sstr(sp.factor(surrogate))}: "
+             "the surrogate's finite-size term is not the model's")
+
+
 CLAIMS: list[Claim] = [
     Claim("vanilla.transfer", "Sec. 3, eq_epsilon_vanilla; Appendix B.1 (vanilla model)", _T,
           r"\rho_a (2 \rho_b - \rho_a)", lambda: _derive(leading_vanilla_transfer)),
@@ -191,6 +219,10 @@ CLAIMS: list[Claim] = [
           lambda: _derive(leading_vanilla_retention)),
     Claim("vanilla.transfer.exact[gaussian]", "Sec. 3, eq_epsilon_vanilla (finite size)", _T,
           r"\rho_a (2 \rho_b - \rho_a)", _derive_exact),
+    Claim("vanilla.transfer.surrogate_vs_exact_nlo[gaussian]", "Sec. 3 / Appendix B.1: "
+          "finite-size terms of the transfer", None, "(not printed)",
+          _derive_surrogate_versus_exact, note="not printed: how much of the surrogate's "
+          "O(Ns/Nx) term is real"),
     Claim("vanilla.is_gating_at_alpha_tilde_one", "Appendix B.1, vanilla model: alpha~ = 1",
           sp.true, r"\tilde\alpha = 1", _derive_gating_reduction),
     Claim("vanilla.transfer.corners", "Sec. 3: Delta eps_TF = 0 at (0,0) and 1 at (1,1)",
