@@ -67,7 +67,15 @@ __all__ = [
     "gram_mean",
     "gram_surrogate",
     "expected_error",
+    "SVD_U",
+    "SVD_LAMBDA",
+    "SVD_LAMBDA_INV",
+    "SVD_V",
+    "reduce_svd",
+    "strip_suffix",
+    "solve_in_svd_span",
     "same_matrix_expression",
+    "by_powers_of_nx",
     # Euclidean regularization
     "LAMBDA_OF_GAMMA",
     "gamma_of_lambda",
@@ -79,6 +87,7 @@ __all__ = [
     "transfer",
     "retention",
     "retention_pieces",
+    "error_task1_after_task2",
     "optimal_gamma_transfer",
     "optimal_gamma_retention",
     "retention_slope_at_no_regularization",
@@ -345,6 +354,80 @@ def gram_surrogate(expression: MatrixExpr, *, same_task_only: bool = False,
     raise ValueError("gram_surrogate did not terminate")
 
 
+SVD_U = opaque("U", "x", "s")
+SVD_LAMBDA = opaque("Lambda", "s", "s", symmetric=True)
+SVD_LAMBDA_INV = opaque("Lambda^{-1}", "s", "s", symmetric=True)
+SVD_V = opaque("V", "s", "s")
+"""Opaque letters of the thin SVD A = U Lam V^T of an Nx x Ns matrix of full column rank."""
+
+
+def reduce_svd(expression: MatrixExpr,
+               extra_rules: Sequence[tuple[MatrixExpr, MatrixExpr]] = ()) -> MatrixExpr:
+    """Apply U^T U = V^T V = V V^T = Lam Lam^{-1} = Lam^{-1} Lam = I_s (exact for an
+    A = U Lam V^T of full column rank, V square) and ``extra_rules`` until nothing changes.
+
+    >>> reduce_svd(SVD_U.T @ SVD_U @ SVD_LAMBDA @ SVD_LAMBDA_INV @ SVD_V.T @ SVD_V)
+    I_s
+    """
+    rules = [(SVD_U.T @ SVD_U, eye("s")), (SVD_V.T @ SVD_V, eye("s")),
+             (SVD_V @ SVD_V.T, eye("s")), (SVD_LAMBDA @ SVD_LAMBDA_INV, eye("s")),
+             (SVD_LAMBDA_INV @ SVD_LAMBDA, eye("s"))] + list(extra_rules)
+    current = expression
+    for _ in range(50):
+        before = current
+        for pattern, by in rules:
+            current = current.replace(pattern, by)
+        if current == before:
+            return current
+    raise ValueError("the SVD reduction did not terminate")
+
+
+def solve_in_svd_span(gradient: MatrixExpr, unknown: MatrixExpr) -> MatrixExpr:
+    """Solve a stationarity condition whose gradient is written with W = W_o + Q U^T and
+    A = U Lam V^T (letters :data:`SVD_U`, ...): returns Q.
+
+    Steps, all exact for A of full column rank: every word ends in U^T (the span argument),
+    which is cancelled; the remaining factor is multiplied on the right by Lam^{-1} V^T and
+    then V Lam^{-1}, reduced by :func:`reduce_svd`, and read as ``Q c - R`` with a scalar c.
+
+    >>> Q, B = opaque("Q", "y", "s"), readout(1)
+    >>> A = SVD_U @ SVD_LAMBDA @ SVD_V.T
+    >>> W = Q @ SVD_U.T
+    >>> solve_in_svd_span(((W @ A - B) @ A.T) * 2, Q)
+    B_1 V Lambda^{-1}
+    """
+    (X,) = split_by_last_letter(gradient, [SVD_U.T])
+    Y = reduce_svd(X @ SVD_LAMBDA_INV @ SVD_V.T)
+    Z = reduce_svd(Y @ SVD_V @ SVD_LAMBDA_INV)
+    (M,), R = solve_right_linear(Z, [unknown])
+    if M.terms_count() != 1 or next(iter(M))[0] != eye("s").single_word():
+        raise ValueError(f"expected a scalar multiple of I_s as the coefficient, got {M}")
+    scale = next(iter(M))[1]
+    return MatrixExpr({w: sp.factor(c / scale) for w, c in R}, R.rows, R.cols)
+
+
+def strip_suffix(expression: MatrixExpr, suffix: MatrixExpr) -> MatrixExpr:
+    """X with ``expression = X @ suffix`` (every word must end with the word ``suffix``).
+
+    The full-rank cancellation step of a span argument when the factor that multiplies
+    from the right has full row rank as a whole, e.g. (D A)^T = A^T D.
+
+    >>> from derivations.matrix_words import gate
+    >>> strip_suffix(readout(1) @ task(1).T @ gate(1), task(1).T @ gate(1))
+    B_1
+    """
+    tail = suffix.single_word()
+    result: Optional[MatrixExpr] = None
+    for word, coeff in expression:
+        if word[len(word) - len(tail):] != tail or len(word) < len(tail):
+            raise ValueError(f"word {word} does not end with {suffix}")
+        piece = _word_expr(word[:len(word) - len(tail)], coeff, expression.rows, suffix.rows)
+        result = piece if result is None else result + piece
+    if result is None:
+        return _zero_like(expression.rows, suffix.rows)
+    return result
+
+
 def expected_error(residual: MatrixExpr, expectation: str = "surrogate") -> sp.Expr:
     """E (1/Ny) ||residual||_F^2 for a residual B_mu - W A_mu (linear in the readouts).
 
@@ -367,6 +450,24 @@ def expected_error(residual: MatrixExpr, expectation: str = "surrogate") -> sp.E
     else:
         generator = expectation
     return sp.expand(expect_frobenius2(residual, generator) / Ny)
+
+
+def by_powers_of_nx(value: sp.Expr) -> sp.Expr:
+    """Write a Laurent polynomial in Nx as sum_k c_k Nx^k with factored c_k (free of Nx):
+    the exact 1/Nx expansion at fixed Ns, readable and quick to simplify. Falls back to one
+    common denominator if ``value`` is not a Laurent polynomial in Nx.
+
+    >>> by_powers_of_nx((Nx + Ns + 1) / Nx)
+    1 + (N_s + 1)/N_x
+    """
+    expanded = sp.expand(value)
+    coefficients: dict[sp.Expr, sp.Expr] = {}
+    for term in sp.Add.make_args(expanded):
+        c, power = term.as_coeff_exponent(Nx)
+        if c.has(Nx):
+            return sp.together(expanded)
+        coefficients[power] = coefficients.get(power, sp.Integer(0)) + c
+    return sp.Add(*[sp.factor(c) * Nx**p for p, c in coefficients.items()])
 
 
 def same_matrix_expression(a: sp.Basic, b: sp.Basic) -> bool:
@@ -549,45 +650,68 @@ def weights(lam_value: sp.Expr = lam, first_task: str = "regularized"
 
 
 def _simplify_coefficients(expression: MatrixExpr) -> MatrixExpr:
-    return MatrixExpr({w: sp.factor(sp.simplify(c)) for w, c in expression},
+    return MatrixExpr({w: sp.factor(sp.cancel(sp.together(c))) for w, c in expression},
                       expression.rows, expression.cols)
 
 
-def _in_gamma(value: sp.Expr, lam_value: sp.Expr) -> sp.Expr:
-    """Express a result in gamma when lam = (Nx/Ns)(1/gamma - 1) (the paper's choice)."""
-    if lam_value is lam:
-        value = value.subs(lam, LAMBDA_OF_GAMMA)
-    return sp.factor(sp.cancel(sp.together(value)))
+def _compact(value: sp.Expr) -> sp.Expr:
+    return by_powers_of_nx(value)
 
 
-def transfer(expectation: str = "surrogate", lam_value: sp.Expr = lam) -> sp.Expr:
+def _check_expectation(expectation: str) -> str:
+    if expectation not in EXPECTATIONS:
+        raise ValueError(f"expectation must be one of {', '.join(EXPECTATIONS)}, "
+                         f"got {expectation!r}")
+    return expectation
+
+
+@lru_cache(maxsize=None)
+def transfer(expectation: str = "surrogate", lam_value: sp.Expr = LAMBDA_OF_GAMMA) -> sp.Expr:
     """Delta eps_TF = <eps_2[W_0]> - <eps_2[W_1]> with W_0 = 0 (eq_def_delta_epsilon_TF_RT).
 
-    With the default ``lam_value`` the result is expressed in gamma (lam = LAMBDA_OF_GAMMA).
+    ``lam_value`` is the regularizer amplitude, by default the paper's (Nx/Ns)(1/gamma - 1)
+    (then the result is a polynomial in gamma).
 
     >>> sp.factor(transfer())
     -gamma*rho_a*(gamma*rho_a - 2*rho_b)
     """
+    _check_expectation(expectation)
     W1, _ = weights(lam_value)
     before = expected_error(readout(2), expectation)
     after = expected_error(readout(2) - W1 @ task(2), expectation)
-    return _in_gamma(before - after, lam_value)
+    return _compact(before - after)
 
 
-def retention(expectation: str = "surrogate", lam_value: sp.Expr = lam,
+@lru_cache(maxsize=None)
+def retention(expectation: str = "surrogate", lam_value: sp.Expr = LAMBDA_OF_GAMMA,
               first_task: str = "regularized") -> sp.Expr:
     """Delta eps_RT = <eps_1[W_0]> - <eps_1[W_2]> (eq_def_delta_epsilon_TF_RT).
 
     >>> sp.factor(retention().subs(gamma, 1))
     -rho_a**4 + 2*rho_a**3*rho_b - rho_a**2 + 1
     """
+    _check_expectation(expectation)
     _, W2 = weights(lam_value, first_task)
     before = expected_error(readout(1), expectation)
     after = expected_error(readout(1) - W2 @ task(1), expectation)
-    return _in_gamma(before - after, lam_value)
+    return _compact(before - after)
 
 
-def retention_pieces(expectation: str = "surrogate", lam_value: sp.Expr = lam
+@lru_cache(maxsize=None)
+def error_task1_after_task2(expectation: str = "surrogate",
+                            lam_value: sp.Expr = LAMBDA_OF_GAMMA) -> sp.Expr:
+    """<eps_1[W_2]>, the appendix's final error.
+
+    >>> sp.factor(error_task1_after_task2().subs(rho_a, 0))
+    (gamma - 1)**2
+    """
+    _check_expectation(expectation)
+    _, W2 = weights(lam_value)
+    return _compact(expected_error(readout(1) - W2 @ task(1), expectation))
+
+
+@lru_cache(maxsize=None)
+def retention_pieces(expectation: str = "surrogate", lam_value: sp.Expr = LAMBDA_OF_GAMMA
                      ) -> dict[str, sp.Expr]:
     """The appendix's split of <eps_1[W_2]> = first + 2 cross + last, with
     X = B_1 (I - g~ A_1^T A_1), Y = g~ (g~ B_1 A_1^T A_2 - B_2) A_2^T A_1 (g~ = gamma~):
@@ -599,8 +723,9 @@ def retention_pieces(expectation: str = "surrogate", lam_value: sp.Expr = lam
     >>> sp.factor(retention_pieces()["first"])
     (gamma - 1)**2
     """
+    _check_expectation(expectation)
     _, W2 = weights(lam_value)
-    gt = inverse_surrogate(lam_value)
+    gt = sp.simplify(inverse_surrogate(lam_value))
     A1, A2, B1, B2 = task(1), task(2), readout(1), readout(2)
     X = B1 @ (eye("s") - gt * (A1.T @ A1))
     Y = gt * ((gt * (B1 @ A1.T @ A2) - B2) @ A2.T @ A1)
@@ -610,16 +735,12 @@ def retention_pieces(expectation: str = "surrogate", lam_value: sp.Expr = lam
         X, Y = gram_surrogate(X), gram_surrogate(Y)
         generator = "gaussian"
     else:
-        if expectation not in EXPECTATIONS:
-            raise ValueError(f"expectation must be one of {', '.join(EXPECTATIONS)}, "
-                             f"got {expectation!r}")
         generator = expectation
-    pieces = {
-        "first": expect_trace(X @ X.T, generator) / Ny,
-        "cross": expect_trace(X @ Y.T, generator) / Ny,
-        "last": expect_trace(Y @ Y.T, generator) / Ny,
+    return {
+        "first": _compact(expect_trace(X @ X.T, generator) / Ny),
+        "cross": _compact(expect_trace(X @ Y.T, generator) / Ny),
+        "last": _compact(expect_trace(Y @ Y.T, generator) / Ny),
     }
-    return {k: _in_gamma(v, lam_value) for k, v in pieces.items()}
 
 
 # -- optimal regularizer strength (Figs. 4C, 8A, 8C) and averages (Fig. 4D) -------------------
@@ -777,7 +898,7 @@ def _derive_error(kind: str, expectation: str) -> Callable[[], Derivation]:
             value = retention(expectation)
             residual = readout(1) - W2 @ task(1)
         else:  # the error <eps_1[W_2]>
-            value = _in_gamma(expected_error(readout(1) - W2 @ task(1), expectation), lam)
+            value = error_task1_after_task2(expectation)
             residual = readout(1) - W2 @ task(1)
         how = ("every Gram block -> its mean (eq_AtA_approx), exact over B"
                if expectation == "surrogate" else
