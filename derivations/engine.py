@@ -65,7 +65,7 @@ from typing import Iterator, Sequence
 
 import sympy as sp
 
-from .matrix_words import Letter, MatrixExpr, Word
+from .matrix_words import MatrixExpr, Word
 from .symbols import Ns, Nx, Ny, alpha, alpha_t, eps, rho_a, rho_b, rho_g
 
 __all__ = [

@@ -205,10 +205,6 @@ def _nlo_note(printed_c1: sp.Expr, c1: sp.Expr, generator: str) -> str:
     return note
 
 
-def _steps_of(derivation) -> tuple[Step, ...]:
-    return tuple(derivation.steps)
-
-
 def _nlo_claim(cid: str, where: str, printed: sp.Expr, latex: str, which: int, generator: str,
                keep_all_Ns: bool, scale: sp.Expr = sp.Integer(1)) -> Claim:
     printed_c1 = ratio_expansion(printed / scale, 1, gated=True)[1]
