@@ -34,7 +34,7 @@ paper.tex: subsec_appendix_plasticity_gating, eq_ap_DAtDA_approx, eq_epsilon_van
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Optional
 
 import sympy as sp
 
@@ -145,26 +145,43 @@ def _error(residual: MatrixExpr, expectation: str, surrogates: dict[MatrixExpr, 
     return sp.expand(value.subs(rho_g, 0))
 
 
+def _surrogates(inverse_value: Optional[sp.Expr]) -> dict[MatrixExpr, MatrixExpr]:
+    _, _, K = weights()
+    if inverse_value is None:
+        return K
+    return {letter: inverse_value * eye("s") for letter in K}
+
+
 @lru_cache(maxsize=None)
-def transfer(expectation: str = "surrogate") -> sp.Expr:
+def transfer(expectation: str = "surrogate", inverse_value: Optional[sp.Expr] = None
+             ) -> sp.Expr:
     """Delta eps_TF = <eps_2[0]> - <eps_2[W_1]>.
+
+    ``inverse_value`` replaces the surrogate of K_mu = (A^T D A)^{-1} (default: the inverse
+    of the mean, Ns/(alpha Nx)); the tests use it to show what the cancellation of alpha
+    rests on.
 
     >>> sp.factor(transfer("gaussian") - transfer())
     -(N_s - alpha*rho_a**2 + 2*rho_a**2)/(N_x*alpha)
+    >>> sp.factor(transfer(inverse_value=Ns / Nx))     # K ~ (Ns/Nx) I: activity gating's
+    -alpha*rho_a*(alpha*rho_a - 2*rho_b)
     """
-    W1, _, K = weights()
+    W1, _, _ = weights()
+    K = _surrogates(inverse_value)
     return by_powers_of_nx(_error(readout(2), expectation, K)
                            - _error(readout(2) - W1 @ task(2), expectation, K))
 
 
 @lru_cache(maxsize=None)
-def retention(expectation: str = "surrogate") -> sp.Expr:
-    """Delta eps_RT = <eps_1[0]> - <eps_1[W_2]>.
+def retention(expectation: str = "surrogate", inverse_value: Optional[sp.Expr] = None
+              ) -> sp.Expr:
+    """Delta eps_RT = <eps_1[0]> - <eps_1[W_2]> (``inverse_value`` as in :func:`transfer`).
 
     >>> sp.factor(retention())
     -rho_a**4 + 2*rho_a**3*rho_b - rho_a**2 + 1
     """
-    _, W2, K = weights()
+    _, W2, _ = weights()
+    K = _surrogates(inverse_value)
     return by_powers_of_nx(_error(readout(1), expectation, K)
                            - _error(readout(1) - W2 @ task(1), expectation, K))
 
