@@ -77,7 +77,14 @@ class Estimate:
 
 @dataclass(frozen=True)
 class SweepResult:
-    """Samples of a sweep: ``samples[i, j, k]`` is output ``outputs[k]`` at point i, seed j."""
+    """Samples of a sweep: ``samples[i, j, k]`` is output ``outputs[k]`` at point i, seed j.
+
+    Examples
+    --------
+    >>> r = SweepResult(({"a": 1},), ("y",), np.array([[[1.0], [3.0]]]))
+    >>> r.mean.tolist(), r.sem.tolist(), r.estimate(0, "y").mean
+    ([[2.0]], [[1.0]], 2.0)
+    """
 
     points: tuple[dict[str, Any], ...]
     outputs: tuple[str, ...]

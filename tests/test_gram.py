@@ -123,6 +123,25 @@ def test_sampled_gated_gram_matches_explicit_draws_with_gates(alpha, rho_g):
     assert _max_z_two_samples(sampled**2, explicit**2) < threshold
 
 
+def test_three_task_gated_gram_matches_explicit_draws():
+    """Task chain A_3 ~ rho_a A_2 (correlation rho_a^2 with A_1), gates with two rho_g."""
+    nx, ns, n, names = 40, 2, 1500, ("A1", "A3", "D3A1", "D2A3", "D1A2")
+    kwargs = dict(nx=nx, ns=ns, rho_a=0.7, names=names, alpha=0.4, rho_g=(0.3, 0.8))
+    sampled = _upper(sample_gram(**kwargs, size=n, seed=5))
+    children = np.random.SeedSequence(6).spawn(n)
+    explicit = []
+    for child in children:
+        t_seed, g_seed = child.spawn(2)
+        t = draw_tasks(nx=nx, ns=ns, ny=1, rho_a=0.7, rho_b=0.0, n_tasks=3,
+                       generator="gaussian", seed=t_seed)
+        gates = draw_gates(nx=nx, alpha=0.4, n_tasks=3, rho_g=(0.3, 0.8), seed=g_seed)
+        explicit.append(Features.from_matrices(t.A, gates, names).gram)
+    explicit = _upper(np.array(explicit))
+    threshold = _bonferroni(2 * sampled.shape[1])
+    assert _max_z_two_samples(sampled, explicit) < threshold
+    assert _max_z_two_samples(sampled**2, explicit**2) < threshold
+
+
 def test_the_moment_comparison_rejects_a_gram_with_the_wrong_rho_a():
     nx, ns, n = 40, 2, 1500
     sampled = _upper(sample_gram(nx=nx, ns=ns, rho_a=0.3, size=n, seed=1))
