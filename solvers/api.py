@@ -317,7 +317,7 @@ def simulate(
                             generator=generator, method=method, gram=gram)
     result = sweep(simulate_samples, [params], seeds=params["seeds"], seed=params["seed"],
                    executor=executor, workers=workers, vectorized=True, progress=progress,
-                   chunk_size=params["seeds"] if executor is None else None)
+                   chunk_size=1 if executor is None else None)  # progress after each sample
     transfer, retention = result.column("transfer")[0], result.column("retention")[0]
     return SimulationResult(Estimate.from_samples(transfer), Estimate.from_samples(retention),
                             params, np.stack([transfer, retention], axis=1))
