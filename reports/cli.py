@@ -11,6 +11,9 @@ is a few lines: write the two functions and add an entry.
     ``{"transfer": {"mean": m, "sem": s}, "retention": {...}, "params": {...}}``.
 ``trkit bench [--quick] [--json]``
     the solver benchmark (:mod:`solvers.benchmark`).
+``trkit report [--out DIR] [--quick] [--seed S] [--no-figures]``
+    regenerate the report (:mod:`reports.report`): ``REPORT.md``, ``claims.json``,
+    ``derivations.tex`` and ``figures/``.
 ``trkit claims [--json]``
     the claim registry (:func:`derivations.registry.evaluate_all`): a table, or a JSON list
     of each verdict's ``as_record()``.
@@ -36,6 +39,7 @@ import math
 import os
 import sys
 import time
+from pathlib import Path
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, TextIO
@@ -276,6 +280,38 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+# --- trkit report -----------------------------------------------------------------------------
+
+def _report_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="reports", metavar="DIR",
+                   help="folder to write the report into (default: ./reports)")
+    p.add_argument("--quick", action="store_true",
+                   help="small sizes and few seeds (a preview; the committed report is full size)")
+    p.add_argument("--seed", type=_size_or_zero, default=0, help="root seed (default 0)")
+    p.add_argument("--no-figures", action="store_true", help="claims and derivations only")
+
+
+def _size_or_zero(text: str) -> int:
+    value = _number(text)
+    if not float(value).is_integer() or value < 0:
+        raise UsageError(f"--seed must be a non-negative integer, got {text!r}")
+    return int(value)
+
+
+def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from reports.report import ReportOptions, build_report
+
+    def progress(message: str) -> None:
+        err.write(f"trkit report: {message}\n")
+        err.flush()
+
+    options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
+                            figures=not args.no_figures)
+    path = build_report(options, progress=progress)
+    out.write(f"{path}\n")
+    return EXIT_OK
+
+
 # --- the table and the entry point ------------------------------------------------------------
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -285,6 +321,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                         _bench_arguments, _run_bench),
     "claims": Subcommand("the paper's claims and their computed status",
                          _claims_arguments, _run_claims),
+    "report": Subcommand("regenerate the report: claims, errata, derivations, figures",
+                         _report_arguments, _run_report),
 }
 
 
