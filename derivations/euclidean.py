@@ -41,7 +41,6 @@ subsec_appendix_wreg_euc, fig_supp_euc.
 """
 from __future__ import annotations
 
-import itertools
 from functools import lru_cache
 from typing import Callable, Mapping, Optional, Sequence
 

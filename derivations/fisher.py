@@ -47,10 +47,10 @@ import sympy as sp
 
 from .claims import Claim, Derivation, Step
 from .engine import expect_frobenius2, expect_trace, ratio_expansion
-from .euclidean import (SVD_LAMBDA, by_powers_of_nx, SVD_LAMBDA_INV, SVD_U, SVD_V, expected_error, frobenius2,
-                        gram_mean, gram_surrogate, matrix_gradient, reduce_svd,
-                        same_matrix_expression, solve_right_linear, split_by_last_letter,
-                        solve_in_svd_span, substitute_scalar, to_words)
+from .euclidean import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
+                        expected_error, frobenius2, gram_mean, gram_surrogate, matrix_gradient,
+                        reduce_svd, same_matrix_expression, solve_in_svd_span,
+                        solve_right_linear, split_by_last_letter, substitute_scalar, to_words)
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
 from .symbols import Ns, Nx, Ny, gamma_f, lam, rho_a, rho_b
 
@@ -378,8 +378,8 @@ def retention_piece(name: str, generator: str = "gaussian") -> sp.Expr:
 
     ``second``      (1/Ns) <||I - k A_1^T A_1||^2>                   printed (Ns + 1)/Nx
     ``norm``        (1/Ns) c^2 <||(A_2^T - rho_a A_1^T) A_1||^2>     printed Ns/(Nx(1-rho_a^2))
-    ``trace``       (1/Nx) c^2 <tr[P^T A_2^T A_1 P]>                 printed Ns rho_a/(Nx(1-rho_a^2))
-                                                                      (1 + 2/(Nx Ns))
+    ``trace``       (1/Nx) c^2 <tr[P^T A_2^T A_1 P]>                 printed Ns rho_a/
+                                                              (Nx(1-rho_a^2)) (1 + 2/(Nx Ns))
     ``cross``       (c/Ns) <tr[(I - k A_1^T A_1)(S - rho_b I) P]>    printed 0
     ``cross_printed`` the same with (A_2^T - rho_a A_1^T) A_2 as printed   printed 0
 

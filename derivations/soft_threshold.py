@@ -40,10 +40,10 @@ from typing import Callable
 
 import sympy as sp
 
-from .claims import Claim, Derivation, Step
-from .engine import expect_frobenius2
+from .claims import Claim, Derivation, Step, leading_order
+from .engine import expect_trace
 from .euclidean import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, expected_error, frobenius2,
-                        gram_surrogate, inverse_surrogate, matrix_gradient,
+                        gram_mean, gram_surrogate, inverse_surrogate, matrix_gradient,
                         same_matrix_expression, solve_in_svd_span, split_linear, to_words)
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
 from .symbols import Ns, Nx, Ny, alpha, h, rho_a, rho_b
@@ -455,7 +455,6 @@ def _error_value(W: MatrixExpr, mu: int, expectation: str) -> sp.Expr:
     if expectation == "surrogate":
         ridge = gram_surrogate(ridge)
     generator = "gaussian" if expectation == "surrogate" else expectation
-    from .engine import expect_trace
     return (expected_error(residual, expectation)
             + alpha**2 * _kappa * expect_trace(ridge, generator) / Ny)
 
@@ -483,8 +482,11 @@ def retention_with_diagonal(expectation: str = "surrogate") -> sp.Expr:
 
 
 def claims_leading(expr: sp.Expr) -> sp.Expr:
-    """The limit Ns/Nx -> 0 at fixed Ns (:func:`derivations.claims.leading_order`)."""
-    from .claims import leading_order
+    """The limit Ns/Nx -> 0 at fixed Ns (:func:`derivations.claims.leading_order`).
+
+    >>> claims_leading(1 + Ns / Nx)
+    1
+    """
     return leading_order(expr)
 
 
@@ -496,10 +498,8 @@ def rate_ratio_with_diagonal() -> sp.Expr:
     >>> rate_ratio_with_diagonal()
     N_s*kappa/(N_s*kappa + N_x)
     """
-    from .euclidean import gram_mean
     M, _ = fixed_point_with_diagonal()
     inside = gram_mean(task(1).T @ task(1))
-    outside = sp.Integer(0)
     # M = c (A A^T + kappa I): read c kappa (the identity part) and c (the A A^T part)
     parts = {}
     for term in (M.args if isinstance(M, sp.MatAdd) else (M,)):
