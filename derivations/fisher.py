@@ -45,6 +45,8 @@ from typing import Callable
 
 import sympy as sp
 
+from solvers.validation import check_positive_int
+
 from .claims import Claim, Derivation, Step
 from .engine import expect_frobenius2, expect_trace, ratio_expansion
 from .euclidean import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
@@ -112,6 +114,7 @@ def fisher_information(ny: int = 2, nx: int = 3, ns: int = 2) -> sp.Expr:
     >>> fisher_information()
     sigma**(-2)
     """
+    ny, nx, ns = (check_positive_int(n, v) for n, v in (("ny", ny), ("nx", nx), ("ns", ns)))
     W = sp.Matrix(ny, nx, lambda i, j: sp.Symbol(f"w_{i}{j}"))
     A = sp.Matrix(nx, ns, lambda j, n: sp.Symbol(f"a_{j}{n}"))
     y = sp.Matrix(ny, 1, lambda i, _: sp.Symbol(f"y_{i}"))
@@ -140,6 +143,7 @@ def regularizer_is_metric_norm(ny: int = 2, nx: int = 3, ns: int = 2) -> bool:
     >>> regularizer_is_metric_norm(), regularizer_is_metric_norm(3, 4, 1)
     (True, True)
     """
+    ny, nx, ns = (check_positive_int(n, v) for n, v in (("ny", ny), ("nx", nx), ("ns", ns)))
     dW = sp.Matrix(ny, nx, lambda i, j: sp.Symbol(f"d_{i}{j}"))
     A = sp.Matrix(nx, ns, lambda j, n: sp.Symbol(f"a_{j}{n}"))
     AAt = A * A.T
@@ -346,6 +350,8 @@ def retention_first_order(generator: str = "gaussian") -> sp.Expr:
     >>> sp.factor(retention_first_order().subs(rho_a, 0))
     -(2*N_s + 1)/N_s
     """
+    if generator not in ("gaussian", "appendix"):
+        raise ValueError(f"generator must be one of gaussian, appendix, got {generator!r}")
     return sp.factor(ratio_expansion(retention(generator), 1)[1])
 
 
@@ -388,6 +394,8 @@ def retention_piece(name: str, generator: str = "gaussian") -> sp.Expr:
     >>> sp.factor(retention_piece("second"))
     (N_s + 1)/N_x
     """
+    if generator not in ("gaussian", "appendix"):
+        raise ValueError(f"generator must be one of gaussian, appendix, got {generator!r}")
     split = retention_split()
     first, P, S = split["first"], split["P"], split["S"]
     A1, A2 = task(1), task(2)

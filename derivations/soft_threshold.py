@@ -40,6 +40,8 @@ from typing import Callable
 
 import sympy as sp
 
+from solvers.validation import check_open_unit_interval
+
 from .claims import Claim, Derivation, Step, leading_order
 from .engine import expect_trace
 from .euclidean import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, expected_error, frobenius2,
@@ -77,6 +79,7 @@ __all__ = [
     "fixed_point_with_diagonal",
     "rate_ratio_with_diagonal",
     "transfer_with_diagonal",
+    "claims_leading",
     "retention_with_diagonal",
     "CLAIMS",
 ]
@@ -166,9 +169,16 @@ def density_ratio_series(order: int = 5) -> sp.Expr:
     >>> sp.factor(density_ratio_series(2).coeff(rho, 2))
     (m - 1)*(m + 1)*(s - 1)*(s + 1)/2
     """
+    _check_order("order", order)
     ratio = (sp.exp(-(rho**2 * _s**2 + rho**2 * _m**2 - 2 * rho * _s * _m) / (2 * (1 - rho**2)))
              / sp.sqrt(1 - rho**2))
     return sp.expand(sp.series(ratio, rho, 0, order + 1).removeO())
+
+
+def _check_order(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return value
 
 
 def _expect_product(poly: sp.Expr, first: Callable[[int], sp.Expr],
@@ -187,6 +197,7 @@ def cross_moment_series(order: int = 5) -> list[sp.Expr]:
     >>> cross_moment_series(2)[0]
     0
     """
+    _check_order("order", order)
     series = density_ratio_series(order)
     return [sp.simplify(_expect_product(series.coeff(rho, n), lambda a: gaussian_moment(a + 1),
                                         lambda b: expect_phi_times(_m**b), _s, _m))
@@ -231,6 +242,7 @@ def hermite_coefficient(n: int) -> sp.Expr:
     >>> [sp.simplify(hermite_coefficient(n)) for n in (1, 2, 3)]
     [erfc(sqrt(2)*h/2), 0, sqrt(2)*h*exp(-h**2/2)/sqrt(pi)]
     """
+    _check_order("n", n)
     return sp.simplify(expect_phi_times(sp.hermite_prob(n, _m)))
 
 
@@ -241,6 +253,7 @@ def activity_correlation_series(order: int = 5) -> list[sp.Expr]:
     >>> [sp.simplify(c) for c in activity_correlation_series(3)][:3]
     [0, erfc(sqrt(2)*h/2)**2, 0]
     """
+    _check_order("order", order)
     series = density_ratio_series(order).subs({rho: rho_c, _s: _mp}, simultaneous=True)
     return [sp.simplify(_expect_product(series.coeff(rho_c, n),
                                         lambda a: expect_phi_times(_m**a),
@@ -577,6 +590,7 @@ def ridge_values(levels: tuple[float, ...] = (0.9, 0.5, 0.25, 0.1)) -> dict[floa
     >>> ridge_values((0.5,))
     {0.5: 0.19518}
     """
+    levels = tuple(check_open_unit_interval("alpha", a) for a in levels)
     h_of_alpha = threshold_for_active_fraction().rewrite(sp.erfinv)
     kappa = dropped_diagonal_ridge().subs(h, h_of_alpha)
     return {a: round(float(sp.N(kappa.subs(alpha, a), 20)), 5) for a in levels}

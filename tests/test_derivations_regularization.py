@@ -507,3 +507,16 @@ def test_claim_status(claim_id):
 def test_finite_n_claim_status(claim_id):
     verdict = evaluate(_claims_by_id()[claim_id])
     assert verdict.status == SLOW_STATUSES[claim_id], verdict.note
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: fim.fisher_information(0, 3, 2), "ny"),
+    (lambda: fim.regularizer_is_metric_norm(2, -1, 2), "nx"),
+    (lambda: fim.retention_piece("norm", "uniform"), "generator"),
+    (lambda: fim.retention_first_order("uniform"), "generator"),
+    (lambda: fim.transfer("exact"), "expectation"),
+    (lambda: euc.optimal_gamma_retention(0.5, float("nan")), "rho_b"),
+])
+def test_bad_input_raises_a_value_error_naming_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -234,3 +234,15 @@ def test_claim_status(claim_id):
     assert verdict.status == STATUSES[claim_id], verdict.note
     if verdict.status == "erratum":
         assert verdict.note
+
+
+@pytest.mark.parametrize("call", [
+    lambda: st.cross_moment_series(-1),
+    lambda: st.activity_correlation_series(2.5),
+    lambda: st.hermite_coefficient(-2),
+    lambda: st.ridge_values((0.0,)),
+    lambda: st.transfer("exact"),
+])
+def test_bad_input_raises_a_value_error_naming_the_parameter(call):
+    with pytest.raises(ValueError, match="order|n must|alpha|expectation"):
+        call()
