@@ -1,0 +1,148 @@
+"""The claim registry, symbolically: every claim evaluates to a computed status, every status
+that needs a reason has one, every cited label exists in the paper, the statuses agree with an
+independent numeric evaluation of the printed and derived expressions, and every erratum has
+a numeric demonstration in the module of its section of the paper (or a stated reason why it
+cannot have one)."""
+from __future__ import annotations
+
+import importlib
+import pathlib
+import random
+import re
+
+import pytest
+import sympy as sp
+
+from derivations.claims import STATUSES
+from derivations.symbols import Ns, Nx
+from verify import theory
+
+PAPER = pathlib.Path("/work/shared/paper/paper.tex")
+SECTION_MODULES = ("verify.test_vanilla", "verify.test_gating",
+                   "verify.test_plasticity_soft_threshold", "verify.test_euclidean",
+                   "verify.test_fisher", "verify.test_tall_and_averages")
+NOT_NUMERICALLY_DEMONSTRABLE: dict[str, str] = {}
+"""Errata without a numeric demonstration, with the reason (none at present)."""
+
+IDS = theory.claim_ids()
+
+
+def test_claim_ids_are_unique_and_every_claim_says_where_it_stands():
+    assert len(IDS) == len(set(IDS))
+    from derivations.registry import all_claims
+    for claim in all_claims():
+        assert claim.where.strip(), f"{claim.id}: empty 'where'"
+        assert claim.printed_latex.strip(), f"{claim.id}: empty printed_latex"
+
+
+@pytest.mark.parametrize("claim_id", IDS)
+def test_every_claim_evaluates_to_a_computed_status(claim_id):
+    v = theory.verdict(claim_id)
+    assert v.status in STATUSES
+    if v.status in ("open", "erratum"):
+        assert v.note.strip(), f"{claim_id} is {v.status} without a note saying why"
+    if v.status == "leading order":
+        assert v.correction is not None and v.correction != 0
+
+
+def test_every_cited_label_exists_in_the_paper():
+    if not PAPER.exists():
+        pytest.skip(f"{PAPER} not found")
+    labels = set(re.findall(r"\\label\{([^}]*)\}", PAPER.read_text()))
+    from derivations.registry import all_claims
+    missing = []
+    for claim in all_claims():
+        for token in re.findall(r"\b((?:eq|subsec|sec|fig)_[A-Za-z0-9_+]*[A-Za-z0-9+])",
+                                claim.where):
+            if token not in labels:
+                missing.append((claim.id, token))
+    assert not missing, f"labels cited by claims but absent from paper.tex: {missing}"
+
+
+# -- statuses against an independent numeric evaluation ------------------------------------
+
+def _is_scalar(expr) -> bool:
+    return (isinstance(expr, sp.Expr) and not isinstance(expr, sp.MatrixExpr)
+            and not any(isinstance(s, sp.MatrixSymbol) for s in expr.free_symbols)
+            and not expr.has(sp.Piecewise, sp.Max, sp.Min))
+
+
+def _point(symbols, rng: random.Random, nx: int) -> dict:
+    point = {}
+    for s in symbols:
+        if s == Nx:
+            point[s] = sp.Integer(nx)
+        elif s == Ns:
+            point[s] = sp.Integer(rng.randint(2, 40))
+        elif s.is_integer:  # indicators such as delta_ij
+            point[s] = sp.Integer(rng.randint(0, 1))
+        else:  # similarities, levels, amplitudes: rationals in (0, 0.95)
+            point[s] = sp.Rational(rng.randint(1, 95), 100)
+    return point
+
+
+def _value(expr: sp.Expr, point: dict) -> complex:
+    # sympy does not evaluate erfcinv numerically: erfcinv(x) = erfinv(1 - x)
+    expr = expr.replace(sp.erfcinv, lambda x: sp.erfinv(1 - x))
+    return complex(sp.N(expr.subs(point), 40))
+
+
+def _scalar_claims() -> list[str]:
+    out = []
+    from derivations.registry import all_claims
+    for claim in all_claims():
+        if claim.equivalent is None and claim.derive is not None and _is_scalar(claim.printed):
+            out.append(claim.id)
+    return out
+
+
+@pytest.mark.parametrize("claim_id", _scalar_claims())
+def test_status_agrees_with_a_numeric_evaluation_of_printed_and_derived(claim_id):
+    """verified: equal at random points; leading order: equal at Nx = 10^15 Ns, different at
+    moderate Nx; erratum: different somewhere. Independent of sympy's simplification."""
+    v = theory.verdict(claim_id)
+    derived, printed = v.derived, v.claim.printed
+    if v.status == "open" or not _is_scalar(derived):
+        pytest.skip(f"{claim_id}: status {v.status}, derived not a scalar expression")
+    symbols = sorted(derived.free_symbols | printed.free_symbols, key=str)
+    rng = random.Random(claim_id)
+    gaps_moderate, gaps_large = [], []
+    for _ in range(6):
+        ns_point = _point(symbols, rng, nx=1)
+        ns_value = int(ns_point.get(Ns, 30))
+        moderate = {**ns_point, Nx: sp.Integer(rng.randint(5, 50) * ns_value)}
+        large = {**ns_point, Nx: sp.Integer(10**15 * ns_value)}
+        for where, gaps in ((moderate, gaps_moderate), (large, gaps_large)):
+            d, p = _value(derived, where), _value(printed, where)
+            gaps.append(abs(d - p) / (1 + abs(p)))
+    if v.status == "verified":
+        assert max(gaps_moderate + gaps_large) < 1e-20, (claim_id, gaps_moderate)
+    elif v.status == "leading order":
+        assert max(gaps_large) < 1e-9, (claim_id, gaps_large)
+        assert max(gaps_moderate) > 1e-12, (claim_id, gaps_moderate)
+    else:  # erratum
+        assert max(gaps_moderate + gaps_large) > 1e-12, (claim_id, gaps_moderate)
+
+
+# -- errata and their numeric demonstrations -----------------------------------------------
+
+def _demonstrated() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name in SECTION_MODULES:
+        module = importlib.import_module(name)
+        for claim_id in getattr(module, "DEMONSTRATED_ERRATA", ()):
+            found[claim_id] = name
+    return found
+
+
+def test_every_erratum_has_a_numeric_demonstration_or_a_reason(verdicts):
+    errata = {v.claim.id for v in verdicts if v.status == "erratum"}
+    demonstrated = _demonstrated()
+    missing = errata - set(demonstrated) - set(NOT_NUMERICALLY_DEMONSTRABLE)
+    assert not missing, f"errata without a numeric demonstration: {sorted(missing)}"
+
+
+def test_every_demonstrated_erratum_is_still_an_erratum(verdicts):
+    status = {v.claim.id: v.status for v in verdicts}
+    stale = {i: status.get(i, "absent") for i in _demonstrated() if status.get(i) != "erratum"}
+    assert not stale, f"demonstrations of claims that are no longer errata: {stale}"
