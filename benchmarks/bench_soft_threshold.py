@@ -15,34 +15,49 @@ steps per task, eta = 0.01):
    tasks), for the exact gradient-flow limit and for the paper's GD protocol;
 5. a diagnosis of the deviation: the same with the input covariance cut to its linear
    Hermite term, and to the linear term plus the diagonal excess E[phi^2] - (first term)
-   that the paper drops (the "ridge-like" term).
+   that the paper drops (the "ridge-like" term), beside a leading-order retention in which
+   that excess shrinks the part of W_1 outside the span of A_2;
+6. (``--nx-scan``) the deviation at Nx = 750 ... 6000, Ns = 30;
+7. (``--literal``) one full seed of the literal sampled protocol against the exact-gradient
+   result on the same tasks.
 
-Run: ``python benchmarks/bench_soft_threshold.py [--seeds 2] [--quick] [--literal]``.
+Run: ``python benchmarks/bench_soft_threshold.py [--seeds 2] [--quick] [--nx-scan]
+[--literal]``.
 Timings depend on the machine and on its load; every number is computed, none typed in.
+BLAS runs on one thread unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say otherwise: on a
+shared, loaded 2-core machine two BLAS threads made the eigendecomposition 4x slower.
 """
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import time
-from typing import Callable
+import os
 
-import numpy as np
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # before numpy is imported
 
-from solvers.soft_threshold import (
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import time  # noqa: E402
+from typing import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from solvers.soft_threshold import (  # noqa: E402
     SoftThresholdProblem,
     prepare_soft_threshold,
     solve_soft_threshold,
     task_spectrum,
 )
-from solvers.soft_threshold_moments import (
+from solvers.soft_threshold_moments import (  # noqa: E402
     diagonal_moment,
     input_moments,
+    pair_moment,
+    series_order_for,
+    series_remainder_bound,
     soft_threshold,
     threshold_from_sparsity,
 )
-from solvers.soft_threshold_sampled import sampled_gradient
-from solvers.tasks import draw_tasks
+from solvers.soft_threshold_sampled import sampled_gradient  # noqa: E402
+from solvers.tasks import draw_tasks  # noqa: E402
 
 NX, NS, NY = 3000, 30, 10
 N_STEPS, ETA, BATCH = 5000, 0.01, 10000
@@ -50,9 +65,18 @@ ALPHAS = (0.1, 0.3, 0.6, 0.9)
 
 
 def _timed(fn: Callable, *args, **kwargs):
+    """(result, wall seconds)."""
     t0 = time.perf_counter()
     out = fn(*args, **kwargs)
     return out, time.perf_counter() - t0
+
+
+def _cpu_timed(fn: Callable, *args, **kwargs):
+    """(result, wall seconds, CPU seconds of this process): on a loaded machine the CPU time
+    is the better measure of the work done."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - w0, time.process_time() - c0
 
 
 def _paper_tasks(rho_a: float, rho_b: float, seed: int, generator: str = "appendix"):
@@ -62,22 +86,25 @@ def _paper_tasks(rho_a: float, rho_b: float, seed: int, generator: str = "append
 
 def time_one_seed(alpha: float, seed: int) -> None:
     tasks = _paper_tasks(0.5, 0.5, seed)
-    moments, spectra = [], []
-    t_cov = t_eig = 0.0
+    spectra = []
+    wall = {"covariance": 0.0, "eigendecomposition": 0.0}
+    cpu = dict(wall)
     for A in tasks.A:
-        m, dt = _timed(input_moments, A, alpha)
-        t_cov += dt
-        s, dt = _timed(task_spectrum, m)
-        t_eig += dt
-        moments.append(m)
+        m, w, c = _cpu_timed(input_moments, A, alpha)
+        wall["covariance"] += w
+        cpu["covariance"] += c
+        s, w, c = _cpu_timed(task_spectrum, m)
+        wall["eigendecomposition"] += w
+        cpu["eigendecomposition"] += c
         spectra.append(s)
     problem = SoftThresholdProblem(tasks, alpha, tuple(spectra))
-    gd, t_gd = _timed(solve_soft_threshold, problem, method="gd", n_steps=N_STEPS, eta=ETA)
-    exact, t_exact = _timed(solve_soft_threshold, problem, method="exact")
-    total = t_cov + t_eig + t_gd
-    print(f"  seed {seed}, alpha = {alpha}: {total:6.2f} s per seed "
-          f"(covariance {t_cov:5.2f} s, eigendecomposition {t_eig:5.2f} s, "
-          f"GD + errors {t_gd:5.2f} s); exact limit from the same spectra +{t_exact:.2f} s")
+    _, wall["GD + errors"], cpu["GD + errors"] = _cpu_timed(
+        solve_soft_threshold, problem, method="gd", n_steps=N_STEPS, eta=ETA)
+    _, w_exact, _ = _cpu_timed(solve_soft_threshold, problem, method="exact")
+    parts = ", ".join(f"{k} {wall[k]:.2f} s ({cpu[k]:.2f} s CPU)" for k in wall)
+    print(f"  seed {seed}, alpha = {alpha}: {sum(wall.values()):6.2f} s per seed wall, "
+          f"{sum(cpu.values()):.2f} s CPU ({parts}); the exact limit from the same spectra "
+          f"+{w_exact:.2f} s")
     lam = [s.eigenvalues for s in spectra]
     print(f"    eigenvalues of C_phiphi: task 1 in [{lam[0][0]:.3g}, {lam[0][-1]:.4g}], "
           f"task 2 in [{lam[1][0]:.3g}, {lam[1][-1]:.4g}]; eta * T * lambda_min = "
@@ -91,11 +118,12 @@ def time_sampled_protocol(alpha: float, n_probe: int = 5) -> None:
     W = np.zeros((NY, NX))
     A, B = tasks.A[0], tasks.B[0]
     sampled_gradient(W, A, B, h, rng.standard_normal((NS, BATCH)))  # warm-up
-    t0 = time.perf_counter()
+    w0, c0 = time.perf_counter(), time.process_time()
     for _ in range(n_probe):
         latents = rng.standard_normal((NS, BATCH))
         W = W - ETA * sampled_gradient(W, A, B, h, latents)
-    per_step = (time.perf_counter() - t0) / n_probe
+    per_step = (time.perf_counter() - w0) / n_probe
+    per_step_cpu = (time.process_time() - c0) / n_probe
 
     def sampled_error(chunk: int = (1 << 20) // NX):  # the published code also estimates
         S = rng.standard_normal((BATCH, NS))       # both errors every step (same layout and
@@ -106,13 +134,14 @@ def time_sampled_protocol(alpha: float, n_probe: int = 5) -> None:
             total += float(np.sum((Z @ B.T - phi @ W.T) ** 2))
         return total / BATCH / NY
 
-    _, per_eval = _timed(sampled_error)
+    _, per_eval, per_eval_cpu = _cpu_timed(sampled_error)
     steps = 2 * N_STEPS
-    print(f"  literal protocol, {BATCH} latents per step: {per_step:.3f} s per step (mean of "
-          f"{n_probe}) -> {per_step * steps / 60:.1f} min per seed for {steps} steps "
-          f"({per_step * steps / 3600:.2f} h); with the published code's per-step sampled "
-          f"evaluation of both errors (+{2 * per_eval:.3f} s per step): "
-          f"{(per_step + 2 * per_eval) * steps / 60:.1f} min per seed")
+    print(f"  literal protocol, {BATCH} latents per step: {per_step:.3f} s wall, "
+          f"{per_step_cpu:.3f} s CPU per step (mean of {n_probe}) -> {per_step * steps / 60:.1f}"
+          f" min wall ({per_step_cpu * steps / 60:.1f} min CPU) per seed of {steps} steps; with "
+          f"the published code's per-step sampled evaluation of both errors (+"
+          f"{2 * per_eval_cpu:.3f} s CPU per step): {(per_step_cpu + 2 * per_eval_cpu) * steps / 60:.1f}"
+          f" min CPU per seed")
 
 
 def replacement_error(alpha_values=(0.1, 0.3, 0.6, 0.9)) -> None:
@@ -126,11 +155,23 @@ def replacement_error(alpha_values=(0.1, 0.3, 0.6, 0.9)) -> None:
         closed = input_moments(A, alpha, series_radius=0.0)
         diff = float(np.abs(default.second - closed.second).max())
         scale = float(default.second.diagonal().max())
+        # the pairs the default leaves to the closed form, against a long series whose
+        # Cramer bound at their largest |r| is below 1e-14 times the largest entry
+        i, k = np.nonzero(np.triu(np.abs(corr) > default.series_radius, 1))
+        r_far = corr[i, k]
+        order = series_order_for(float(np.abs(r_far).max()), 1e-14 * scale,
+                                 float(default.sigma.max()) ** 2)
+        series = pair_moment(default.sigma[i], default.sigma[k], r_far, default.h,
+                             method="series", order=order)
+        far_diff = float(np.abs(series - default.second[i, k]).max())
+        far_bound = float(np.max(default.sigma[i] * default.sigma[k] * series_remainder_bound(
+            default.h / default.sigma[i], default.h / default.sigma[k], r_far, order)))
         print(f"  alpha = {alpha}: series order {default.series_order} for |r| <= "
               f"{default.series_radius}, closed form for {default.closed_form_pairs} pairs "
               f"({default.closed_form_pairs / (NX * (NX - 1) / 2):.2%}); truncation bound "
               f"{default.truncation_bound:.2e}, measured max |series - closed| {diff:.2e} "
-              f"(largest entry {scale:.3g})")
+              f"(largest entry {scale:.3g}); closed-form pairs vs order-{order} series: max "
+              f"|difference| {far_diff:.2e} (series bound {far_bound:.2e})")
 
 
 def _mean_tr(results):
@@ -188,11 +229,38 @@ def _variant(problem: SoftThresholdProblem, keep: str) -> SoftThresholdProblem:
     return dataclasses.replace(problem, spectra=tuple(spectra))
 
 
+def carried_fraction(alpha: float, method: str) -> float:
+    """kappa: the factor by which training on task 2 shrinks the part of W_1 outside the span
+    of A_2 when C_2 = (linear term) + delta I, delta = E[phi(m)^2] - alpha^2 at sigma = 1:
+    (1 - eta delta)^T for the paper's GD, 0 for the gradient-flow limit, 1 at alpha = 1."""
+    h = threshold_from_sparsity(alpha)
+    delta = float(diagonal_moment(1.0, h)) - alpha**2
+    if delta <= 0.0:
+        return 1.0
+    return 0.0 if method == "exact" else (1.0 - ETA * delta) ** N_STEPS
+
+
+def retention_with_carried_fraction(rho_a: float, rho_b: float, kappa: float) -> float:
+    """Leading-order Delta eps_RT when W_2 = kappa W_1 (I - U_2 U_2^T) + B_2 A_2^+ (the
+    vanilla eq_gd_fp_vanilla has kappa = 1): with A_1^+ (I - U_2 U_2^T) A_1 ~ (1 - rho_a^2) I
+    and A_2^+ A_1 ~ rho_a I, W_2 A_1 ~ x B_1 + rho_a B_2 with x = kappa (1 - rho_a^2), so
+    eps_1[W_2] = (1 - x)^2 - 2 rho_a rho_b (1 - x) + rho_a^2 (kappa = 1 gives
+    eq_epsilon_vanilla, kappa = 0 gives Delta eps_RT = Delta eps_TF)."""
+    x = kappa * (1.0 - rho_a**2)
+    return 1.0 - ((1.0 - x) ** 2 - 2.0 * rho_a * rho_b * (1.0 - x) + rho_a**2)
+
+
 def diagnosis(rho_a: float, rho_b: float, seed: int) -> None:
     tasks = _paper_tasks(rho_a, rho_b, seed)
     print(f"  rho_a = {rho_a}, rho_b = {rho_b}, seed {seed}: TF / RT by the input covariance "
-          "used for training and evaluation")
+          "used for training and evaluation; 'kappa RT' is the leading-order retention with "
+          "the out-of-span part of W_1 shrunk by kappa (see retention_with_carried_fraction)")
     for alpha in (1.0,) + ALPHAS:
+        predicted = ", ".join(
+            f"{m} kappa {carried_fraction(alpha, m):.3f} -> RT "
+            f"{retention_with_carried_fraction(rho_a, rho_b, carried_fraction(alpha, m)):+.3f}"
+            for m in ("exact", "gd"))
+        print(f"    alpha = {alpha}: {predicted}")
         full = prepare_soft_threshold(tasks, alpha)
         cells = []
         for name, problem in (("linear", _variant(full, "linear")),
@@ -202,7 +270,23 @@ def diagnosis(rho_a: float, rho_b: float, seed: int) -> None:
                 tr = solve_soft_threshold(problem, method=method, n_steps=N_STEPS,
                                           eta=ETA).transfer_retention()
                 cells.append(f"{name}/{method} {tr.transfer:+.3f}/{tr.retention:+.3f}")
-        print(f"    alpha = {alpha}: " + "  ".join(cells))
+        print("      " + "  ".join(cells))
+
+
+def nx_scan(alpha: float, rho_a: float, rho_b: float, sizes=(750, 1500, 3000, 6000)) -> None:
+    """The deviation from alpha = 1 at fixed Ns = 30 as Nx grows: a finite-size effect
+    would shrink like Ns / Nx."""
+    for nx in sizes:
+        tasks = draw_tasks(nx=nx, ns=NS, ny=NY, rho_a=rho_a, rho_b=rho_b, seed=0)
+        cells = []
+        for method in ("exact", "gd"):
+            tr = {a: solve_soft_threshold(prepare_soft_threshold(tasks, a), method=method,
+                                          n_steps=N_STEPS, eta=ETA).transfer_retention()
+                  for a in (1.0, alpha)}
+            cells.append(f"{method}: TF {tr[alpha].transfer:+.4f} (vanilla "
+                         f"{tr[1.0].transfer:+.4f}), RT {tr[alpha].retention:+.4f} (vanilla "
+                         f"{tr[1.0].retention:+.4f})")
+        print(f"  Nx = {nx} (Ns/Nx = {NS / nx:.4f}), alpha = {alpha}: " + "; ".join(cells))
 
 
 def literal_seed(alpha: float, rho_a: float, rho_b: float, seed: int) -> None:
@@ -227,11 +311,14 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true", help="timings and errors only")
     parser.add_argument("--literal", action="store_true",
                         help="also run one full seed of the literal sampled protocol (slow)")
+    parser.add_argument("--nx-scan", action="store_true",
+                        help="also measure the deviation at Nx = 750 ... 6000 (slow)")
     parser.add_argument("--generator", default="appendix", choices=("appendix", "gaussian"))
     args = parser.parse_args(argv)
 
     print(f"Paper sizes: Nx = {NX}, Ns = {NS}, Ny = {NY}, two tasks, {N_STEPS} steps per "
-          f"task, eta = {ETA}")
+          f"task, eta = {ETA}; BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}, "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     print("\n1. The paper's protocol with exact expected gradients (closed-form GD)")
     for seed in range(max(1, min(args.seeds, 2))):
         time_one_seed(0.3, seed)
@@ -246,8 +333,11 @@ def main(argv=None) -> None:
     invariance(pairs, list(range(args.seeds)), args.generator)
     print("\n5. Which part of C_phiphi makes the difference")
     diagnosis(0.5, 0.5, 0)
+    if args.nx_scan:
+        print("\n6. The deviation against Nx at Ns = 30 (rho_a = rho_b = 0.5, one seed)")
+        nx_scan(0.3, 0.5, 0.5)
     if args.literal:
-        print("\n6. One full seed of the literal protocol")
+        print("\n7. One full seed of the literal protocol")
         literal_seed(0.3, 0.5, 0.5, 0)
 
 
