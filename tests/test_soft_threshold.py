@@ -206,7 +206,7 @@ def test_input_moments_match_monte_carlo():
     A = rng.standard_normal((8, 3)) / np.sqrt(3)
     alpha = 0.4
     mom = input_moments(A, alpha)
-    n = 400_000
+    n = 250_000
     S = rng.standard_normal((3, n))
     phi = soft_threshold(A @ S, mom.h)
     products = phi[:, None, :] * phi[None, :, :]
@@ -487,6 +487,8 @@ def test_bad_task_matrices_raise_naming_the_tasks():
         soft_threshold_solution(bad, 0.5)
     with pytest.raises(ValueError, match="tasks"):
         soft_threshold_solution({"A": t.A}, 0.5)
+    with pytest.raises(ValueError, match="tasks must hold as many A as B"):
+        soft_threshold_solution(dataclasses.replace(t, B=t.B[:1]), 0.5)
     with pytest.raises(ValueError, match="A must have finite entries"):
         input_moments(np.full((3, 2), np.inf), 0.5)
     with pytest.raises(ValueError, match="problem"):
