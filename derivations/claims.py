@@ -106,12 +106,32 @@ class Verdict:
         }
 
 
+def _rational_limit(expr: sp.Expr) -> sp.Expr:
+    """The limit epsilon -> 0 of a rational function of epsilon: ratio of lowest-order terms."""
+    numerator, denominator = sp.fraction(sp.cancel(sp.together(expr)))
+    num = sp.Poly(numerator, eps)
+    den = sp.Poly(denominator, eps)
+    low_num = min(m[0] for m in num.monoms())
+    low_den = min(m[0] for m in den.monoms())
+    if low_num > low_den:
+        return sp.S.Zero
+    if low_num < low_den:
+        return sp.zoo
+    return sp.factor(num.coeff_monomial(eps**low_num) / den.coeff_monomial(eps**low_den))
+
+
 def leading_order(expr: sp.Basic) -> sp.Basic:
-    """The limit Ns/Nx -> 0 at fixed Ns (substitute Nx = Ns/epsilon, let epsilon -> 0)."""
+    """The limit Ns/Nx -> 0 at fixed Ns (substitute Nx = Ns/epsilon, let epsilon -> 0).
+
+    Rational functions (most finite-N results) take an exact shortcut: the ratio of the
+    lowest-order coefficients in epsilon; anything else goes through ``sympy.limit``.
+    """
     if not expr.has(Nx):
         return expr
-    substituted = sp.simplify(expr.subs(Nx, Ns / eps))
-    return sp.simplify(sp.limit(substituted, eps, 0, "+"))
+    substituted = expr.subs(Nx, Ns / eps)
+    if substituted.is_rational_function(eps) and not substituted.has(sp.Piecewise):
+        return _rational_limit(substituted)
+    return sp.simplify(sp.limit(sp.simplify(substituted), eps, 0, "+"))
 
 
 def _numerically_zero(expr: sp.Basic, trials: int = 8) -> bool:
@@ -167,7 +187,9 @@ def evaluate(claim: Claim) -> Verdict:
     if claim.equivalent is None and isinstance(derived, sp.Expr):
         limit = leading_order(derived)
         if identical(limit, claim.printed):
-            correction = sp.simplify(derived - claim.printed)
+            difference = derived - claim.printed
+            correction = (sp.factor(sp.cancel(sp.together(difference)))
+                          if difference.is_rational_function() else sp.simplify(difference))
             notes.append(f"finite-size correction: {sp.sstr(correction)}")
             return Verdict(claim, "leading order", derivation, correction, "; ".join(notes))
     if not notes:
