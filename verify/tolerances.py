@@ -16,11 +16,13 @@ False alarms
 ``z`` is the two-sided normal quantile of a Bonferroni share of the family-wise false-alarm
 rate: FAMILY_WISE_FALSE_ALARM = 1 % spread over COMPARISON_BUDGET = 20,000 comparisons gives
 p = 5e-7 per comparison and z = 5.03. The budget bounds one run of ``pytest verify`` under the
-``dev``, ``ci`` and ``thorough`` Hypothesis profiles (the default run makes a few hundred
+``dev``, ``ci`` and ``thorough`` Hypothesis profiles (the default run makes about a thousand
 comparisons, ``thorough`` a few thousand; the suite counts them and prints the count at the
-end). Samples are >= 200 per mean, drawn from fixed seeds, and every sampled quantity has
-finite variance at the sizes used (Nx - Ns >= 10 wherever an inverse Gram enters), so the
-normal quantile applies to mean/sem.
+end). Samples come from fixed seeds, and every sampled quantity has finite variance at the
+sizes used (Nx - Ns >= 10 wherever an inverse Gram enters). Most means average >= 200
+samples, where the normal quantile applies to mean/sem; a mean of fewer samples (the
+expensive soft-thresholding model) uses Student's t quantile with n - 1 degrees of freedom
+at the same p (:func:`z_for`), e.g. 8.4 instead of 5.03 at n = 16.
 
 Finite size
 -----------
@@ -73,6 +75,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from solvers.sweep import Estimate
 
@@ -88,6 +91,7 @@ __all__ = [
     "CONVERGENCE",
     "Comparison",
     "Convergence",
+    "z_for",
     "compare",
     "assert_agrees",
     "assert_distinguishes",
@@ -184,6 +188,20 @@ class Comparison:
                 f"allowed {self.allowed:.3g} ({self.sems:.1f} sem)")
 
 
+def z_for(n: int) -> float:
+    """The threshold in sems for a mean of ``n`` samples: :data:`Z` for n >= 200, else
+    Student's t quantile with n - 1 degrees of freedom at the same per-comparison p.
+
+    Examples
+    --------
+    >>> z_for(10**6) == Z, round(z_for(16), 1)
+    (True, 8.4)
+    """
+    if n >= 200 or n < 2:
+        return Z
+    return float(student_t.isf(FAMILY_WISE_FALSE_ALARM / COMPARISON_BUDGET / 2, n - 1))
+
+
 def compare(label: str, estimate: Estimate, target: float, *, kind: str = "exact",
             scale: float = 0.0) -> Comparison:
     """Compare ``estimate`` with ``target`` under ``TOLERANCES[kind]`` (module docstring).
@@ -196,7 +214,8 @@ def compare(label: str, estimate: Estimate, target: float, *, kind: str = "exact
         raise ValueError(f"scale must be a number in [0, inf), got {scale!r}")
     t = TOLERANCES[kind]
     sem = 0.0 if not math.isfinite(estimate.sem) else float(estimate.sem)
-    allowed = t.z * sem + t.finite_size * scale + t.atol
+    z = z_for(int(estimate.n)) if t.z > 0 else 0.0
+    allowed = z * sem + t.finite_size * scale + t.atol
     result = Comparison(label, float(estimate.mean), sem, int(estimate.n), float(target),
                         allowed, kind)
     _COUNT[0] += 1
@@ -249,7 +268,7 @@ class Convergence:
         for c, s in zip(self.comparisons[1:], self.scales[1:]):
             shrink = (s / s0) ** low
             noise = math.hypot(c.sem, shrink * first.sem)
-            if c.error > first.error * shrink + Z * noise + ATOL:
+            if c.error > first.error * shrink + z_for(min(c.n, first.n)) * noise + ATOL:
                 return False
         return True
 
