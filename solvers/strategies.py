@@ -26,7 +26,7 @@ Strategies
     alpha Nx is many latent dimensions (the paper's Ns << alpha Nx).
 ``generators()``, ``seeds()``
     a task generator name; a non-negative 32-bit integer seed.
-``model_parameters(model, min_level=0.0)``
+``model_parameters(model, min_level=0.0, max_level=1.0)``
     a dict (``model``, ``rho_a``, ``rho_b`` and ``alpha`` or ``gamma`` as the model needs)
     accepted by :func:`solvers.api.resolve_params`.
 
@@ -247,14 +247,15 @@ def seeds() -> st.SearchStrategy[int]:
     return st.integers(min_value=0, max_value=2**32 - 1)
 
 
-def model_parameters(model: str, *, min_level: float = 0.0,
+def model_parameters(model: str, *, min_level: float = 0.0, max_level: float = 1.0,
                      min_similarity: float = 0.0, max_similarity: float = 1.0
                      ) -> st.SearchStrategy[dict[str, Any]]:
     """Parameters of one model: a dict with ``model``, ``rho_a``, ``rho_b`` and the model's
-    level, ``alpha`` for gated models or ``gamma`` for regularized ones (in [min_level, 1],
-    0 excluded), as :func:`solvers.api.resolve_params` accepts them.
+    level, ``alpha`` for gated models or ``gamma`` for regularized ones (in
+    [min_level, max_level], 0 excluded), as :func:`solvers.api.resolve_params` accepts them.
 
-    ``min_similarity`` / ``max_similarity`` bound rho_a and rho_b.
+    ``min_similarity`` / ``max_similarity`` bound rho_a and rho_b. ``max_level`` < 1 keeps a
+    regularizer switched on (gamma = 1 is lam = 0, no regularization).
 
     Examples
     --------
@@ -276,5 +277,5 @@ def model_parameters(model: str, *, min_level: float = 0.0,
     level: Optional[str] = ("alpha" if model in GATED_MODELS else
                             "gamma" if model in REGULARIZED_MODELS else None)
     if level is not None:
-        fields[level] = levels(level, min_level, 1.0)
+        fields[level] = levels(level, min_level, max_level)
     return st.fixed_dictionaries(fields)

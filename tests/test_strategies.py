@@ -80,6 +80,12 @@ def test_model_parameters_are_accepted_by_the_api(model, data):
         assert 0.1 <= params[level] <= 1.0
 
 
+@given(S.model_parameters("fisher", min_level=0.2, max_level=0.9, max_similarity=0.5))
+def test_model_parameters_respect_level_and_similarity_bounds(params):
+    assert 0.2 <= params["gamma"] <= 0.9
+    assert params["rho_a"] <= 0.5 and params["rho_b"] <= 0.5
+
+
 @pytest.mark.parametrize("build, message", [
     (lambda: S.similarities(-0.1), r"min_value must be a number in \[0, 1\]"),
     (lambda: S.similarities(0.0, math.nan), r"max_value must be a number in \[0, 1\]"),
@@ -94,6 +100,9 @@ def test_model_parameters_are_accepted_by_the_api(model, data):
     (lambda: S.tall_sizes(4, alpha=0.0), r"alpha must be a number in \(0, 1\]"),
     (lambda: S.tall_sizes(0), "ns must be a positive integer"),
     (lambda: S.model_parameters("ridge"), "model must be one of"),
+    (lambda: S.model_parameters("fisher", max_level=0.0), r"max_value must be a number in \(0, 1\]"),
+    (lambda: S.model_parameters("fisher", min_level=0.8, max_level=0.5),
+     "needs min_value <= max_value"),
 ])
 def test_bad_bounds_raise_value_errors_naming_the_argument(build, message):
     with pytest.raises(ValueError, match=message):

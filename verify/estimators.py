@@ -22,7 +22,7 @@ Measurements
     gate's expected probe (``probe="expected"``), with the probe errors eps_pb.
 :func:`uniform_prior_average`
     the average over a uniform prior on (rho_a, rho_b) in [0, 1]^2: each sample draws its
-    own similarities and one Gram matrix.
+    own similarities and one task pair (a Gram matrix where the model allows it).
 :func:`task_batch`, :func:`gate_batch`
     many independent task pairs / gates at once from the toolkit's own generators, for
     Monte Carlo of expressions of the task matrices.
@@ -38,7 +38,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -182,20 +182,32 @@ def adaptive_gating(*, rho_a: float, rho_b: float, alpha: float, nx: int, ns: in
 
 
 def uniform_prior_average(model: str, *, nx: int, ns: int, samples: int, seed: int,
-                          alpha: Optional[float] = None, lam: Optional[float] = None) -> Pair:
+                          alpha: Optional[float | Callable[[float, float], float]] = None,
+                          lam: Optional[float] = None) -> Pair:
     """The average of transfer and retention over rho_a, rho_b ~ U[0, 1] (Appendix B.1,
-    "Average error under a uniform prior"): sample j draws (rho_a, rho_b) and one Wishart
-    Gram matrix (Gaussian generator) from its own seed, and averages exactly over B."""
-    names = required_blocks(model, 2)
+    "Average error under a uniform prior"): sample j draws (rho_a, rho_b) from its own seed,
+    then one task pair, and averages exactly over B.
+
+    ``alpha`` may be a function of (rho_a, rho_b) (e.g. the optimal gating level alpha*).
+    Models solvable from a Gram matrix use one Wishart-sampled Gram (Gaussian generator);
+    ``adaptive-gating`` draws explicit matrices and uses the expected probe.
+    """
     rows = []
     for child in spawn(seed, samples):
         rng = as_generator(child)
-        rho_a_j, rho_b_j = rng.random(2)
-        features = sample_features(nx=nx, ns=ns, rho_a=float(rho_a_j), names=names,
-                                   alpha=alpha, n_tasks=2, seed=rng)
-        kwargs = {k: v for k, v in (("alpha", alpha), ("lam", lam)) if v is not None}
-        solution = solve_features(model, features, n_tasks=2, **kwargs)
-        tf, rt = errors_to_transfer_retention(error_matrix(solution, float(rho_b_j)))
+        rho_a_j, rho_b_j = (float(x) for x in rng.random(2))
+        level = alpha(rho_a_j, rho_b_j) if callable(alpha) else alpha
+        kwargs = {k: v for k, v in (("alpha", level), ("lam", lam)) if v is not None}
+        if model == "adaptive-gating":
+            tasks = draw_tasks(nx=nx, ns=ns, ny=2, rho_a=rho_a_j, rho_b=rho_b_j,
+                               generator="gaussian", seed=rng)
+            solution = solve(model, tasks, seed=rng, probe="expected", **kwargs)
+        else:
+            features = sample_features(nx=nx, ns=ns, rho_a=rho_a_j,
+                                       names=required_blocks(model, 2), alpha=level,
+                                       n_tasks=2, seed=rng)
+            solution = solve_features(model, features, n_tasks=2, **kwargs)
+        tf, rt = errors_to_transfer_retention(error_matrix(solution, rho_b_j))
         rows.append((tf[0], rt[0]))
     v = np.array(rows)
     return Pair(estimate(v[:, 0]), estimate(v[:, 1]))

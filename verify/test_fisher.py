@@ -52,12 +52,14 @@ NS = 8
 ASYMPTOTIC = 10**6
 
 
-@given(params=S.model_parameters("fisher", min_level=0.05, max_similarity=0.95),
+@given(params=S.model_parameters("fisher", min_level=0.05, max_level=0.95,
+                                 max_similarity=0.95),
        ns=S.latent_sizes(2, 8), ratio=S.similarities(0.0, 1.0), seed=S.seeds())
 def test_exact_fisher_model_never_forgets_and_transfers_like_vanilla(params, ns, ratio, seed):
     """fisher.retention.exact_fixed_point (= 1 exactly) per sample, and the transfer equals
     the vanilla model's per sample (same seed, same Gram matrices), for rho_a <= 0.95,
-    gamma >= 0.05 and 4 Ns <= Nx <= 64 Ns."""
+    0.05 <= gamma <= 0.95 (lam > 0: gamma = 1 is the unregularized, vanilla model, which
+    forgets) and 4 Ns <= Nx <= 64 Ns."""
     rho_a, rho_b, gamma = params["rho_a"], params["rho_b"], params["gamma"]
     nx = int(ns * (4 + 60 * ratio))
     fisher = simulate("fisher", rho_a=rho_a, rho_b=rho_b, gamma=gamma, nx=nx, ns=ns, seeds=20,
