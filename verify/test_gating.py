@@ -35,7 +35,7 @@ from solvers import strategies as S
 from solvers.rng import as_generator
 from verify import estimators as E
 from verify import theory
-from verify.tolerances import (CONVERGENCE, assert_agrees, assert_distinguishes,
+from verify.tolerances import (ATOL, CONVERGENCE, assert_agrees, assert_distinguishes,
                                check_convergence)
 
 DEMONSTRATED_ERRATA: tuple[str, ...] = (
@@ -197,7 +197,7 @@ def test_fourth_moment_of_correlated_entries_follows_the_generator(generator):
         point = dict(ns=ns, rho_a=rho_a, delta_ik=d_ik, delta_jl=d_jl)
         derived, printed = derived_f(**point) * ns**2, printed_f(**point) * ns**2
         label = f"{claim_id} at delta_ik={d_ik}, delta_jl={d_jl}"
-        if abs(derived - printed) > 1e-12:
+        if abs(derived - printed) > ATOL:
             assert_distinguishes(label, measured, derived, printed)
         else:
             assert_agrees(label, measured, derived)

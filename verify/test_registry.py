@@ -16,6 +16,7 @@ import sympy as sp
 from derivations.claims import STATUSES
 from derivations.symbols import Ns, Nx
 from verify import theory
+from verify.tolerances import LIMIT_RTOL, SYMBOLIC_EQUAL
 
 PAPER = pathlib.Path("/work/shared/paper/paper.tex")
 SECTION_MODULES = ("verify.test_vanilla", "verify.test_gating",
@@ -116,12 +117,12 @@ def test_status_agrees_with_a_numeric_evaluation_of_printed_and_derived(claim_id
             d, p = _value(derived, where), _value(printed, where)
             gaps.append(abs(d - p) / (1 + abs(p)))
     if v.status == "verified":
-        assert max(gaps_moderate + gaps_large) < 1e-20, (claim_id, gaps_moderate)
+        assert max(gaps_moderate + gaps_large) < SYMBOLIC_EQUAL, (claim_id, gaps_moderate)
     elif v.status == "leading order":
-        assert max(gaps_large) < 1e-9, (claim_id, gaps_large)
-        assert max(gaps_moderate) > 1e-12, (claim_id, gaps_moderate)
+        assert max(gaps_large) < LIMIT_RTOL, (claim_id, gaps_large)
+        assert max(gaps_moderate) > SYMBOLIC_EQUAL, (claim_id, gaps_moderate)
     else:  # erratum
-        assert max(gaps_moderate + gaps_large) > 1e-12, (claim_id, gaps_moderate)
+        assert max(gaps_moderate + gaps_large) > SYMBOLIC_EQUAL, (claim_id, gaps_moderate)
 
 
 # -- errata and their numeric demonstrations -----------------------------------------------

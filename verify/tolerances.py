@@ -54,7 +54,17 @@ an upper bound, so three things are required:
    rho_b = 1 decays at second order), hence the upper end 3.
 
 ``ATOL`` = 1e-9 absorbs floating-point rounding in quantities of order one (identities that
-hold per sample, such as the exact Fisher retention, have sem = 0).
+hold per sample, such as the exact Fisher retention, have sem = 0; central differences of a
+quadratic function; the measured rounding is at the 1e-15 level).
+
+Symbolic re-evaluation
+----------------------
+verify/test_registry.py re-evaluates every scalar claim's printed and derived expressions
+numerically with 40 significant digits, independently of sympy's simplification:
+SYMBOLIC_EQUAL = 1e-20 (relative) separates equal from different expressions (rounding at 40
+digits is near 1e-38); a leading-order claim must agree to LIMIT_RTOL = 1e-9 at
+Nx = 10^15 Ns (a first-order correction is ~1e-15 there) and differ by more than
+SYMBOLIC_EQUAL at moderate Nx.
 
 Examples
 --------
@@ -85,6 +95,8 @@ __all__ = [
     "Z",
     "FIRST_ORDER_BOUND",
     "ATOL",
+    "SYMBOLIC_EQUAL",
+    "LIMIT_RTOL",
     "Tolerance",
     "TOLERANCES",
     "ConvergenceRule",
@@ -95,6 +107,7 @@ __all__ = [
     "compare",
     "assert_agrees",
     "assert_distinguishes",
+    "assert_exceeds",
     "check_convergence",
     "comparisons_made",
 ]
@@ -106,6 +119,8 @@ COMPARISON_BUDGET = 20_000
 Z = float(norm.isf(FAMILY_WISE_FALSE_ALARM / COMPARISON_BUDGET / 2))
 FIRST_ORDER_BOUND = 4.0
 ATOL = 1e-9
+SYMBOLIC_EQUAL = 1e-20
+LIMIT_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -241,6 +256,16 @@ def assert_distinguishes(label: str, estimate: Estimate, corrected: float, print
     assert good.agrees, f"the corrected form does not match the measurement: {good}"
     assert not bad.agrees, f"the printed form is not rejected by the measurement: {bad}"
     return good, bad
+
+
+def assert_exceeds(label: str, larger: Estimate, smaller: Estimate) -> Comparison:
+    """An inequality between two independent measurements: their difference (sem combined
+    in quadrature) is positive and rejects 0 under the ``exact`` rule. Logged."""
+    difference = Estimate(larger.mean - smaller.mean, math.hypot(larger.sem, smaller.sem),
+                          min(larger.n, smaller.n))
+    result = compare(f"{label}: difference against 0", difference, 0.0)
+    assert difference.mean > 0 and not result.agrees, str(result)
+    return result
 
 
 @dataclass(frozen=True)
