@@ -1,0 +1,294 @@
+"""Numerics for the figures: seeded sweeps of the exact finite-N solvers, learning curves of
+the paper's GD protocol, and the finite-size measurement with its power-law fit.
+
+Everything here returns arrays; nothing is drawn or written.
+
+Sources
+-------
+- Linear models (vanilla, random/adaptive/plasticity gating, Euclidean, Fisher, diagonal
+  Fisher): :func:`solvers.api.simulate_samples` (exact gradient-flow fixed points, errors
+  averaged exactly over B given A; eq_def_delta_epsilon_TF_RT) on a grid of parameter points,
+  through :func:`solvers.sweep.sweep` (one ``SeedSequence`` per sample, so the numbers do not
+  depend on the executor).
+- Soft-thresholding: :mod:`solvers.soft_threshold` (exact input moments given A), the paper's
+  protocol (5,000 steps, eta = 0.01, exact expected gradients) and the gradient-flow limit, both
+  from one preparation of the moments (:func:`soft_threshold_samples`).
+- Fig. 1B: :func:`solvers.gd.gradient_descent` (Appendix D: eta = 0.001, 100 + 100 steps).
+- Finite size: the Wishart-sampled Gram (:mod:`solvers.gram`, gaussian generator), whose cost
+  does not depend on Nx, from Nx = 4 Ns to 1000 Ns.
+
+Examples
+--------
+>>> est = linear_model_sweep("vanilla", [{"rho_a": 1.0, "rho_b": 1.0}], nx=60, ns=3, ny=2,
+...                          seeds=2, root=0)
+>>> est.mean("transfer").round(12).tolist()          # identical tasks: perfect transfer
+[1.0]
+"""
+from __future__ import annotations
+
+import math
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence
+
+import numpy as np
+
+from solvers.api import resolve_params, simulate_samples
+from solvers.rng import as_generator
+from solvers.sweep import sweep
+from solvers.tasks import draw_tasks
+from solvers.validation import check_positive_int
+
+__all__ = [
+    "PointEstimates",
+    "linear_model_sweep",
+    "soft_threshold_samples",
+    "soft_threshold_sweep",
+    "learning_curves",
+    "FiniteSizeSeries",
+    "finite_size_sweep",
+    "PowerLaw",
+    "fit_power_law",
+    "Deviation",
+    "deviation",
+]
+
+
+@dataclass(frozen=True)
+class PointEstimates:
+    """Samples at a list of parameter points: ``samples[name]`` has shape (points, seeds)."""
+
+    points: tuple[dict[str, Any], ...]
+    samples: dict[str, np.ndarray]
+
+    def mean(self, name: str) -> np.ndarray:
+        """Mean over seeds, one value per point."""
+        return self.samples[name].mean(axis=1)
+
+    def sd(self, name: str) -> np.ndarray:
+        """Standard deviation over seeds (ddof = 1; 0 with one seed), one value per point."""
+        x = self.samples[name]
+        return x.std(axis=1, ddof=1) if x.shape[1] > 1 else np.zeros(x.shape[0])
+
+    def sem(self, name: str) -> np.ndarray:
+        """Standard error of the mean over seeds (0 with one seed)."""
+        return self.sd(name) / math.sqrt(self.samples[name].shape[1])
+
+    @property
+    def n_seeds(self) -> int:
+        return next(iter(self.samples.values())).shape[1]
+
+
+def linear_model_sweep(
+    model: str,
+    points: Sequence[Mapping[str, float]],
+    *,
+    nx: int,
+    ns: int,
+    ny: int,
+    seeds: int,
+    root: int | np.random.SeedSequence,
+    generator: str = "appendix",
+    gram: str = "auto",
+    executor: Optional[Executor] = None,
+) -> PointEstimates:
+    """Transfer and retention of a linear model at each point (rho_a, rho_b[, alpha | gamma]).
+
+    Each point is validated by :func:`solvers.api.resolve_params` (ValueError naming a bad
+    parameter); a point may also set ``nx`` (the finite-size sweep). Sample j of point i uses
+    the child seed (i, j) of ``root``.
+    """
+    if not points:
+        raise ValueError("points must hold at least one parameter point")
+    params = []
+    for point in points:
+        p = dict(point)
+        params.append(resolve_params(model, rho_a=p.pop("rho_a"), rho_b=p.pop("rho_b"),
+                                     nx=p.pop("nx", nx), ns=ns, ny=ny, seeds=seeds,
+                                     generator=generator, gram=gram, **p))
+    result = sweep(simulate_samples, params, seeds=seeds, seed=root, executor=executor,
+                   vectorized=True, chunk_size=seeds)
+    return PointEstimates(tuple(dict(p) for p in points),
+                          {name: result.column(name) for name in result.outputs})
+
+
+def soft_threshold_samples(params: Mapping[str, Any],
+                           seeds: Sequence[np.random.SeedSequence]) -> dict[str, np.ndarray]:
+    """Transfer and retention of the soft-thresholding model, one sample per seed
+    (a vectorized sample function for :func:`solvers.sweep.sweep`).
+
+    ``params``: rho_a, rho_b, alpha, nx, ns, ny. Per sample: draw the tasks (appendix
+    generator), prepare the exact input moments once (the O(Nx^3) part), then solve by the
+    paper's protocol (``"gd"``: 5,000 steps, eta = 0.01, exact expected gradients) and by the
+    gradient-flow limit (``"exact"``); errors averaged exactly over B given A.
+    """
+    from solvers.soft_threshold import prepare_soft_threshold, solve_soft_threshold
+
+    out: dict[str, list[float]] = {k: [] for k in ("transfer_gd", "retention_gd",
+                                                   "transfer_exact", "retention_exact")}
+    for s in seeds:
+        tasks = draw_tasks(nx=params["nx"], ns=params["ns"], ny=params["ny"],
+                           rho_a=params["rho_a"], rho_b=params["rho_b"], n_tasks=2,
+                           generator="appendix", seed=as_generator(s))
+        problem = prepare_soft_threshold(tasks, params["alpha"])
+        for method in ("gd", "exact"):
+            tr = solve_soft_threshold(problem, method=method).transfer_retention()
+            out[f"transfer_{method}"].append(tr.transfer)
+            out[f"retention_{method}"].append(tr.retention)
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def soft_threshold_sweep(
+    points: Sequence[Mapping[str, float]],
+    *,
+    nx: int,
+    ns: int,
+    ny: int,
+    seeds: int,
+    root: int | np.random.SeedSequence,
+    executor: Optional[Executor] = None,
+) -> PointEstimates:
+    """:func:`soft_threshold_samples` at each point (rho_a, rho_b, alpha)."""
+    from solvers.validation import check_open_unit_interval, check_unit_interval
+
+    params = []
+    for p in points:
+        params.append(dict(rho_a=check_unit_interval("rho_a", p["rho_a"]),
+                           rho_b=check_unit_interval("rho_b", p["rho_b"]),
+                           alpha=check_open_unit_interval("alpha", p["alpha"]),
+                           nx=check_positive_int("nx", nx), ns=check_positive_int("ns", ns),
+                           ny=check_positive_int("ny", ny)))
+    result = sweep(soft_threshold_samples, params, seeds=seeds, seed=root, executor=executor,
+                   vectorized=True, chunk_size=1)
+    return PointEstimates(tuple(dict(p) for p in points),
+                          {name: result.column(name) for name in result.outputs})
+
+
+def learning_curves(model: str, *, rho_a: float, rho_b: float, nx: int, ns: int, ny: int,
+                    seeds: int, root: int | np.random.SeedSequence) -> np.ndarray:
+    """Errors of the paper's GD protocol, shape (seeds, 2 epochs + 1, 2 tasks) (Fig. 1B).
+
+    ``[k, t, nu]`` is eps_{nu+1}[W(t)] on the readouts drawn for seed k (eq_ap_epsilonW);
+    task 1 occupies steps 1..epochs, task 2 the rest (:func:`solvers.gd.gradient_descent`).
+    """
+    from solvers.gd import gradient_descent
+
+    seeds = check_positive_int("seeds", seeds)
+    root = root if isinstance(root, np.random.SeedSequence) else np.random.SeedSequence(root)
+    curves = []
+    for child in root.spawn(seeds):
+        rng = as_generator(child)
+        tasks = draw_tasks(nx=nx, ns=ns, ny=ny, rho_a=rho_a, rho_b=rho_b, n_tasks=2, seed=rng)
+        curves.append(gradient_descent(model, tasks, seed=rng).errors)
+    return np.stack(curves)
+
+
+@dataclass(frozen=True)
+class FiniteSizeSeries:
+    """Means and standard errors of transfer and retention against Nx at fixed Ns."""
+
+    ns: int
+    nx: np.ndarray
+    estimates: PointEstimates
+
+    @property
+    def ratio(self) -> np.ndarray:
+        """Ns / Nx, the small parameter."""
+        return self.ns / self.nx
+
+
+def finite_size_sweep(model: str, *, rho_a: float, rho_b: float, ns: int, ny: int,
+                      ratios: Sequence[float], seeds: int, root: int | np.random.SeedSequence,
+                      executor: Optional[Executor] = None, **parameters: float
+                      ) -> FiniteSizeSeries:
+    """Exact finite-N transfer and retention at Nx = round(r Ns) for each ratio r, through
+    the Wishart-sampled Gram (gaussian generator; cost independent of Nx; the errors are
+    exact expectations over B, so Ny does not enter)."""
+    ns = check_positive_int("ns", ns)
+    nx = np.array(sorted({int(round(r * ns)) for r in ratios}))
+    points = [dict(rho_a=rho_a, rho_b=rho_b, nx=int(n), **parameters) for n in nx]
+    est = linear_model_sweep(model, points, nx=int(nx[0]), ns=ns, ny=ny, seeds=seeds, root=root,
+                             generator="gaussian", gram="wishart", executor=executor)
+    return FiniteSizeSeries(ns, nx.astype(float), est)
+
+
+@dataclass(frozen=True)
+class PowerLaw:
+    """|deviation| ~ c (Ns/Nx)^slope, fitted on ``used`` of the points."""
+
+    slope: float
+    slope_se: float
+    prefactor: float
+    used: np.ndarray
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return self.prefactor * np.asarray(x, dtype=float) ** self.slope
+
+
+def fit_power_law(x: np.ndarray, deviation: np.ndarray, sem: np.ndarray,
+                  min_z: float = 3.0) -> Optional[PowerLaw]:
+    """Least-squares fit of log|deviation| against log x on the points where |deviation|
+    exceeds ``min_z`` standard errors (a deviation lost in the noise says nothing about its
+    exponent). None when fewer than three points qualify.
+
+    Examples
+    --------
+    >>> x = np.array([0.1, 0.01, 0.001])
+    >>> law = fit_power_law(x, 2 * x, np.zeros(3))
+    >>> round(law.slope, 6), round(law.prefactor, 6)
+    (1.0, 2.0)
+    """
+    x, d, s = (np.asarray(v, dtype=float) for v in (x, deviation, sem))
+    used = (np.abs(d) > min_z * s) & (np.abs(d) > 0)
+    if used.sum() < 3:
+        return None
+    lx, ly = np.log(x[used]), np.log(np.abs(d[used]))
+    design = np.stack([lx, np.ones_like(lx)], axis=1)
+    coef, *_ = np.linalg.lstsq(design, ly, rcond=None)
+    residual = ly - design @ coef
+    dof = max(1, len(lx) - 2)
+    cov = (residual @ residual / dof) * np.linalg.inv(design.T @ design)
+    return PowerLaw(float(coef[0]), float(math.sqrt(max(cov[0, 0], 0.0))),
+                    float(math.exp(coef[1])), used)
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """Numerics minus theory over a panel: the largest |difference|, at which point, the
+    difference there in standard errors (``z_there``), the largest |difference| in standard
+    errors anywhere (``max_z``; both nan without standard errors) and the RMS difference."""
+
+    max_abs: float
+    where: int
+    z_there: float
+    max_z: float
+    rms: float
+
+
+def deviation(numeric: np.ndarray, theory: np.ndarray,
+              sem: Optional[np.ndarray] = None) -> Deviation:
+    """Summarise numeric - theory (arrays of one shape; NaN entries are ignored).
+
+    Examples
+    --------
+    >>> d = deviation(np.array([1.0, 2.5, 3.1]), np.array([1.0, 2.0, 3.0]),
+    ...               np.array([0.1, 0.25, 0.01]))
+    >>> d.max_abs, d.where, d.z_there, round(d.max_z, 6)
+    (0.5, 1, 2.0, 10.0)
+    """
+    diff = np.asarray(numeric, dtype=float).ravel() - np.asarray(theory, dtype=float).ravel()
+    ok = np.isfinite(diff)
+    if not ok.any():
+        raise ValueError("no finite difference to summarise")
+    absolute = np.where(ok, np.abs(diff), -np.inf)
+    where = int(np.argmax(absolute))
+    z_there = max_z = math.nan
+    if sem is not None:
+        s = np.asarray(sem, dtype=float).ravel()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(ok & (s > 0), np.abs(diff) / s, np.nan)
+        if np.isfinite(z).any():
+            max_z = float(np.nanmax(z))
+        z_there = float(z[where])
+    return Deviation(float(absolute[where]), where, z_there, max_z,
+                     float(np.sqrt(np.mean(diff[ok] ** 2))))

@@ -1,0 +1,159 @@
+"""Drawing helpers for the report's figures: one style, deterministic PNG files.
+
+Figures are ``matplotlib.figure.Figure`` objects on the Agg canvas (no pyplot state). A PNG is
+written with fixed size and dpi and ``metadata={"Software": None}``: no version string and no
+timestamp, so the same figure gives the same bytes.
+
+Conventions of every panel: lines are theory (leading order of a derived claim), markers with
+error bars are numerics (exact finite-N solvers), dashed horizontal lines are the vanilla
+model's values.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> def drawn():
+...     fig, axes = new_figure(2, (4.0, 2.0))
+...     _ = axes[0].plot([0, 1], [0, 1])
+...     return fig
+>>> with tempfile.TemporaryDirectory() as d:
+...     a = save_png(drawn(), pathlib.Path(d) / "a.png", dpi=50)
+...     b = save_png(drawn(), pathlib.Path(d) / "b.png", dpi=50)
+...     a.read_bytes() == b.read_bytes()
+True
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg", force=False)  # a no-op when a backend is already chosen
+
+import matplotlib.colors as mcolors  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+__all__ = [
+    "STYLE",
+    "new_figure",
+    "new_figure_grid",
+    "save_png",
+    "panel_label",
+    "palette",
+    "theory_line",
+    "numeric_points",
+    "heatmap",
+    "baseline",
+]
+
+STYLE: dict[str, object] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 8.5,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "legend.fontsize": 7,
+    "legend.frameon": False,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.4,
+    "lines.markersize": 4,
+    "errorbar.capsize": 1.5,
+    "image.cmap": "viridis",
+    "svg.hashsalt": "trkit",
+    "path.simplify": False,
+}
+
+
+def new_figure(n_panels: int, size: tuple[float, float], *, rows: int = 1,
+               width_ratios: Optional[Sequence[float]] = None) -> tuple[Figure, list[Axes]]:
+    """A figure of fixed ``size`` (inches) with ``n_panels`` axes on ``rows`` rows.
+
+    Uses ``constrained_layout`` so labels and colorbars do not overlap.
+    """
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=size, layout="constrained")
+        FigureCanvasAgg(fig)
+        cols = -(-n_panels // rows)
+        grid = fig.add_gridspec(rows, cols, width_ratios=width_ratios)
+        axes = [fig.add_subplot(grid[i // cols, i % cols]) for i in range(n_panels)]
+    return fig, axes
+
+
+def new_figure_grid(size: tuple[float, float], rows: int, cols: int,
+                    cells: Sequence[tuple[int, slice]]) -> tuple[Figure, list[Axes]]:
+    """A figure of fixed ``size`` with one axes per cell (row, column slice) of a grid."""
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=size, layout="constrained")
+        FigureCanvasAgg(fig)
+        grid = fig.add_gridspec(rows, cols)
+        axes = [fig.add_subplot(grid[r, c]) for r, c in cells]
+    return fig, axes
+
+
+def save_png(fig: Figure, path: Path, *, dpi: int) -> Path:
+    """Write ``fig`` as PNG at ``dpi`` without metadata that changes between runs.
+
+    Same figure code, same bytes. (Saving one figure object twice is not idempotent: its
+    first draw settles the constrained layout, so build each figure once per file.)
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None})
+    return path
+
+
+def panel_label(ax: Axes, letter: str, title: str = "") -> None:
+    """The panel's letter in bold, and its title, above the axes."""
+    ax.set_title(f"$\\bf{{{letter}}}$  {title}", loc="left")
+
+
+def palette(n: int, name: str = "viridis") -> list[tuple[float, float, float, float]]:
+    """``n`` colours from a colormap, avoiding its lightest end (legible on white)."""
+    cmap = matplotlib.colormaps[name]
+    return [cmap(x) for x in np.linspace(0.0, 0.85, max(n, 1))][:n]
+
+
+def theory_line(ax: Axes, x: np.ndarray, y: np.ndarray, color: object, label: str = "",
+                **kwargs: object) -> None:
+    """A theory curve (solid line)."""
+    ax.plot(x, y, color=color, label=label or None, **kwargs)
+
+
+def numeric_points(ax: Axes, x: np.ndarray, mean: np.ndarray, spread: Optional[np.ndarray],
+                   color: object, label: str = "", marker: str = "o",
+                   filled: bool = True) -> None:
+    """Numerics: markers at the mean with error bars of ``spread`` (sd or sem)."""
+    face = color if filled else "white"
+    ax.errorbar(x, mean, yerr=spread, fmt=marker, color=color, markerfacecolor=face,
+                markeredgecolor=color, markeredgewidth=0.8, elinewidth=0.8,
+                label=label or None, zorder=3)
+
+
+def heatmap(fig: Figure, ax: Axes, values: np.ndarray, *, extent: tuple[float, float, float, float],
+            label: str, vmin: Optional[float] = None, vmax: Optional[float] = None,
+            cmap: str = "viridis", centred: bool = False) -> None:
+    """``values[i, j]`` at (x_j, y_i) over ``extent`` (x0, x1, y0, y1), with a colorbar.
+
+    ``centred`` uses a diverging colormap symmetric about zero (for differences).
+    """
+    norm = None
+    if centred:
+        bound = float(np.nanmax(np.abs(values))) or 1.0
+        norm = mcolors.TwoSlopeNorm(vcenter=0.0, vmin=-bound, vmax=bound)
+        cmap = "RdBu_r"
+    image = ax.imshow(values, origin="lower", extent=extent, aspect="auto", cmap=cmap,
+                      vmin=None if centred else vmin, vmax=None if centred else vmax,
+                      norm=norm, interpolation="nearest")
+    bar = fig.colorbar(image, ax=ax, shrink=0.9, pad=0.02)
+    bar.set_label(label)
+
+
+def baseline(ax: Axes, value: float, color: object, label: str = "") -> None:
+    """A dashed horizontal line (the vanilla model's value)."""
+    ax.axhline(value, color=color, linestyle="--", linewidth=1.0, label=label or None)

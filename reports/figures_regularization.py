@@ -1,0 +1,287 @@
+"""Figs. 4, 8 and 5 of the paper: weight regularization in the Euclidean metric
+(eq_main_lmu_wreg, eq_wr_epsilon_TF) and in the Fisher-information metric (eq_main_fim_weight),
+exact and diagonal.
+
+Theory (leading order of derived claims): ``euclidean.transfer``, ``euclidean.retention``,
+``euclidean.optimal_gamma_transfer``; the optimal gamma for retention and the averages over
+the uniform prior are computed here from the derived retention (a quartic in gamma).
+``fisher.retention`` (rho_a < 1), ``fisher.rho1.retention.unregularized_first`` (rho_a = 1),
+``fisher.average_transfer`` / ``fisher.average_retention``. The regularizer levels map to
+the amplitudes as the solvers parameterize them (:func:`solvers.api.resolve_params`):
+Euclidean lam = (Nx/Ns)(1/gamma - 1), Fisher lam = 1/gamma - 1, gamma_f = 1/(1 + lam).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from derivations.symbols import gamma, gamma_f, rho_a, rho_b
+
+from solvers.api import resolve_params
+
+from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
+from .figures_averages import (RT_COLOR, TF_COLOR, average_caption, averages_phrase,
+                               draw_average_panel, grid_points, prior_average)
+from .figures_numerics import deviation
+from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label, theory_line
+from . import figures_theory as theory
+
+__all__ = ["figure_4", "figure_8", "figure_5", "EUCLIDEAN_PAIRS", "FISHER_PAIRS",
+           "FISHER_GAMMA", "optimal_gamma_retention_map"]
+
+EUCLIDEAN_PAIRS = ((1.0, 0.0), (1.0, 0.5), (0.5, 0.5), (0.5, 1.0), (1.0, 1.0))
+"""(rho_a, rho_b) of the lines of Figs. 4A and 4B."""
+FISHER_PAIRS = ((0.5, 0.5), (0.9, 0.0), (1.0, 0.0), (1.0, 0.5), (1.0, 1.0))
+"""(rho_a, rho_b) of the lines of Fig. 5B."""
+FISHER_GAMMA = 0.5
+"""Regularizer coefficient of Fig. 5A (lam = 1/gamma - 1 = 1)."""
+FISHER_RHO_B = (0.0, 0.5, 1.0)
+"""Readout similarities of the lines of Fig. 5A."""
+
+
+def _pair_label(pair: tuple[float, float]) -> str:
+    return f"$(\\rho_a, \\rho_b)$ = ({pair[0]:g}, {pair[1]:g})"
+
+
+def optimal_gamma_retention_map(rho_a_values: np.ndarray, rho_b_values: np.ndarray
+                                ) -> tuple[np.ndarray, np.ndarray]:
+    """argmax over gamma in [0, 1] of the derived Euclidean retention and its maximum, at
+    each (rho_a, rho_b) (Figs. 4C, 8C, 8D): a quartic in gamma, maximised exactly
+    (:func:`reports.figures_theory.maximise_polynomial`).
+
+    Examples
+    --------
+    >>> g, r = optimal_gamma_retention_map(np.array([1.0]), np.array([0.0]))
+    >>> round(float(g[0]), 4)
+    0.3059
+    """
+    return theory.maximise_polynomial(theory.leading("euclidean.retention"), gamma,
+                                      (rho_a, rho_b), (rho_a_values, rho_b_values), (0.0, 1.0))
+
+
+def _lines_vs_parameter(ctx: FigureContext, axes, panel: str, model: str, pairs, xs,
+                        curves: dict, x_name: str) -> dict:
+    """Transfer/retention against the regularizer level at each pair: theory lines (fine
+    grid) and numerics; returns the deviations."""
+    points = [dict(rho_a=a, rho_b=b, **{x_name: float(x)}) for a, b in pairs for x in xs]
+    est = ctx.linear(panel, model, points)
+    fine = np.linspace(min(xs[0], 0.02), max(xs[-1], 0.02), ctx.config.theory_points)
+    devs = {}
+    for axis, which in zip(axes, ("transfer", "retention")):
+        if axis is None:
+            continue
+        for i, (pair, col) in enumerate(zip(pairs, palette(len(pairs), "plasma"))):
+            rows = slice(i * len(xs), (i + 1) * len(xs))
+            theory_line(axis, fine, curves[which](pair[0], pair[1], fine), col,
+                        label=_pair_label(pair))
+            numeric_points(axis, np.asarray(xs), est.mean(which)[rows], est.sd(which)[rows],
+                           col)
+        th = np.array([curves[which](p["rho_a"], p["rho_b"], p[x_name]) for p in points])
+        devs[which] = (deviation(est.mean(which), th, est.sem(which)), points)
+    return devs
+
+
+def figure_4(ctx: FigureContext) -> list[FigureResult]:
+    """Fig. 4: Euclidean weight regularization."""
+    c = ctx.config
+    curves = {w: theory.curve(f"euclidean.{w}", (rho_a, rho_b, gamma))
+              for w in ("transfer", "retention")}
+    fig, ax = new_figure(4, (16.5, 3.8))
+    gammas = np.asarray(c.gammas)
+    devs = _lines_vs_parameter(ctx, (ax[0], ax[1]), "fig4.AB", "euclidean", EUCLIDEAN_PAIRS,
+                               gammas, curves, "gamma")
+    for axis, which, letter in ((ax[0], "transfer", "A"), (ax[1], "retention", "B")):
+        axis.axhline(0, color="0.7", linewidth=0.6)
+        axis.set(xlabel="$\\gamma$ (regularizer $\\propto 1/\\gamma - 1$)",
+                 ylabel=f"$\\Delta\\epsilon_{{{'TF' if which == 'transfer' else 'RT'}}}$")
+        panel_label(axis, letter, which)
+    ax[0].legend(loc="lower left", fontsize=6.5)
+
+    grid = np.linspace(0, 1, c.theory_points)
+    A, B = np.meshgrid(grid, grid)
+    g_star, _ = optimal_gamma_retention_map(A, B)
+    heatmap(fig, ax[2], g_star, extent=(0, 1, 0, 1), label="optimal $\\gamma$", vmin=0, vmax=1)
+    ax[2].set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
+    panel_label(ax[2], "C", "optimal $\\gamma$ for retention (theory)")
+
+    averages = {w: sp.expand(theory.uniform_average(theory.leading(f"euclidean.{w}")))
+                for w in ("transfer", "retention")}
+    exact = {w: theory.compile_expression(e, (gamma,)) for w, e in averages.items()}
+    vanilla = {w: float(theory.leading(f"averages.vanilla.{w}")) for w in averages}
+    est = ctx.linear("averages.euclidean", "euclidean",
+                     grid_points(c.gammas, "gamma", c.average_side), seeds=1)
+    avg = prior_average(est, c.gammas, "gamma", c.average_side, curves)
+    draw_average_panel(ax[3], avg, exact, vanilla)
+    ax[3].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
+    panel_label(ax[3], "D", "averages over the uniform prior")
+
+    best = int(np.argmax(exact["retention"](grid)))
+    caption = (
+        f"**Fig. 4 (Euclidean weight regularization, eq_main_lmu_wreg with lam = (Nx/Ns)"
+        f"(1/gamma - 1)).** **A, B**: transfer and retention against gamma at the marked "
+        f"(rho_a, rho_b); lines: leading order of the derived `euclidean.transfer` "
+        f"({theory.status('euclidean.transfer')}) and `euclidean.retention` "
+        f"({theory.status('euclidean.retention')}), eq_wr_epsilon_TF; points: "
+        f"{ctx.numerics_phrase()}. Deviations: A {fmt_deviation(*devs['transfer'])}; B "
+        f"{fmt_deviation(*devs['retention'])}. **C**: theory only: the gamma in [0, 1] that "
+        f"maximises the derived retention (a quartic in gamma, maximised exactly at each "
+        f"point). **D**: averages over the uniform prior; lines: the derived transfer and "
+        f"retention averaged exactly, {sp.sstr(averages['transfer'])} and "
+        f"{sp.sstr(averages['retention'])} (the retention average is largest at gamma = "
+        f"{fmt_number(grid[best], 3)} on a grid of {len(grid)}, value "
+        f"{fmt_number(float(exact['retention'](grid[best])), 4)}); dashed: vanilla; "
+        f"{averages_phrase(ctx)}. {average_caption('D', avg, exact, 'gamma')}."
+    )
+    return [FigureResult("fig4_euclidean", "Fig. 4: Euclidean weight regularization",
+                         caption, fig)]
+
+
+def figure_8(ctx: FigureContext) -> list[FigureResult]:
+    """Fig. 8 (fig_supp_euc): optimal Euclidean regularizer for transfer and retention."""
+    c = ctx.config
+    grid = np.linspace(0, 1, c.theory_points)
+    A, B = np.meshgrid(grid[1:], grid)  # rho_a > 0: gamma* = min(1, rho_b/rho_a)
+    g_tf_expr = theory.leading("euclidean.optimal_gamma_transfer")
+    g_tf = theory.compile_expression(g_tf_expr, (rho_a, rho_b))(A, B)
+    T = theory.curve("euclidean.transfer", (rho_a, rho_b, gamma))
+    g_rt, best_rt = optimal_gamma_retention_map(A, B)
+    fig, ax = new_figure(4, (16.5, 3.6))
+    extent = (grid[1], 1, 0, 1)
+    panels = ((g_tf, "optimal $\\gamma$", "A", "optimal $\\gamma$ for transfer", 0, 1, "viridis"),
+              (T(A, B, g_tf), "$\\Delta\\epsilon_{TF}$", "B", "transfer at its optimum", -1, 1,
+               "RdBu_r"),
+              (g_rt, "optimal $\\gamma$", "C", "optimal $\\gamma$ for retention", 0, 1,
+               "viridis"),
+              (best_rt, "$\\Delta\\epsilon_{RT}$", "D", "retention at its optimum", -1, 1,
+               "RdBu_r"))
+    for axis, (values, label, letter, title, lo, hi, cmap) in zip(ax, panels):
+        heatmap(fig, axis, values, extent=extent, label=label, vmin=lo, vmax=hi, cmap=cmap)
+        axis.set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
+        panel_label(axis, letter, title)
+    caption = (
+        f"**Fig. 8 (fig_supp_euc), theory only.** **A**: the derived optimal gamma for "
+        f"transfer, `euclidean.optimal_gamma_transfer` = {sp.sstr(g_tf_expr)} "
+        f"({theory.status('euclidean.optimal_gamma_transfer')}); **B**: the derived transfer "
+        f"there. **C, D**: the gamma in [0, 1] that maximises the derived `euclidean.retention` "
+        f"(exact maximisation of the quartic at each point) and the retention there (C repeats "
+        f"Fig. 4C). Over this grid the optimal retention ranges over "
+        f"[{fmt_number(float(best_rt.min()), 3)}, {fmt_number(float(best_rt.max()), 3)}]; "
+        f"rho_a > 0 throughout ({len(grid) - 1} x {len(grid)} points)."
+    )
+    return [FigureResult("fig8_euclidean_optimum", "Fig. 8: optimal Euclidean regularizer",
+                         caption, fig)]
+
+
+def _fisher_gamma_f(ctx: FigureContext, gamma_value: float) -> float:
+    """gamma_f = 1/(1 + lam) with lam the solvers' Fisher amplitude for ``gamma_value``."""
+    c = ctx.config
+    lam = resolve_params("fisher", rho_a=0.0, rho_b=0.0, gamma=gamma_value, nx=c.nx, ns=c.ns)["lam"]
+    return 1.0 / (1.0 + lam)
+
+
+def figure_5(ctx: FigureContext) -> list[FigureResult]:
+    """Fig. 5: weight regularization in the Fisher-information metric, exact and diagonal."""
+    c = ctx.config
+    below = theory.curve("fisher.retention", (rho_a, rho_b))  # rho_a < 1 (any lam > 0)
+    at_one = theory.compile_expression(
+        theory.leading("fisher.rho1.retention.unregularized_first"), (rho_b, gamma_f))
+    gammas = np.asarray([g for g in c.gammas if g < 1.0])  # gamma = 1 is lam = 0: vanilla
+
+    def retention(ra, rb, g):
+        ra, rb, g = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (ra, rb, g)))
+        gf = np.vectorize(lambda x: _fisher_gamma_f(ctx, float(x)))(g) if g.size else g
+        return np.where(ra < 1.0, below(ra, rb), at_one(rb, gf))
+
+    transfer_fn = theory.curve("fisher.transfer_equals_vanilla.unregularized", (rho_a, rho_b))
+    curves = {"transfer": lambda ra, rb, g: transfer_fn(ra, rb) + 0 * np.asarray(g),
+              "retention": retention}
+    fig, ax = new_figure(4, (16.5, 3.8))
+
+    # A: retention against rho_a at gamma = FISHER_GAMMA
+    coarse = np.linspace(0, 1, c.line_points)
+    fine = np.linspace(0, 1, c.theory_points)
+    points = [dict(rho_a=float(a), rho_b=b, gamma=FISHER_GAMMA) for b in FISHER_RHO_B
+              for a in coarse]
+    est = ctx.linear("fig5.A", "fisher", points)
+    for i, (b, col) in enumerate(zip(FISHER_RHO_B, palette(len(FISHER_RHO_B)))):
+        rows = slice(i * len(coarse), (i + 1) * len(coarse))
+        theory_line(ax[0], fine[:-1], retention(fine[:-1], b, FISHER_GAMMA), col,
+                    label=f"$\\rho_b$ = {b}")
+        ax[0].plot([1.0], retention(1.0, b, FISHER_GAMMA).ravel(), marker="*", color=col,
+                   markerfacecolor="none", markersize=12, linestyle="none", zorder=4)
+        numeric_points(ax[0], coarse, est.mean("retention")[rows], est.sd("retention")[rows],
+                       col)
+    ax[0].set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{RT}$")
+    ax[0].legend(loc="lower left")
+    panel_label(ax[0], "A", f"retention, $\\gamma$ = {FISHER_GAMMA}")
+    th_a = np.array([retention(p["rho_a"], p["rho_b"], p["gamma"]) for p in points]).ravel()
+    dev_a = deviation(est.mean("retention"), th_a, est.sem("retention"))
+    below_one = np.array([p["rho_a"] < 1.0 for p in points])
+    loss = float(np.max(np.abs(1.0 - est.mean("retention")[below_one])))
+    exact_note = (
+        f"For rho_a < 1 the numerics lose at most {fmt_number(loss)} against perfect retention, "
+        f"as the exact fixed point predicts (`fisher.retention.exact_fixed_point`, "
+        f"{theory.status('fisher.retention.exact_fixed_point')}: W_2 A_1 = B_1 exactly for any "
+        f"lam > 0); the O(Ns/(Nx(1 - rho_a^2))) loss of Sec. 5.2 is not seen at finite size.")
+
+    # B: retention against gamma
+    devs_b = _lines_vs_parameter(ctx, (None, ax[1]), "fig5.B", "fisher", FISHER_PAIRS, gammas,
+                                 curves, "gamma")
+    ax[1].set(xlabel="$\\gamma$ (regularizer $\\lambda = 1/\\gamma - 1$)",
+              ylabel="$\\Delta\\epsilon_{RT}$")
+    ax[1].legend(loc="lower right", fontsize=6.5)
+    panel_label(ax[1], "B", "retention against $\\gamma$")
+
+    # C: averages, exact metric; D: diagonal approximation
+    exact = {w: theory.curve(f"fisher.average_{w}", (gamma,)) for w in ("transfer", "retention")}
+    vanilla = {w: float(theory.leading(f"averages.vanilla.{w}")) for w in exact}
+    est_c = ctx.linear("averages.fisher", "fisher", grid_points(gammas, "gamma",
+                                                                  c.average_side), seeds=1)
+    avg_c = prior_average(est_c, gammas, "gamma", c.average_side, curves)
+    draw_average_panel(ax[2], avg_c, exact, vanilla)
+    ax[2].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
+    panel_label(ax[2], "C", "averages, exact Fisher metric")
+
+    est_d = ctx.linear("averages.fisher-diag", "fisher-diag",
+                       grid_points(gammas, "gamma", c.average_side), seeds=1)
+    # the first task is learned without regularization: the transfer is the vanilla one
+    avg_d = prior_average(est_d, gammas, "gamma", c.average_side,
+                          {"transfer": curves["transfer"]})
+    draw_average_panel(ax[3], avg_d, {}, vanilla)
+    fine_g = np.linspace(0.02, gammas.max(), 100)
+    for which, color in (("transfer", TF_COLOR), ("retention", RT_COLOR)):
+        theory_line(ax[3], fine_g, exact[which](fine_g), color, alpha=0.35,
+                    label=f"{which}: exact-metric theory")
+    ax[3].legend(loc="lower left", fontsize=6.5)
+    ax[3].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
+    panel_label(ax[3], "D", "averages, diagonal approximation")
+    diag_text = "; ".join(
+        f"{w} from {fmt_number(float(avg_d.numeric[w].min()), 3)} to "
+        f"{fmt_number(float(avg_d.numeric[w].max()), 3)}" for w in ("transfer", "retention"))
+
+    caption = (
+        f"**Fig. 5 (Fisher-metric regularization, lam = 1/gamma - 1; first task learned "
+        f"without regularization).** **A**: retention against rho_a at gamma = {FISHER_GAMMA} "
+        f"for rho_b in {list(FISHER_RHO_B)}; lines (rho_a < 1): the derived `fisher.retention` "
+        f"= {sp.sstr(theory.leading('fisher.retention'))} "
+        f"({theory.status('fisher.retention')}, any lam > 0); stars (rho_a = 1): the derived "
+        f"`fisher.rho1.retention.unregularized_first` = "
+        f"{sp.sstr(theory.leading('fisher.rho1.retention.unregularized_first'))} "
+        f"({theory.status('fisher.rho1.retention.unregularized_first')}) with gamma_f = "
+        f"1/(1 + lam) = {fmt_number(_fisher_gamma_f(ctx, FISHER_GAMMA))}; points: "
+        f"{ctx.numerics_phrase()}. {fmt_deviation(dev_a, points)}. {exact_note} **B**: retention against gamma (gamma < 1; "
+        f"gamma = 1 is lam = 0, the vanilla model); same theory and numerics; "
+        f"{fmt_deviation(*devs_b['retention'])}. **C**: averages over the uniform prior; lines: "
+        f"`fisher.average_transfer` = {sp.sstr(theory.leading('fisher.average_transfer'))}, "
+        f"`fisher.average_retention` = {sp.sstr(theory.leading('fisher.average_retention'))}; "
+        f"dashed: vanilla; {averages_phrase(ctx)}. "
+        f"{average_caption('C', avg_c, exact, 'gamma')}. **D**: the same numerics with the "
+        f"diagonal metric diag(sum_n a_jn^2) of A_1 (no derived claim for the retention: "
+        f"numerics only, no error bars; faint lines: the exact-metric theory of C; the "
+        f"transfer is the vanilla one since task 1 is learned without regularization, "
+        f"`fisher.transfer_equals_vanilla.unregularized`): {diag_text} over gamma in "
+        f"[{gammas.min():g}, {gammas.max():g}]. "
+        f"{average_caption('D', avg_d, {'transfer': exact['transfer']}, 'gamma')}."
+    )
+    return [FigureResult("fig5_fisher", "Fig. 5: Fisher-metric weight regularization",
+                         caption, fig)]

@@ -1,0 +1,188 @@
+"""The report's figures (reports/figures*.py): a quick build writes every PNG it embeds, twice
+gives the same bytes, captions state what was computed; the helpers behind them."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from derivations.registry import all_claims
+from derivations.symbols import gamma, rho_a, rho_b
+from reports import figures_theory as theory
+from reports.figures import BUILDERS, build_figures
+from reports.figures_config import FigureConfig, midpoint_grid, panel_seed
+from reports.figures_numerics import deviation, fit_power_law
+from reports.figures_regularization import optimal_gamma_retention_map
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+IMAGE = re.compile(r"!\[[^\]]*\]\((figures/([^)]+\.png))\)")
+
+
+def _build(directory: Path) -> tuple[list[str], list[str]]:
+    messages: list[str] = []
+    sections = build_figures(directory, quick=True, seed=0, progress=messages.append)
+    return sections, messages
+
+
+@pytest.fixture(scope="module")
+def quick_build(tmp_path_factory) -> tuple[Path, list[str], list[str]]:
+    out = tmp_path_factory.mktemp("report") / "figures"  # created by build_figures
+    sections, messages = _build(out)
+    return out, sections, messages
+
+
+def test_quick_build_writes_every_png_it_embeds_and_nothing_else(quick_build):
+    out, sections, _ = quick_build
+    embedded = [m.group(2) for s in sections for m in IMAGE.finditer(s)]
+    assert len(embedded) == len(set(embedded)) >= len(BUILDERS)
+    written = sorted(p.name for p in out.iterdir())
+    assert written == sorted(embedded)
+    for name in embedded:
+        data = (out / name).read_bytes()
+        assert data.startswith(PNG_SIGNATURE)
+        assert b"Software" not in data and b"matplotlib" not in data.lower()
+
+
+def test_every_figure_section_embeds_one_image_by_a_relative_path(quick_build):
+    _, sections, _ = quick_build
+    figure_sections = [s for s in sections if IMAGE.search(s)]
+    assert len(figure_sections) == len(sections) - 1  # the first section is the preamble
+    for s in figure_sections:
+        assert len(IMAGE.findall(s)) == 1
+        assert s.startswith("### ")
+
+
+def test_building_twice_gives_identical_bytes(quick_build, tmp_path):
+    out, sections, _ = quick_build
+    again, _ = _build(tmp_path / "figures")
+    assert again == sections
+    for path in out.iterdir():
+        assert (tmp_path / "figures" / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_captions_state_sizes_seeds_and_generator(quick_build):
+    _, sections, _ = quick_build
+    quick = FigureConfig.quick()
+    for s in sections[1:]:
+        if "theory only" in s.split("**")[1]:
+            continue
+        assert re.search(r"Nx = \d+", s) or re.search(r"Nx/Ns", s), s[:80]
+        assert "seed" in s, s[:80]
+        assert "generator" in s, s[:80]
+    joined = "\n".join(sections)
+    assert quick.sizes() in joined
+    assert f"Nx = {quick.soft_nx}, Ns = {quick.soft_ns}" in joined  # soft-threshold sizes
+
+
+def test_captions_cite_registered_claims_and_report_deviations(quick_build):
+    _, sections, _ = quick_build
+    ids = {c.id for c in all_claims()}
+    for s in sections[1:]:
+        cited = set(re.findall(r"`([a-z_]+(?:\.[A-Za-z0-9_\[\]]+)+)`", s))
+        assert cited, s[:80]
+        assert cited <= ids, cited - ids
+    numeric = [s for s in sections[1:] if "numerics" in s]
+    assert all("largest |numerics - theory|" in s or "slope" in s for s in numeric
+               if "theory only" not in s.split("**")[1])
+
+
+def test_progress_reports_every_builder(quick_build):
+    _, _, messages = quick_build
+    for name, _ in BUILDERS:
+        assert f"figures: building {name}" in messages
+
+
+def test_bad_seed_is_a_value_error_naming_seed(tmp_path):
+    with pytest.raises(ValueError, match="seed"):
+        build_figures(tmp_path, quick=True, seed=-1, progress=lambda m: None)
+    with pytest.raises(ValueError, match="seed"):
+        panel_seed(True, "fig1")
+
+
+def test_panel_seeds_depend_on_root_and_name_only():
+    a = panel_seed(3, "fig1.C").generate_state(4)
+    assert (a == panel_seed(3, "fig1.C").generate_state(4)).all()
+    assert not (a == panel_seed(4, "fig1.C").generate_state(4)).all()
+    assert not (a == panel_seed(3, "fig1.E").generate_state(4)).all()
+
+
+def test_theory_curves_are_the_leading_order_of_the_derived_claims():
+    transfer = theory.curve("vanilla.transfer", (rho_a, rho_b))
+    derived = sp.lambdify((rho_a, rho_b), theory.leading("vanilla.transfer"))
+    a, b = np.meshgrid(np.linspace(0, 1, 7), np.linspace(0, 1, 5))
+    assert np.allclose(transfer(a, b), derived(a, b))
+    constant = theory.curve("fisher.retention", (rho_a, rho_b))(a, b)
+    assert constant.shape == a.shape and (constant == float(theory.leading("fisher.retention"))).all()
+    with pytest.raises(KeyError, match="no claim"):
+        theory.claim("no.such.claim")
+
+
+def test_optimal_gamma_map_agrees_with_the_derivation_module():
+    from derivations.euclidean import optimal_gamma_retention
+
+    for a, b in ((1.0, 0.0), (0.3, 0.7), (0.8, 0.5), (0.0, 0.5)):
+        g, best = optimal_gamma_retention_map(np.array([a]), np.array([b]))
+        assert g[0] == pytest.approx(optimal_gamma_retention(a, b), abs=1e-9)
+        R = theory.curve("euclidean.retention", (rho_a, rho_b, gamma))
+        grid = np.linspace(0, 1, 20001)
+        assert best[0] >= R(a, b, grid).max() - 1e-12
+
+
+def test_maximise_polynomial_handles_degree_drops_and_interval_ends():
+    x, p = sp.symbols("x p")
+    arg, best = theory.maximise_polynomial(p * x**3 - x, x, (p,),
+                                           (np.array([0.0, 1.0, -1.0]),), (0.0, 1.0))
+    # p = 0: -x, max at 0; p = 1: x^3 - x, max at an end (both 0: the upper end wins);
+    # p = -1: -x^3 - x, max at 0
+    assert arg.tolist() == [0.0, 1.0, 0.0]
+    assert np.allclose(best, [0.0, 0.0, 0.0])
+
+
+def test_stationary_curves_find_the_retention_extrema_of_fig_1h():
+    curves = theory.stationary_curves(theory.leading("vanilla.retention"), rho_a, rho_b)
+    at_one = sorted(float(phi(np.array(1.0))) for _, phi in curves)
+    assert at_one == pytest.approx([0.5, 1.0])  # minimum at rho_a = 1/2, maximum at 1
+    below = [float(phi(np.array(0.9))) for _, phi in curves]
+    assert all(np.isnan(v) for v in below)  # no real extremum for 9 rho_b^2 < 8
+
+
+def test_region_mask_matches_the_derived_region_at_rational_points():
+    region = theory.derived("phase_diagram.rising_region")
+    mask = theory.region_mask(region, (rho_a, rho_b))
+    for a, b in ((sp.Rational(9, 10), 1), (sp.Rational(3, 10), sp.Rational(4, 5)),
+                 (sp.Rational(4, 5), sp.Rational(3, 10)), (sp.Rational(1, 2), sp.Rational(99, 100))):
+        truth = bool(region.subs({rho_a: a, rho_b: b}))
+        assert bool(mask(np.array(float(a)), np.array(float(b)))) == truth
+
+
+def test_power_law_fit_recovers_the_exponent_and_skips_points_in_the_noise():
+    x = np.geomspace(1e-3, 0.25, 9)
+    dev = 0.4 * x**1.0
+    sem = np.full_like(x, 1e-4)
+    noisy = dev.copy()
+    noisy[0] = 2e-5  # below 3 standard errors: must not enter the fit
+    law = fit_power_law(x, noisy, sem)
+    assert law is not None and not law.used[0]
+    assert law.slope == pytest.approx(1.0, abs=1e-9)
+    assert law.prefactor == pytest.approx(0.4, rel=1e-9)
+    assert fit_power_law(x[:2], dev[:2], sem[:2]) is None
+
+
+def test_deviation_summary_ignores_nan_and_reports_standard_errors():
+    d = deviation(np.array([0.0, np.nan, 1.0]), np.array([0.1, 0.0, 0.7]),
+                  np.array([0.1, 0.1, 0.1]))
+    assert d.where == 2 and d.max_abs == pytest.approx(0.3)
+    assert d.z_there == pytest.approx(3.0) and d.max_z == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="no finite"):
+        deviation(np.array([np.nan]), np.array([0.0]))
+
+
+def test_midpoint_grid_averages_polynomials_of_degree_one_exactly():
+    a, b = midpoint_grid(5)
+    assert len(a) == 25
+    assert np.mean(2 * a + 3 * b - 1) == pytest.approx(1.5)
+    with pytest.raises(ValueError, match="side"):
+        midpoint_grid(0)
