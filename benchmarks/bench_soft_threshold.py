@@ -275,18 +275,24 @@ def diagnosis(rho_a: float, rho_b: float, seed: int) -> None:
 
 def nx_scan(alpha: float, rho_a: float, rho_b: float, sizes=(750, 1500, 3000, 6000)) -> None:
     """The deviation from alpha = 1 at fixed Ns = 30 as Nx grows: a finite-size effect
-    would shrink like Ns / Nx."""
+    would shrink like Ns / Nx. Above Nx = 3000, eta = 0.01 would diverge (lambda_max of
+    A A^T grows like Nx / Ns), so eta shrinks like 3000 / Nx and the step count grows to keep
+    the training time eta T = 50 of the paper's protocol."""
     for nx in sizes:
+        eta = ETA * min(1.0, 3000.0 / nx)
+        n_steps = int(round(N_STEPS * ETA / eta))
         tasks = draw_tasks(nx=nx, ns=NS, ny=NY, rho_a=rho_a, rho_b=rho_b, seed=0)
+        problems = {a: prepare_soft_threshold(tasks, a) for a in (1.0, alpha)}
         cells = []
         for method in ("exact", "gd"):
-            tr = {a: solve_soft_threshold(prepare_soft_threshold(tasks, a), method=method,
-                                          n_steps=N_STEPS, eta=ETA).transfer_retention()
-                  for a in (1.0, alpha)}
+            tr = {a: solve_soft_threshold(p, method=method, n_steps=n_steps,
+                                          eta=eta).transfer_retention()
+                  for a, p in problems.items()}
             cells.append(f"{method}: TF {tr[alpha].transfer:+.4f} (vanilla "
                          f"{tr[1.0].transfer:+.4f}), RT {tr[alpha].retention:+.4f} (vanilla "
                          f"{tr[1.0].retention:+.4f})")
-        print(f"  Nx = {nx} (Ns/Nx = {NS / nx:.4f}), alpha = {alpha}: " + "; ".join(cells))
+        print(f"  Nx = {nx} (Ns/Nx = {NS / nx:.4f}, eta = {eta:.4g}, T = {n_steps}), "
+              f"alpha = {alpha}: " + "; ".join(cells))
 
 
 def literal_seed(alpha: float, rho_a: float, rho_b: float, seed: int) -> None:
