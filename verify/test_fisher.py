@@ -34,6 +34,7 @@ from hypothesis import given
 
 from solvers import strategies as S
 from solvers.api import simulate
+from solvers.sweep import Estimate
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import (ATOL, CONVERGENCE, assert_agrees, assert_distinguishes,
@@ -178,7 +179,7 @@ def test_fisher_information_prefactor_by_finite_differences():
             assert abs(hessian) <= ATOL, (i, j, k, l, hessian)
         else:
             ratios.append(hessian / AAt[j, l])
-    measured = E.Estimate(float(np.mean(ratios)), 0.0, len(ratios))
+    measured = Estimate(float(np.mean(ratios)), 0.0, len(ratios))
     spread = float(np.ptp(ratios))
     assert spread <= ATOL, f"the Hessian is not c delta_ik (A A^T)_jl: spread {spread}"
     assert_distinguishes("Fisher information prefactor (finite differences)", measured,

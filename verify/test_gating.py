@@ -6,7 +6,9 @@ Leading order (registry claims gating.transfer.random, gating.retention.random =
 eq_rcg_epsilon_TF/RT; gating.transfer, gating.retention = eq_gated_eTF_full/eRT_full in
 alpha~; gating.adaptive_alpha_tilde, gating.adaptive_rho_g, gating.probe_error):
 
-- random gating at alpha Nx = 10^6 Ns (Wishart-sampled Gram matrices of the gated blocks);
+- random gating at alpha Nx = 10^6 Ns (Wishart-sampled Gram matrices of the gated blocks),
+  and the statements built on it: gating.random_scales_rho_a, gating.optimal_alpha,
+  phase_diagram.rising_region (Fig. 7C), phase_diagram.high_alpha_hurts_both (Fig. 7D);
 - convergence as Ns/(alpha Nx) -> 0 (Hypothesis, alpha >= 1/4);
 - adaptive gating with the expected probe (explicit matrices; the probe error, the gate
   correlation it sets and the transfer and retention with the adaptive alpha~), converging
@@ -33,10 +35,11 @@ from hypothesis import given
 
 from solvers import strategies as S
 from solvers.rng import as_generator
+from solvers.sweep import Estimate
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import (ATOL, CONVERGENCE, assert_agrees, assert_distinguishes,
-                               check_convergence)
+                               assert_exceeds, check_convergence)
 
 DEMONSTRATED_ERRATA: tuple[str, ...] = (
     "gating.transfer.second_term[gaussian]",
@@ -87,6 +90,70 @@ def test_deviation_from_eq_rcg_vanishes_at_first_order(params, ns, seed):
             f"random gating {name} ({rho_a:.3f}, {rho_b:.3f}, alpha={alpha:.3f}) Ns={ns}",
             scales, [getattr(p, name) for p in pairs], getattr(predicted, name).mean)
         assert result.passed, str(result)
+
+
+def test_random_gating_scales_rho_a_to_alpha_rho_a():
+    """gating.random_scales_rho_a: random gating at (rho_a, alpha) and the vanilla model at
+    rho_a' = alpha rho_a, both measured, agree (transfer and retention)."""
+    rho_a, rho_b, alpha = 0.9, 0.4, 0.5
+    nx = int(ASYMPTOTIC * NS / alpha)
+    gated = E.transfer_retention("random-gating", rho_a=rho_a, rho_b=rho_b, alpha=alpha, nx=nx,
+                                 ns=NS, samples=200, seed=25)
+    vanilla = E.transfer_retention("vanilla", rho_a=alpha * rho_a, rho_b=rho_b, nx=nx, ns=NS,
+                                   samples=200, seed=26)
+    assert theory.verdict("gating.random_scales_rho_a").status == "verified"
+    for name in ("transfer", "retention"):
+        a, b = getattr(gated, name), getattr(vanilla, name)
+        difference = Estimate(a.mean - b.mean, float(np.hypot(a.sem, b.sem)), a.n)
+        assert_agrees(f"random gating minus vanilla at alpha rho_a, {name}", difference, 0.0,
+                      kind="leading", scale=2 * E.small_parameter(nx, NS, alpha))
+
+
+@pytest.mark.parametrize("rho_a, rho_b", [(1.0, 0.4), (0.8, 0.6)])
+def test_transfer_is_best_at_the_optimal_gating_level(rho_a, rho_b):
+    """gating.optimal_alpha (alpha* = min(1, rho_b/rho_a)): the measured transfer at alpha*
+    exceeds that at alpha* -+ 0.2, resolved."""
+    star = theory.function("gating.optimal_alpha", "derived")(rho_a=rho_a, rho_b=rho_b)
+    measured = {}
+    for alpha in (star - 0.2, star, star + 0.2):
+        if 0 < alpha <= 1:
+            nx = int(ASYMPTOTIC * NS / alpha)
+            measured[alpha] = E.transfer_retention("random-gating", rho_a=rho_a, rho_b=rho_b,
+                                                   alpha=alpha, nx=nx, ns=NS, samples=100,
+                                                   seed=27).transfer
+    for alpha, other in measured.items():
+        if alpha != star:
+            assert_exceeds(f"random gating transfer at alpha*={star:.3f} over {alpha:.3f}",
+                           measured[star], other)
+
+
+def _gating_at(rho_a: float, rho_b: float, alpha: float, seed: int) -> E.Pair:
+    nx = int(ASYMPTOTIC * NS / alpha)
+    return E.transfer_retention("random-gating", rho_a=rho_a, rho_b=rho_b, alpha=alpha, nx=nx,
+                                ns=NS, samples=100, seed=seed)
+
+
+def test_retention_rises_with_alpha_in_the_red_region_of_fig7():
+    """phase_diagram.rising_region (Fig. 7C): at a point of the derived region, (0.95, 0.99),
+    the measured retention at alpha = 1 exceeds that at alpha = 0.6."""
+    rho_a, rho_b = 0.95, 0.99
+    region = theory.expression("phase_diagram.rising_region", "derived")
+    assert bool(region.subs({theory.PARAMETERS["rho_a"]: rho_a,
+                             theory.PARAMETERS["rho_b"]: rho_b}))
+    assert_exceeds("retention at alpha = 1 over alpha = 0.6, (0.95, 0.99)",
+                   _gating_at(rho_a, rho_b, 1.0, 28).retention,
+                   _gating_at(rho_a, rho_b, 0.6, 29).retention)
+
+
+def test_dense_gating_above_rho_b_over_rho_a_lowers_transfer_and_retention():
+    """phase_diagram.high_alpha_hurts_both (Fig. 7D): rho_b < rho_a, alpha = 1 against
+    alpha = rho_b/rho_a: both measured transfer and retention are lower at alpha = 1."""
+    rho_a, rho_b = 0.9, 0.3
+    assert theory.verdict("phase_diagram.high_alpha_hurts_both").status == "verified"
+    sparse, dense = _gating_at(rho_a, rho_b, rho_b / rho_a, 30), _gating_at(rho_a, rho_b, 1.0, 31)
+    for name in ("transfer", "retention"):
+        assert_exceeds(f"{name} at alpha = rho_b/rho_a over alpha = 1, (0.9, 0.3)",
+                       getattr(sparse, name), getattr(dense, name))
 
 
 # -- adaptive gating ------------------------------------------------------------------------
