@@ -122,6 +122,9 @@ def fmt_point(point: Mapping[str, float]) -> str:
 def fmt_deviation(dev: Deviation, points: Sequence[Mapping[str, float]]) -> str:
     """A caption sentence for :func:`reports.figures_numerics.deviation`."""
     where = fmt_point(points[dev.where]) if dev.where < len(points) else ""
+    if dev.max_abs <= 1e-12:
+        return (f"largest |numerics - theory| = {fmt_number(dev.max_abs)} (rounding level) at "
+                f"{where}")
     z = "" if math.isnan(dev.z_there) else (
         f" ({fmt_number(dev.z_there, 2)} standard errors there; at most "
         f"{fmt_number(dev.max_z, 2)} anywhere)")

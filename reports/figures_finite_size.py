@@ -149,7 +149,8 @@ def finite_size_figure(ctx: FigureContext) -> list[FigureResult]:
     caption = (
         f"**Finite-size plots.** |mean(exact) - leading order| against Ns/Nx at "
         f"(rho_a, rho_b) = {FINITE_SIZE_POINT}, Ns = {c.finite_ns}, Nx/Ns in "
-        f"{[fmt_number(r) for r in c.finite_ratios]} (gated cases: alpha Nx >= 4 Ns only). Numerics: exact fixed points from "
+        f"{{{', '.join(fmt_number(r) for r in c.finite_ratios)}}} (Nx rounded to an integer; "
+        f"gated cases: alpha Nx >= 4 Ns only). Numerics: exact fixed points from "
         f"Wishart-sampled Gram matrices (gaussian generator, solvers.gram; errors averaged "
         f"exactly over B), {c.finite_seeds} seeds per size (error bars: standard error), root "
         f"seed {ctx.seed}; filled markers: exact above leading order, open: below. Leading "

@@ -252,11 +252,16 @@ def fit_power_law(x: np.ndarray, deviation: np.ndarray, sem: np.ndarray,
                     float(math.exp(coef[1])), used)
 
 
+ROUNDING = 1e-12
+"""Differences up to this size are rounding, not deviations (values are O(1))."""
+
+
 @dataclass(frozen=True)
 class Deviation:
     """Numerics minus theory over a panel: the largest |difference|, at which point, the
     difference there in standard errors (``z_there``), the largest |difference| in standard
-    errors anywhere (``max_z``; both nan without standard errors) and the RMS difference."""
+    errors anywhere (``max_z``; both nan without standard errors) and the RMS difference.
+    Differences at rounding level (|d| <= ``ROUNDING``) count as zero standard errors."""
 
     max_abs: float
     where: int
@@ -287,6 +292,7 @@ def deviation(numeric: np.ndarray, theory: np.ndarray,
         s = np.asarray(sem, dtype=float).ravel()
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(ok & (s > 0), np.abs(diff) / s, np.nan)
+            z = np.where(np.abs(diff) <= ROUNDING, 0.0, z)
         if np.isfinite(z).any():
             max_z = float(np.nanmax(z))
         z_there = float(z[where])

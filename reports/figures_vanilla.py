@@ -140,7 +140,7 @@ def figure_1(ctx: FigureContext) -> list[FigureResult]:
         f"(Appendix D: eta = 0.001, {epochs} + {epochs} full-batch steps from W = 0) at "
         f"(rho_a, rho_b) = {LEARNING_CURVE_POINT}, mean +- sd over {c.gd_seeds} seeds "
         f"({c.sizes()}, appendix generator, errors on the drawn readouts); the arrows are the "
-        f"measured Delta eps_TF = {fmt_number(tf_gd.mean())} +- {fmt_number(tf_gd.std())} and "
+        f"measured (mean +- sd over seeds) Delta eps_TF = {fmt_number(tf_gd.mean())} +- {fmt_number(tf_gd.std())} and "
         f"Delta eps_RT = {fmt_number(rt_gd.mean())} +- {fmt_number(rt_gd.std())} (theory "
         f"{fmt_number(tf_th)}, {fmt_number(rt_th)}). "
         f"**C, E**: transfer and retention against rho_a for rho_b in {list(C_RHO_B)}; "

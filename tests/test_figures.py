@@ -178,6 +178,8 @@ def test_deviation_summary_ignores_nan_and_reports_standard_errors():
     assert d.z_there == pytest.approx(3.0) and d.max_z == pytest.approx(3.0)
     with pytest.raises(ValueError, match="no finite"):
         deviation(np.array([np.nan]), np.array([0.0]))
+    rounding = deviation(np.array([1.0 + 2e-16]), np.array([1.0]), np.array([1e-17]))
+    assert rounding.z_there == 0.0  # a rounding-level difference is no deviation
 
 
 def test_midpoint_grid_averages_polynomials_of_degree_one_exactly():
