@@ -60,7 +60,20 @@ BUILDERS: tuple[tuple[str, Builder], ...] = (
 
 
 def figure_section(result: FigureResult) -> str:
-    """The Markdown section of one figure: heading, image (relative path), caption."""
+    """The Markdown section of one figure: heading, image (relative path), caption.
+
+    Examples
+    --------
+    >>> from reports.figures_plot import new_figure
+    >>> fig, _ = new_figure(1, (2.0, 2.0))
+    >>> print(figure_section(FigureResult("demo", "Demo", "**Demo.** A caption.", fig)))
+    ### Demo
+    <BLANKLINE>
+    ![Demo](figures/demo.png)
+    <BLANKLINE>
+    **Demo.** A caption.
+    <BLANKLINE>
+    """
     return (f"### {result.title}\n\n"
             f"![{result.title}](figures/{result.name}.png)\n\n"
             f"{result.caption}\n")

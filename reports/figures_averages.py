@@ -52,6 +52,16 @@ def prior_average(estimates: PointEstimates, x_values, x_name: str, side: int,
     """Collect per-x averages from a sweep whose points are x-major over the midpoint grid.
 
     ``theory_of[which]`` is a numpy function of (rho_a, rho_b, x) (None: no theory).
+
+    Examples
+    --------
+    >>> from reports.figures_numerics import PointEstimates
+    >>> points = grid_points((0.5, 1.0), "alpha", 2)          # 2 x values x 4 pairs
+    >>> samples = {"transfer": np.array([[p["alpha"] * p["rho_a"]] for p in points])}
+    >>> avg = prior_average(PointEstimates(tuple(points), samples), (0.5, 1.0), "alpha", 2,
+    ...                     {"transfer": lambda a, b, x: x * a}, names=("transfer",))
+    >>> avg.numeric["transfer"].tolist(), avg.sem["transfer"].tolist()   # exact: no spread
+    ([0.25, 0.5], [0.0, 0.0])
     """
     a, b = midpoint_grid(side)
     n = len(a)

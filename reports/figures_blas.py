@@ -34,7 +34,13 @@ _PREFIXES = ("openblas", "scipy_openblas")
 
 
 def openblas_controls() -> list[tuple[Callable[[], int], Callable[[int], None]]]:
-    """(get, set) of the thread count of every OpenBLAS library loaded in this process."""
+    """(get, set) of the thread count of every OpenBLAS library loaded in this process.
+
+    Examples
+    --------
+    >>> all(get() >= 1 for get, _ in openblas_controls())
+    True
+    """
     maps = Path("/proc/self/maps")
     if not maps.exists():
         return []

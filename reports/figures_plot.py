@@ -86,7 +86,14 @@ def new_figure(n_panels: int, size: tuple[float, float], *, rows: int = 1,
 
 def new_figure_grid(size: tuple[float, float], rows: int, cols: int,
                     cells: Sequence[tuple[int, slice]]) -> tuple[Figure, list[Axes]]:
-    """A figure of fixed ``size`` with one axes per cell (row, column slice) of a grid."""
+    """A figure of fixed ``size`` with one axes per cell (row, column slice) of a grid.
+
+    Examples
+    --------
+    >>> fig, axes = new_figure_grid((6.0, 4.0), 2, 2, [(0, slice(0, 2)), (1, slice(0, 1))])
+    >>> len(axes), axes[0].get_subplotspec().colspan
+    (2, range(0, 2))
+    """
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=size, layout="constrained")
         FigureCanvasAgg(fig)
@@ -114,7 +121,13 @@ def panel_label(ax: Axes, letter: str, title: str = "") -> None:
 
 
 def palette(n: int, name: str = "viridis") -> list[tuple[float, float, float, float]]:
-    """``n`` colours from a colormap, avoiding its lightest end (legible on white)."""
+    """``n`` colours from a colormap, avoiding its lightest end (legible on white).
+
+    Examples
+    --------
+    >>> len(palette(3)), palette(1)[0] == palette(2)[0]
+    (3, True)
+    """
     cmap = matplotlib.colormaps[name]
     return [cmap(x) for x in np.linspace(0.0, 0.85, max(n, 1))][:n]
 

@@ -133,6 +133,13 @@ def correction_curve(claim_id: str, variables: Sequence[sp.Symbol]) -> Curve:
     subtracted in floating point (their symbolic difference is slow to simplify; at the
     sizes plotted the difference is far above rounding). ValueError if the derivation does
     not depend on Nx (then there is no correction to overlay).
+
+    Examples
+    --------
+    >>> from derivations.symbols import Nx, Ns, rho_a, rho_b
+    >>> c = correction_curve("vanilla.transfer.exact[gaussian]", (Nx, Ns, rho_a, rho_b))
+    >>> round(float(c(3000, 30, 0.8, 0.5)), 8)     # -(1 - rho_a^2) Ns/(Nx - Ns - 1)
+    -0.00363759
     """
     from derivations.symbols import Nx
 
