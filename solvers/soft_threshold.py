@@ -68,7 +68,7 @@ import numpy as np
 import scipy.linalg
 
 from .rng import Seed, as_generator
-from .soft_threshold_moments import InputMoments, input_moments, threshold_from_sparsity
+from .soft_threshold_moments import InputMoments, input_moments
 from .soft_threshold_sampled import sampled_gradient_descent
 from .tasks import TaskSequence
 from .validation import check_open_unit_interval, check_positive_int
@@ -96,6 +96,9 @@ class TaskSpectrum:
 
     ``eigenvalues`` are ascending and clipped at 0 (C is positive semi-definite; rounding
     makes some of its zero eigenvalues slightly negative, down to ``smallest_raw``).
+    ``eigenvectors`` is Nx x k: all Nx of them for alpha < 1; for the linear model
+    (alpha = 1) the k = Ns left singular vectors of A, the orthogonal complement being C's
+    null space (never formed).
     """
 
     moments: InputMoments
@@ -105,11 +108,14 @@ class TaskSpectrum:
 
     @property
     def largest(self) -> float:
-        return float(self.eigenvalues[-1])
+        return float(self.eigenvalues[-1]) if self.eigenvalues.size else 0.0
 
 
 def task_spectrum(moments: InputMoments) -> TaskSpectrum:
     """Eigendecompose C = E[phi phi^T] (LAPACK ``syevd``; O(Nx^3) time, O(Nx^2) memory).
+
+    For the linear model (alpha = 1), C = A A^T: the thin SVD of A gives its nonzero part in
+    O(Nx Ns^2) time and O(Nx Ns) memory.
 
     Examples
     --------
@@ -119,6 +125,12 @@ def task_spectrum(moments: InputMoments) -> TaskSpectrum:
     >>> int(np.sum(s.eigenvalues > 1e-10 * s.largest))
     2
     """
+    if moments.linear:
+        U, singular, _ = np.linalg.svd(moments.cross.T, full_matrices=False)
+        order = np.argsort(singular)
+        values = singular[order] ** 2
+        smallest = float(values[0]) if U.shape[1] == moments.nx else 0.0
+        return TaskSpectrum(moments, values, U[:, order], smallest)
     values, vectors = scipy.linalg.eigh(moments.second, driver="evd")
     return TaskSpectrum(moments, np.maximum(values, 0.0), vectors, float(values[0]))
 
@@ -192,7 +204,7 @@ def task_error(W: np.ndarray, B: np.ndarray, moments: InputMoments) -> float:
     True
     """
     ny = B.shape[0]
-    quadratic = float(np.einsum("ij,ij->", W @ moments.second, W))
+    quadratic = float(np.einsum("ij,ij->", moments.times_covariance(W), W))
     linear = float(np.einsum("ij,ij->", B @ moments.cross, W))
     return (float(np.sum(B * B)) + quadratic - 2.0 * linear) / ny
 
@@ -203,7 +215,7 @@ def _expected_task_error(
     """E_B eps_mu[W] for W = sum_k B_k M[k] (k = 0..len(M)-1; task index mu is 0-based)."""
     ns = moments.ns
     value = 1.0
-    projected = [Mk @ moments.second for Mk in M]
+    projected = [moments.times_covariance(Mk) for Mk in M]
     for k, Mk in enumerate(M):
         for l, Ml in enumerate(M):
             value += rho_b ** abs(k - l) * float(np.einsum("ij,ij->", projected[k], Ml)) / ns
@@ -296,12 +308,15 @@ def _task_factors(
 
 def _advance(previous: np.ndarray, readout: Optional[np.ndarray], spectrum: TaskSpectrum,
              keep: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """previous V diag(keep) V^T + readout X V diag(gain) V^T (readout None: no drive)."""
+    """previous + [previous V diag(keep - 1) + readout X V diag(gain)] V^T (readout None: no
+    drive). Equal to previous V diag(keep) V^T + ... when V is complete; when V is thin
+    (alpha = 1), directions outside it have lambda = 0, keep = 1 and X V_perp = 0."""
     V = spectrum.eigenvectors
-    rotated = (previous @ V) * keep
+    rotated = previous @ V
+    change = rotated * (keep - 1.0)
     if readout is not None:
-        rotated += ((readout @ spectrum.moments.cross) @ V) * gain
-    return rotated @ V.T
+        change += ((readout @ spectrum.moments.cross) @ V) * gain
+    return previous + change @ V.T
 
 
 def solve_soft_threshold(

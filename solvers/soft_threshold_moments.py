@@ -41,7 +41,9 @@ and psi_t the soft threshold at t applied to a standard normal variable:
 Cost: O(Nx^2 Ns) time for A A^T plus O(Nx^2 N / 2) for the series, O(Nx^2) memory for the
 covariance (this model is nonlinear, so the input covariance is not confined to the span of A;
 the toolkit's "never Nx x Nx" rule is for the linear models). alpha = 1 means h = 0 and
-phi = identity: then cross = A^T and second = A A^T exactly.
+phi = identity: then cross = A^T and the covariance is A A^T = cross^T cross exactly; the
+model is linear, so that covariance is never formed (``second`` is None) and everything stays
+in the span of A (:meth:`InputMoments.times_covariance`).
 
 Examples
 --------
@@ -53,13 +55,15 @@ Examples
 ((60, 60), (4, 60))
 >>> bool(mom.truncation_bound < 1e-12)
 True
->>> bool(np.allclose(input_moments(A, alpha=1.0).second, A @ A.T))
-True
+>>> linear = input_moments(A, alpha=1.0)
+>>> linear.second is None, bool(np.allclose(linear.times_covariance(np.eye(60)), A @ A.T))
+(True, True)
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -362,6 +366,7 @@ class InputMoments:
     """Exact input moments of one task for the soft-thresholding model.
 
     ``cross`` is E[s phi(A s)^T] (Ns x Nx), ``second`` is E[phi(A s) phi(A s)^T] (Nx x Nx),
+    or None at alpha = 1 (h = 0), where it equals cross^T cross = A A^T and is not formed;
     ``sigma`` the row norms of A. ``truncation_bound`` bounds the largest error of any entry
     of ``second`` from the series truncation (entries from the closed form carry only
     rounding error); ``series_order`` is the last odd order kept, ``series_radius`` the |r|
@@ -371,7 +376,7 @@ class InputMoments:
     h: float
     sigma: np.ndarray
     cross: np.ndarray
-    second: np.ndarray
+    second: Optional[np.ndarray]
     series_order: int
     series_radius: float
     truncation_bound: float
@@ -379,7 +384,18 @@ class InputMoments:
 
     @property
     def nx(self) -> int:
-        return self.second.shape[0]
+        return self.sigma.size
+
+    @property
+    def linear(self) -> bool:
+        """True at h = 0: phi is the identity and the covariance is cross^T cross."""
+        return self.second is None
+
+    def times_covariance(self, X: np.ndarray) -> np.ndarray:
+        """X @ E[phi phi^T] for X with Nx columns (in the span of A when linear)."""
+        if self.second is None:
+            return (X @ self.cross.T) @ self.cross
+        return X @ self.second
 
     @property
     def ns(self) -> int:
@@ -423,9 +439,8 @@ def input_moments(
     nx = A.shape[0]
     sigma = np.sqrt(np.einsum("ij,ij->i", A, A))
     cross = A.T * active_fraction(sigma, h)[None, :]
-    if h == 0.0:
-        second = A @ A.T
-        return InputMoments(h, sigma, cross, 0.5 * (second + second.T), 1, 1.0, 0.0, 0)
+    if h == 0.0:  # phi is the identity: the linear model, kept in the span of A
+        return InputMoments(h, sigma, cross, None, 1, 1.0, 0.0, 0)
 
     t = _scaled_thresholds(sigma, h)
     diagonal = diagonal_moment(sigma, h)

@@ -22,6 +22,7 @@ from solvers.soft_threshold import (
     soft_threshold_solution,
     solve_soft_threshold,
     task_error,
+    task_spectrum,
     transfer_retention,
 )
 from solvers.soft_threshold_moments import (
@@ -36,7 +37,7 @@ from solvers.soft_threshold_moments import (
     threshold_from_sparsity,
 )
 from solvers.soft_threshold_sampled import sampled_gradient, sampled_gradient_descent
-from solvers.tasks import GENERATORS, TaskSequence, correlated_successor, draw_tasks
+from solvers.tasks import GENERATORS, correlated_successor, draw_tasks
 
 # Tolerances, in one place. Closed forms are compared with 30-digit mpmath quadrature at
 # rounding level; with scipy's 2-D quadrature at its own accuracy; Monte Carlo by z-scores.
@@ -220,7 +221,8 @@ def test_input_moments_match_monte_carlo():
 def test_alpha_one_moments_are_those_of_the_linear_model():
     A = np.random.default_rng(2).standard_normal((15, 3))
     mom = input_moments(A, 1.0)
-    np.testing.assert_allclose(mom.second, A @ A.T, rtol=1e-14, atol=1e-14)
+    assert mom.linear and mom.second is None  # never formed: the model is linear
+    np.testing.assert_allclose(mom.times_covariance(np.eye(15)), A @ A.T, rtol=1e-14, atol=1e-14)
     np.testing.assert_array_equal(mom.cross, A.T)
 
 
@@ -235,7 +237,7 @@ def test_zero_rows_of_A_give_zero_moments():
 def test_input_covariance_is_positive_definite_below_alpha_one():
     A = draw_tasks(nx=60, ns=3, ny=1, rho_a=0, rho_b=0, seed=5).A[0]
     assert np.linalg.eigvalsh(input_moments(A, 0.6).second).min() > 0
-    assert np.linalg.matrix_rank(input_moments(A, 1.0).second) == 3
+    assert np.linalg.matrix_rank(input_moments(A, 1.0).times_covariance(np.eye(60))) == 3
 
 
 # ---------------------------------------------------------------------------------------
@@ -258,6 +260,24 @@ def test_alpha_one_exact_limit_is_the_vanilla_pseudo_inverse_solution(generator)
     np.testing.assert_allclose(res.weights[1], W1, atol=1e-12)
     np.testing.assert_allclose(res.weights[2], W2, atol=1e-12)
     assert res.errors[0, 1] == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("method", ["exact", "gd"])
+def test_alpha_one_span_solution_equals_the_full_eigendecomposition_one(method):
+    # at alpha = 1 the solver stays in the span of A (thin SVD); forming C = A A^T and
+    # eigendecomposing all of it must give the same weights
+    t = _tasks(n_tasks=3)
+    thin = prepare_soft_threshold(t, 1.0)
+    full = dataclasses.replace(thin, spectra=tuple(
+        task_spectrum(dataclasses.replace(s.moments, second=A @ A.T))
+        for s, A in zip(thin.spectra, t.A)))
+    assert thin.spectra[0].eigenvectors.shape == (t.nx, t.ns)
+    assert full.spectra[0].eigenvectors.shape == (t.nx, t.nx)
+    a = solve_soft_threshold(thin, method=method, n_steps=200)
+    b = solve_soft_threshold(full, method=method, n_steps=200)
+    for x, y in zip(a.weights, b.weights):
+        np.testing.assert_allclose(x, y, atol=1e-10)
+    np.testing.assert_allclose(a.expected_errors, b.expected_errors, atol=1e-10)
 
 
 def test_alpha_one_gd_is_iterated_vanilla_gradient_descent():
