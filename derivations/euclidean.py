@@ -771,14 +771,14 @@ def optimal_gamma_retention(rho_a_value: float, rho_b_value: float) -> float:
     """
     a = check_unit_interval("rho_a", rho_a_value)
     b = check_unit_interval("rho_b", rho_b_value)
-    rt = _retention_polynomial().subs({rho_a: sp.Float(a, 30), rho_b: sp.Float(b, 30)})
+    # exact rational inputs: real_roots then handles multiple roots (e.g. at (1, 1)),
+    # where a floating-point root finder fails to converge
+    rt = _retention_polynomial().subs({rho_a: sp.Rational(a), rho_b: sp.Rational(b)})
     derivative = sp.Poly(sp.diff(rt, gamma), gamma)
-    candidates = [sp.Float(1)]
+    candidates: list[sp.Expr] = [sp.Integer(1)]
     if not derivative.is_zero:
-        for root in derivative.nroots(n=30):
-            if abs(sp.im(root)) < 1e-20 and 0 < sp.re(root) <= 1:
-                candidates.append(sp.re(root))
-    best = max(candidates, key=lambda g: rt.subs(gamma, g))
+        candidates += [r for r in sp.real_roots(derivative) if 0 < r <= 1]
+    best = max(candidates, key=lambda g: float(rt.subs(gamma, g)))
     return float(best)
 
 

@@ -520,3 +520,11 @@ def test_finite_n_claim_status(claim_id):
 def test_bad_input_raises_a_value_error_naming_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_optimal_gamma_for_retention_is_no_regularization_for_identical_tasks():
+    """At (rho_a, rho_b) = (1, 1) the derivative has a multiple root at gamma = 1; the
+    optimum must still be found (a floating-point root finder failed to converge there)."""
+    from derivations.euclidean import optimal_gamma_retention
+
+    assert optimal_gamma_retention(1.0, 1.0) == 1.0
