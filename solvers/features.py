@@ -64,8 +64,20 @@ class Features:
             raise ValueError(f"gram has shape {self.gram.shape}, expected {(k * self.ns,) * 2}")
         if len(set(self.names)) != k:
             raise ValueError(f"block names repeat: {self.names}")
+        if not np.all(np.isfinite(self.gram)):
+            raise ValueError("gram must be finite (it contains NaN or inf)")
         for n in self.names:
-            parse_block(n)
+            self.check_name(n)
+
+    @staticmethod
+    def check_name(name: str) -> None:
+        """Raise ValueError unless ``name`` is a block name this class accepts."""
+        parse_block(name)
+
+    @property
+    def size(self) -> int:
+        """k Ns, the number of columns of the stacked blocks."""
+        return len(self.names) * self.ns
 
     def index(self, name: str) -> slice:
         """Rows/columns of block ``name`` in :attr:`gram`."""
@@ -79,7 +91,7 @@ class Features:
         """X_left^T X_right, an Ns x Ns matrix."""
         return self.gram[self.index(left), self.index(right)]
 
-    def rows(self, right: str) -> np.ndarray:
+    def column(self, right: str) -> np.ndarray:
         """[X_b^T X_right for every block b], stacked: a (k Ns) x Ns matrix."""
         return self.gram[:, self.index(right)]
 

@@ -84,47 +84,17 @@ def parse_name(name: str) -> tuple[Optional[str], Optional[int], int]:
 
 
 @dataclass(frozen=True)
-class Span:
+class Span(Features):
     """The Gram matrix ``X^T X`` of named Nx x Ns blocks ``X = [X_1 .. X_k]``.
 
-    ``gram`` is (k Ns) x (k Ns), symmetric; block ``i`` occupies rows and columns
-    ``i Ns .. (i + 1) Ns``.
+    A :class:`solvers.features.Features` that also accepts the auxiliary task ``"A0"`` and the
+    diagonal-Fisher blocks ``"inv_diag(A<nu>)*A<mu>"``. ``gram`` is (k Ns) x (k Ns), symmetric;
+    block ``i`` occupies rows and columns ``i Ns .. (i + 1) Ns``.
     """
 
-    names: tuple[str, ...]
-    gram: np.ndarray
-    nx: int
-    ns: int
-
-    def __post_init__(self) -> None:
-        k = len(self.names)
-        if self.gram.shape != (k * self.ns, k * self.ns):
-            raise ValueError(f"gram has shape {self.gram.shape}, expected {(k * self.ns,) * 2}")
-        if len(set(self.names)) != k:
-            raise ValueError(f"block names repeat: {self.names}")
-        if not np.all(np.isfinite(self.gram)):
-            raise ValueError("gram must be finite (it contains NaN or inf)")
-
-    @property
-    def size(self) -> int:
-        """k Ns, the number of columns of X."""
-        return len(self.names) * self.ns
-
-    def index(self, name: str) -> slice:
-        """Rows/columns of block ``name`` in :attr:`gram`."""
-        try:
-            i = self.names.index(name)
-        except ValueError:
-            raise KeyError(f"block {name!r} not among {self.names}") from None
-        return slice(i * self.ns, (i + 1) * self.ns)
-
-    def block(self, left: str, right: str) -> np.ndarray:
-        """X_left^T X_right (Ns x Ns)."""
-        return self.gram[self.index(left), self.index(right)]
-
-    def column(self, right: str) -> np.ndarray:
-        """X^T X_right: the (k Ns) x Ns overlaps of every block with block ``right``."""
-        return self.gram[:, self.index(right)]
+    @staticmethod
+    def check_name(name: str) -> None:
+        parse_name(name)
 
     @classmethod
     def from_features(cls, features: Features) -> "Span":
