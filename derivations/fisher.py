@@ -45,14 +45,14 @@ from typing import Callable
 
 import sympy as sp
 
-from solvers.validation import check_positive_int
 
+from .arguments import positive_size
 from .claims import Claim, Derivation, Step
 from .engine import expect_frobenius2, expect_trace, ratio_expansion
-from .euclidean import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
-                        expected_error, frobenius2, gram_mean, gram_surrogate, matrix_gradient,
-                        reduce_svd, same_matrix_expression, solve_in_svd_span,
-                        solve_right_linear, split_by_last_letter, substitute_scalar, to_words)
+from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
+                           expected_error, frobenius2, gram_mean, gram_surrogate, matrix_gradient,
+                           reduce_svd, same_matrix_expression, solve_in_svd_span,
+                           solve_right_linear, split_by_last_letter, substitute_scalar, to_words)
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
 from .symbols import Ns, Nx, Ny, gamma_f, lam, rho_a, rho_b
 
@@ -114,7 +114,7 @@ def fisher_information(ny: int = 2, nx: int = 3, ns: int = 2) -> sp.Expr:
     >>> fisher_information()
     sigma**(-2)
     """
-    ny, nx, ns = (check_positive_int(n, v) for n, v in (("ny", ny), ("nx", nx), ("ns", ns)))
+    ny, nx, ns = (positive_size(n, v) for n, v in (("ny", ny), ("nx", nx), ("ns", ns)))
     W = sp.Matrix(ny, nx, lambda i, j: sp.Symbol(f"w_{i}{j}"))
     A = sp.Matrix(nx, ns, lambda j, n: sp.Symbol(f"a_{j}{n}"))
     y = sp.Matrix(ny, 1, lambda i, _: sp.Symbol(f"y_{i}"))
@@ -143,7 +143,7 @@ def regularizer_is_metric_norm(ny: int = 2, nx: int = 3, ns: int = 2) -> bool:
     >>> regularizer_is_metric_norm(), regularizer_is_metric_norm(3, 4, 1)
     (True, True)
     """
-    ny, nx, ns = (check_positive_int(n, v) for n, v in (("ny", ny), ("nx", nx), ("ns", ns)))
+    ny, nx, ns = (positive_size(n, v) for n, v in (("ny", ny), ("nx", nx), ("ns", ns)))
     dW = sp.Matrix(ny, nx, lambda i, j: sp.Symbol(f"d_{i}{j}"))
     A = sp.Matrix(nx, ns, lambda j, n: sp.Symbol(f"a_{j}{n}"))
     AAt = A * A.T

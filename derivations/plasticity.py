@@ -40,9 +40,9 @@ import sympy as sp
 
 from .claims import Claim, Derivation, Step
 from .engine import ratio_expansion
-from .euclidean import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
-                        expected_error, gram_mean, reduce_svd, same_matrix_expression,
-                        solve_right_linear, strip_suffix)
+from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
+                           expected_error, gram_mean, reduce_svd, same_matrix_expression,
+                           solve_right_linear, strip_suffix)
 from .matrix_words import MatrixExpr, eye, gate, opaque, readout, task
 from .symbols import Ns, Nx, alpha, rho_a, rho_b, rho_g  # noqa: F401 (Ns, Nx: doctests)
 

@@ -40,13 +40,13 @@ from typing import Callable
 
 import sympy as sp
 
-from solvers.validation import check_open_unit_interval
-
+from .arguments import real_in_range
 from .claims import Claim, Derivation, Step, leading_order
 from .engine import expect_trace
-from .euclidean import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, expected_error, frobenius2,
-                        gram_mean, gram_surrogate, inverse_surrogate, matrix_gradient,
-                        same_matrix_expression, solve_in_svd_span, split_linear, to_words)
+from .euclidean import inverse_surrogate
+from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, expected_error, frobenius2,
+                           gram_mean, gram_surrogate, matrix_gradient, same_matrix_expression,
+                           solve_in_svd_span, split_linear, to_words)
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
 from .symbols import Ns, Nx, Ny, alpha, h, rho_a, rho_b
 
@@ -590,7 +590,8 @@ def ridge_values(levels: tuple[float, ...] = (0.9, 0.5, 0.25, 0.1)) -> dict[floa
     >>> ridge_values((0.5,))
     {0.5: 0.19518}
     """
-    levels = tuple(check_open_unit_interval("alpha", a) for a in levels)
+    for a in levels:
+        real_in_range("alpha", a, 0, 1, open_low=True)
     h_of_alpha = threshold_for_active_fraction().rewrite(sp.erfinv)
     kappa = dropped_diagonal_ridge().subs(h, h_of_alpha)
     return {a: round(float(sp.N(kappa.subs(alpha, a), 20)), 5) for a in levels}

@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 
 from derivations import euclidean as euc
+from derivations import span_algebra as alg
 from derivations import fisher as fim
 from derivations import plasticity as pg
 from derivations.claims import evaluate
@@ -28,13 +29,13 @@ def same(a: sp.Expr, b: sp.Expr) -> bool:
 
 def test_flow_ends_in_the_gated_features_for_any_weight():
     suffix = (pg._D @ pg._A).T
-    assert euc.strip_suffix(pg.flow(), suffix) == pg._W @ pg._A - pg._B
+    assert alg.strip_suffix(pg.flow(), suffix) == pg._W @ pg._A - pg._B
 
 
 def test_fixed_point_is_the_printed_svd_form_with_a_checked_inverse():
     W, check = pg.fixed_point_svd_form()
     assert check.terms_count() == 0
-    U, V, Li = euc.SVD_U, euc.SVD_V, euc.SVD_LAMBDA_INV
+    U, V, Li = alg.SVD_U, alg.SVD_V, alg.SVD_LAMBDA_INV
     printed = pg._W_PREV + (pg._B @ V @ Li - pg._W_PREV @ U) @ pg._K_U @ U.T @ pg._D
     assert W == printed
 

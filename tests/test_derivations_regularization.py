@@ -13,6 +13,7 @@ import pytest
 import sympy as sp
 
 from derivations import euclidean as euc
+from derivations import span_algebra as alg
 from derivations import fisher as fim
 from derivations.claims import evaluate, leading_order
 from derivations.engine import ratio_expansion
@@ -36,8 +37,8 @@ def test_euclidean_gradient_is_computed_from_the_loss_and_follows_its_weight():
     W, W0 = sp.MatrixSymbol("W", Ny, Nx), sp.MatrixSymbol("W0", Ny, Nx)
     A, B = sp.MatrixSymbol("A", Nx, Ns), sp.MatrixSymbol("B", Ny, Ns)
     for weight in (lam, 3 * lam):
-        loss = euc.frobenius2(B - W * A) / 2 + weight / 2 * euc.frobenius2(W - W0)
-        M, R = euc.split_linear(euc.matrix_gradient(loss, W), W)
+        loss = alg.frobenius2(B - W * A) / 2 + weight / 2 * alg.frobenius2(W - W0)
+        M, R = alg.split_linear(alg.matrix_gradient(loss, W), W)
         assert sp.expand(M - (A * A.T + weight * sp.Identity(Nx))).doit() == sp.ZeroMatrix(Nx, Nx)
         assert sp.expand(R - (B * A.T + weight * W0)).doit() == sp.ZeroMatrix(Ny, Nx)
 
@@ -51,7 +52,7 @@ def test_stationary_solution_satisfies_the_stationarity_condition():
 def test_split_linear_rejects_an_expression_that_is_not_right_linear():
     W, C = sp.MatrixSymbol("W", 2, 3), sp.MatrixSymbol("C", 2, 2)
     with pytest.raises(ValueError, match="right-linear"):
-        euc.split_linear(C * W, W)
+        alg.split_linear(C * W, W)
 
 
 def test_woodbury_form_is_an_exact_two_sided_inverse():
@@ -177,9 +178,9 @@ def test_finite_n_transfer_matches_a_monte_carlo_average_over_task_matrices():
 
 def test_expected_error_rejects_unknown_expectation_and_wrong_shapes():
     with pytest.raises(ValueError, match="expectation"):
-        euc.expected_error(readout(1), "exact")
+        alg.expected_error(readout(1), "exact")
     with pytest.raises(ValueError, match="residual"):
-        euc.expected_error(task(1), "gaussian")
+        alg.expected_error(task(1), "gaussian")
     with pytest.raises(ValueError, match="expectation"):
         euc.transfer("nope")
 
@@ -249,7 +250,7 @@ def test_fisher_regularizer_is_the_metric_norm():
 
 
 def test_gradient_ends_in_the_previous_and_current_features_for_any_weight():
-    blocks = euc.split_by_last_letter(fim.gradient_words(False), [task(1).T, task(2).T])
+    blocks = alg.split_by_last_letter(fim.gradient_words(False), [task(1).T, task(2).T])
     assert len(blocks) == 2
 
 
@@ -366,7 +367,7 @@ def test_retention_piece_rejects_an_unknown_name():
 # =========================================================================================
 
 def test_rho1_fixed_point_is_the_printed_one():
-    U, V, Li = euc.SVD_U, euc.SVD_V, euc.SVD_LAMBDA_INV
+    U, V, Li = alg.SVD_U, alg.SVD_V, alg.SVD_LAMBDA_INV
     printed = (fim.W_PREV @ (eye("x") - (U @ U.T) / (1 + lam))
                + fim.B_MU @ V @ Li @ U.T / (1 + lam))
     assert fim.fixed_point_rho1() == printed
