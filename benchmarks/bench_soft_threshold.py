@@ -41,13 +41,13 @@ from typing import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from solvers.soft_threshold import (  # noqa: E402
+from tasksim.solvers.soft_threshold import (  # noqa: E402
     SoftThresholdProblem,
     prepare_soft_threshold,
     solve_soft_threshold,
     task_spectrum,
 )
-from solvers.soft_threshold_moments import (  # noqa: E402
+from tasksim.solvers.soft_threshold_moments import (  # noqa: E402
     diagonal_moment,
     input_moments,
     pair_moment,
@@ -56,8 +56,8 @@ from solvers.soft_threshold_moments import (  # noqa: E402
     soft_threshold,
     threshold_from_sparsity,
 )
-from solvers.soft_threshold_sampled import sampled_gradient  # noqa: E402
-from solvers.tasks import draw_tasks  # noqa: E402
+from tasksim.solvers.soft_threshold_sampled import sampled_gradient  # noqa: E402
+from tasksim.solvers.tasks import draw_tasks  # noqa: E402
 
 NX, NS, NY = 3000, 30, 10
 N_STEPS, ETA, BATCH = 5000, 0.01, 10000

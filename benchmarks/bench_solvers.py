@@ -1,4 +1,4 @@
-"""Print the solver benchmark's figures (the same as ``trkit bench``).
+"""Print the solver benchmark's figures (the same as ``tasksim bench``).
 
     python benchmarks/bench_solvers.py [--quick] [--json]
 
@@ -14,7 +14,7 @@ import sys
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")  # before numpy loads
 
-from reports.cli import main  # noqa: E402
+from tasksim.reports.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(["bench", *sys.argv[1:]]))

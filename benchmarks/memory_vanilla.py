@@ -1,6 +1,6 @@
 """Peak memory and time of one vanilla two-task sample at Nx = 10^6, Ns = 30 (appendix generator).
 
-The exact solver works in the span of the task matrices (solvers.span, solvers.fixed_points):
+The exact solver works in the span of the task matrices (tasksim.solvers.span, tasksim.solvers.fixed_points):
 beyond the two Nx x Ns task matrices (2 x 240 MB) it holds only (2 Ns) x (2 Ns) Grams, so
 the sample must fit in 2 GB. Peak RSS is read from resource.getrusage (ru_maxrss, KiB on
 Linux) and printed with the wall time of each phase.
@@ -14,9 +14,9 @@ import resource
 import sys
 import time
 
-from solvers.linear_models import solve
-from solvers.metrics import error_matrix, transfer_retention
-from solvers.tasks import draw_tasks
+from tasksim.solvers.linear_models import solve
+from tasksim.solvers.metrics import error_matrix, transfer_retention
+from tasksim.solvers.tasks import draw_tasks
 
 LIMIT_MB = 2048.0
 

@@ -2,7 +2,7 @@
 "Average error under a uniform prior on task similarity").
 
 The integrands are the *derived* leading-order transfer and retention of
-:mod:`derivations.vanilla` and :mod:`derivations.gating`, never the printed formulas. Where an
+:mod:`tasksim.derivations.vanilla` and :mod:`tasksim.derivations.gating`, never the printed formulas. Where an
 integrand is piecewise (alpha* = min{1, rho_b/rho_a}; adaptive gating's
 rho_g = max{0, rho_a(2 rho_b - rho_a)}) the unit square is split along the boundary curve
 rho_b = phi(rho_a), which sympy finds, and each piece is integrated exactly: the adaptive

@@ -16,7 +16,7 @@ and compares; the status is computed, never assigned:
 
 Examples
 --------
->>> from derivations.symbols import Nx, Ns, rho_a
+>>> from tasksim.derivations.symbols import Nx, Ns, rho_a
 >>> c = Claim("demo", "nowhere", printed=rho_a**2, printed_latex=r"\\rho_a^2",
 ...           derive=lambda: Derivation(rho_a**2 + Ns / Nx))
 >>> evaluate(c).status

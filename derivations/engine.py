@@ -1,6 +1,6 @@
 """The expectation engine: exact expectations of traces of products of task matrices.
 
-Given a :class:`derivations.matrix_words.MatrixExpr` built from A_1, A_2 (Nx x Ns), B_1, B_2
+Given a :class:`tasksim.derivations.matrix_words.MatrixExpr` built from A_1, A_2 (Nx x Ns), B_1, B_2
 (Ny x Ns), gates D_1, D_2 and identities, :func:`expect_trace` returns E tr(X) *exactly* at
 finite Nx, Ns, Ny, as a sympy expression in Nx, Ns, Ny, rho_a, rho_b, alpha and rho_g (or
 alpha~ = rho_g + (1 - rho_g) alpha, eq_def_rho_g, with ``alpha_tilde=True``).
@@ -41,7 +41,7 @@ that the two agree.
 
 Examples
 --------
->>> from derivations.matrix_words import task, gate
+>>> from tasksim.derivations.matrix_words import task, gate
 >>> A1, A2 = task(1), task(2)
 >>> expect_trace(A1.T @ A1)
 N_x
@@ -397,7 +397,7 @@ def expect_trace(X: MatrixExpr, generator: str = "gaussian", *,
     ``alpha_tilde=True`` writes E[g_1 g_2] as alpha * alpha~ (the symbol ``alpha_t``) instead
     of alpha (rho_g + (1 - rho_g) alpha). Opaque letters must have been removed.
 
-    >>> from derivations.matrix_words import task, readout
+    >>> from tasksim.derivations.matrix_words import task, readout
     >>> expect_trace(readout(1).T @ readout(2))
     N_y*rho_b
     >>> sp.factor(expect_trace(task(1).T @ task(2) @ task(1).T @ task(2), "appendix")
@@ -416,7 +416,7 @@ def expect_frobenius2(X: MatrixExpr, generator: str = "gaussian", *,
                       alpha_tilde: bool = False) -> sp.Expr:
     """E ||X||_F^2 = E tr(X X^T), exact (see :func:`expect_trace`).
 
-    >>> from derivations.matrix_words import task
+    >>> from tasksim.derivations.matrix_words import task
     >>> sp.factor(expect_frobenius2(task(1).T @ task(2)))
     N_x*(N_s + N_x*rho_a**2 + rho_a**2)/N_s
     """
@@ -524,7 +524,7 @@ def wick_census(X: MatrixExpr) -> Counter:
     so the census says which pairings make the leading and next-to-leading orders. X must be
     a single word.
 
-    >>> from derivations.matrix_words import task
+    >>> from tasksim.derivations.matrix_words import task
     >>> X = task(1).T @ task(2)
     >>> sorted(wick_census(X @ X.T).items())
     [((1, 1, 0, 2, 0), 1), ((1, 2, 0, 0, 0), 1), ((2, 1, 0, 2, 0), 1)]
@@ -622,7 +622,7 @@ def expect_trace_wick(X: MatrixExpr, *, alpha_tilde: bool = False) -> sp.Expr:
     Ns and Ny, free x-components are summed over their coincidence patterns because the gates
     see them. Agrees with ``expect_trace(X, "gaussian")`` (tested).
 
-    >>> from derivations.matrix_words import task
+    >>> from tasksim.derivations.matrix_words import task
     >>> A1 = task(1)
     >>> sp.factor(expect_trace_wick(A1.T @ A1 @ A1.T @ A1))
     N_x*(N_s + N_x + 1)/N_s

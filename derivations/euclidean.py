@@ -17,17 +17,17 @@ What is derived here, and how
    (Nx/Ns) rho_a^{|mu-nu|} I_s (eq_AtA_approx; the mean is computed by the engine). Following
    the appendix, the weights use the same-task blocks only; the errors are then averaged
    either with *every* block replaced ("surrogate": the leading order) or exactly at finite
-   Nx, Ns by :mod:`derivations.engine` ("gaussian" / "appendix" generator).
+   Nx, Ns by :mod:`tasksim.derivations.engine` ("gaussian" / "appendix" generator).
 4. Errors are eps_mu[W] = (1/Ny)||B_mu - W A_mu||_F^2, averaged exactly over B
    (E[B_mu^T B_nu] = (Ny/Ns) rho_b^{|mu-nu|} I_s) by the engine.
 
-The small symbolic helpers it shares with :mod:`derivations.fisher`,
-:mod:`derivations.plasticity` and :mod:`derivations.soft_threshold` live in
-:mod:`derivations.span_algebra`.
+The small symbolic helpers it shares with :mod:`tasksim.derivations.fisher`,
+:mod:`tasksim.derivations.plasticity` and :mod:`tasksim.derivations.soft_threshold` live in
+:mod:`tasksim.derivations.span_algebra`.
 
 Examples
 --------
->>> from derivations.symbols import gamma, rho_a, rho_b
+>>> from tasksim.derivations.symbols import gamma, rho_a, rho_b
 >>> sp.factor(transfer())                       # eq_wr_epsilon_TF, first line
 -gamma*rho_a*(gamma*rho_a - 2*rho_b)
 >>> sp.expand(retention().subs(gamma, 1) - (1 - rho_a**2 * (rho_a**2 - 2*rho_a*rho_b + 1)))
@@ -48,11 +48,12 @@ import sympy as sp
 from .arguments import real_in_range
 from .claims import Claim, Derivation, Step
 from .engine import expect_trace
+from .gating import leading_transfer as gating_leading_transfer
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
 from .span_algebra import (EXPECTATIONS, by_powers_of_nx, expected_error, frobenius2,
                            gram_mean, gram_surrogate, matrix_gradient, same_matrix_expression,
                            split_linear, substitute_scalar, to_words, zero_matrix)
-from .symbols import Ns, Nx, Ny, alpha, gamma, lam, rho_a, rho_b
+from .symbols import Ns, Nx, Ny, alpha, alpha_t, gamma, lam, rho_a, rho_b
 
 __all__ = [
     # Euclidean regularization
@@ -508,20 +509,10 @@ def _derive_piece(name: str, expectation: str) -> Callable[[], Derivation]:
 
 
 def _gating_transfer() -> tuple[sp.Expr, str]:
-    """The random-gating transfer, from derivations.gating if it exists (its derived form for
-    the claim on eq_rcg_epsilon_TF), else the printed eq_rcg_epsilon_TF."""
-    try:
-        from . import gating  # noqa: WPS433 (lazy: the module may not exist yet)
-        from .claims import evaluate
-        for claim in getattr(gating, "CLAIMS", []):
-            if "eq_rcg_epsilon_TF" in claim.where and claim.derive is not None:
-                derived = evaluate(claim).derived
-                if derived is not None and derived.has(alpha):
-                    return derived, f"derived by derivations.gating ({claim.id})"
-    except ImportError:
-        pass
-    return (alpha * rho_a * (2 * rho_b - alpha * rho_a),
-            "derivations.gating not available: compared with the printed eq_rcg_epsilon_TF")
+    """The random-gating transfer as :mod:`tasksim.derivations.gating` derives it
+    (alpha~ = alpha): the right-hand side of the claim on eq_rcg_epsilon_TF."""
+    return (sp.factor(gating_leading_transfer().subs(alpha_t, alpha)),
+            "derived by tasksim.derivations.gating (gating.transfer.random)")
 
 
 def _derive_equals_gating() -> Derivation:

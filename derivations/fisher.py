@@ -20,13 +20,13 @@ What is derived here, and how
    any finite Nx, Ns, and a task learned exactly is never forgotten.
 3. The surrogate (every Gram block -> its mean, eq_AtA_approx) makes M a 2 x 2 matrix of
    scalars; its inverse gives eq_main_fim_weight; errors are averaged with the surrogate
-   (leading order) or exactly at finite N by the engine, as in :mod:`derivations.euclidean`.
+   (leading order) or exactly at finite N by the engine, as in :mod:`tasksim.derivations.euclidean`.
 4. rho_a = 1: the fixed point is derived with the SVD A = U Lam V^T as opaque letters and the
    exact identities U^T U = V^T V = V V^T = Lam Lam^{-1} = I_s (:func:`fixed_point_rho1`).
 
 Examples
 --------
->>> from derivations.symbols import gamma_f, rho_b
+>>> from tasksim.derivations.symbols import gamma_f, rho_b
 >>> sp.factor(transfer_rho1())
 -gamma_f*(gamma_f - 2*rho_b)
 >>> sp.factor(retention_rho1().subs(gamma_f, 1))      # lam = 0: vanilla at rho_a = 1

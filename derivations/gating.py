@@ -1,7 +1,7 @@
 """Random and adaptive activity gating: Sec. 4.1-4.2 and Appendix B.1 (subsec_appendix_activity_gating).
 
 Every derived expression comes from the model's definitions through
-:mod:`derivations.two_task` (weights eq_W1_W2_expression, error eq_ap_epsilonW, exact identity,
+:mod:`tasksim.derivations.two_task` (weights eq_W1_W2_expression, error eq_ap_epsilonW, exact identity,
 readout expectation, the surrogates eq_DA+_approx / eq_UUt_approx) and the exact engine;
 leading and next-to-leading orders in Ns/(alpha Nx) are read off the engine's finite-N result.
 alpha~ (``alpha_t``) = rho_g + (1 - rho_g) alpha is the gate overlap (eq_def_rho_g); random
@@ -38,6 +38,7 @@ from .engine import (
 from .matrix_words import MatrixExpr, gate, task
 from .symbols import Ns, Nx, alpha, alpha_t, rho_a, rho_b, rho_g
 from .two_task import Surrogates, TwoTaskModel, probe_error, readout_parts, retention, transfer
+from .vanilla import leading_vanilla_retention, leading_vanilla_transfer
 
 __all__ = [
     "GATED",
@@ -359,14 +360,22 @@ def _derive_transfer_improvement() -> Derivation:
 
 
 def _derive_random_scaling() -> Derivation:
-    from .vanilla import leading_vanilla_retention, leading_vanilla_transfer
-
     T = leading_transfer().subs(alpha_t, alpha)
     R = leading_retention().subs(alpha_t, alpha)
     same = (sp.expand(T - leading_vanilla_transfer().subs(rho_a, alpha * rho_a)) == 0
             and sp.expand(R - leading_vanilla_retention().subs(rho_a, alpha * rho_a)) == 0)
     return Derivation(sp.true if same else sp.false, (Step("gated transfer", T),
                                                       Step("gated retention", R)), exact=False)
+
+
+def _derive_gating_reduction() -> Derivation:
+    """Gating with alpha~ = 1 is the vanilla model (Appendix B.1)."""
+    same = (sp.expand(leading_transfer().subs(alpha_t, 1) - leading_vanilla_transfer()) == 0
+            and sp.expand(leading_retention().subs(alpha_t, 1) - leading_vanilla_retention())
+            == 0)
+    return Derivation(sp.true if same else sp.false,
+                      (Step("gated transfer at alpha~ = 1", leading_transfer().subs(alpha_t, 1)),),
+                      exact=False)
 
 
 def _derive_rho_g() -> Derivation:
@@ -410,6 +419,8 @@ _term3 = alpha_t**2 * rho_a**2 + alpha_t * SMALL * (1 + rho_a**2 / Ns)
 _cross = alpha_t**3 * rho_a**3 + SMALL * alpha_t**2 * (2 * rho_a + rho_a**3)
 
 CLAIMS: list[Claim] = [
+    Claim("vanilla.is_gating_at_alpha_tilde_one", "Appendix B.1, vanilla model: alpha~ = 1",
+          sp.true, r"\tilde\alpha = 1", _derive_gating_reduction),
     Claim("gating.transfer.first_term", "Appendix B.1, after eq_ap_etf_gated1",
           alpha_t * rho_a * Ns, r"\langle \mathrm{tr}[(D_1A_1)^+ D_2A_2]\rangle \approx "
           r"\tilde\alpha\rho_a N_s",

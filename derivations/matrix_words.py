@@ -1,6 +1,6 @@
 """Noncommutative matrix expressions over the task matrices: linear combinations of words.
 
-The expectation engine (:mod:`derivations.engine`) evaluates traces of products of
+The expectation engine (:mod:`tasksim.derivations.engine`) evaluates traces of products of
 
 ``A_mu``  (:func:`task`)     Nx x Ns feature (mixing) matrix of task mu, entries of variance 1/Ns;
 ``B_mu``  (:func:`readout`)  Ny x Ns readout matrix of task mu, entries of variance 1/Ns;
@@ -23,7 +23,7 @@ raises ``ValueError``.
 Examples
 --------
 >>> import sympy as sp
->>> from derivations.symbols import rho_a
+>>> from tasksim.derivations.symbols import rho_a
 >>> A1, A2, D1, D2 = task(1), task(2), gate(1), gate(2)
 >>> X = A1.T @ D1 @ D2 @ A2
 >>> X.shape

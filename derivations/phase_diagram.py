@@ -1,7 +1,7 @@
 """The three phases of the gating-level dependence (Fig. 7, fig_supp_phase; Appendix B.1,
 "Random activity gating").
 
-From the *derived* random-gating retention R(alpha) (:func:`derivations.gating.leading_retention`
+From the *derived* random-gating retention R(alpha) (:func:`tasksim.derivations.gating.leading_retention`
 at alpha~ = alpha) sympy factors dR/dalpha = -2 alpha rho_a^2 q(alpha) with
 q = 2 rho_a^2 alpha^2 - 3 rho_a rho_b alpha + 1. Retention rises somewhere in (0, 1] iff q < 0
 there, i.e. iff q has real roots (discriminant rho_a^2 (9 rho_b^2 - 8) >= 0) and its smaller root

@@ -16,12 +16,12 @@ What is derived here, and how
 2. Surrogate: K -> (Ns / (alpha Nx)) I_s (eq_ap_DAtDA_approx; mean computed by the engine),
    after the exact identity K A^T D A = I_s has been used wherever it applies.
 3. Errors are averaged with every Gram block A_mu^T [D] A_nu replaced by its mean
-   (leading order) or exactly at finite N by :mod:`derivations.engine` (gates independent
+   (leading order) or exactly at finite N by :mod:`tasksim.derivations.engine` (gates independent
    across tasks, rho_g = 0).
 
 Examples
 --------
->>> from derivations.symbols import rho_a, rho_b
+>>> from tasksim.derivations.symbols import rho_a, rho_b
 >>> sp.factor(transfer())                 # alpha has cancelled: the vanilla transfer
 -rho_a*(rho_a - 2*rho_b)
 >>> retention().has(alpha)

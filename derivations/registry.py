@@ -1,14 +1,12 @@
 """The claim registry: every module of ``derivations`` that defines ``CLAIMS`` contributes.
 
-A module adds claims by defining a list ``CLAIMS`` of :class:`derivations.claims.Claim`;
+A module adds claims by defining a list ``CLAIMS`` of :class:`tasksim.derivations.claims.Claim`;
 nothing here needs editing when a module is added.
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
-
-import derivations
 
 from .claims import Claim, Verdict, evaluate
 
@@ -18,8 +16,9 @@ __all__ = ["all_claims", "evaluate_all"]
 def all_claims() -> list[Claim]:
     """Every registered claim, in module order then as each module lists them."""
     claims: list[Claim] = []
-    for info in sorted(pkgutil.iter_modules(derivations.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"derivations.{info.name}")
+    package = importlib.import_module(__package__)
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__package__}.{info.name}")
         claims.extend(getattr(module, "CLAIMS", []))
     ids = [c.id for c in claims]
     duplicates = {i for i in ids if ids.count(i) > 1}
@@ -29,5 +28,5 @@ def all_claims() -> list[Claim]:
 
 
 def evaluate_all() -> list[Verdict]:
-    """Evaluate every claim (see :func:`derivations.claims.evaluate`)."""
+    """Evaluate every claim (see :func:`tasksim.derivations.claims.evaluate`)."""
     return [evaluate(c) for c in all_claims()]

@@ -19,7 +19,7 @@ Gaussian; everything below is exact Gaussian integration, done here:
   (:func:`dropped_diagonal_ridge`), whose effect is derived at leading order.
 
 The error-level algebra (the simplified error, its fixed point, the alpha-invariance, and the
-fixed point when the diagonal is kept) uses the helpers of :mod:`derivations.euclidean`.
+fixed point when the diagonal is kept) uses the helpers of :mod:`tasksim.derivations.euclidean`.
 
 Examples
 --------
@@ -495,7 +495,7 @@ def retention_with_diagonal(expectation: str = "surrogate") -> sp.Expr:
 
 
 def claims_leading(expr: sp.Expr) -> sp.Expr:
-    """The limit Ns/Nx -> 0 at fixed Ns (:func:`derivations.claims.leading_order`).
+    """The limit Ns/Nx -> 0 at fixed Ns (:func:`tasksim.derivations.claims.leading_order`).
 
     >>> claims_leading(1 + Ns / Nx)
     1

@@ -1,9 +1,9 @@
 """Small symbolic helpers shared by the regularization, plasticity and soft-threshold
-derivations (:mod:`derivations.euclidean`, :mod:`derivations.fisher`,
-:mod:`derivations.plasticity`, :mod:`derivations.soft_threshold`).
+derivations (:mod:`tasksim.derivations.euclidean`, :mod:`tasksim.derivations.fisher`,
+:mod:`tasksim.derivations.plasticity`, :mod:`tasksim.derivations.soft_threshold`).
 
 - matrix calculus on sympy ``MatrixSymbol`` losses (``frobenius2``, ``matrix_gradient``,
-  ``split_linear``) and conversion of the result to :class:`~derivations.matrix_words.MatrixExpr`
+  ``split_linear``) and conversion of the result to :class:`~tasksim.derivations.matrix_words.MatrixExpr`
   (``to_words``);
 - right-linear solves in the span of named letters (``split_by_last_letter``,
   ``solve_right_linear``, ``strip_suffix``), and the thin SVD letters with their exact
@@ -14,7 +14,7 @@ derivations (:mod:`derivations.euclidean`, :mod:`derivations.fisher`,
 
 Examples
 --------
->>> from derivations.matrix_words import task
+>>> from tasksim.derivations.matrix_words import task
 >>> gram_mean(task(1).T @ task(2))
 N_x*rho_a/N_s
 """
@@ -289,7 +289,7 @@ def gram_surrogate(expression: MatrixExpr, *, same_task_only: bool = False,
     simplifies the weights). ``values`` overrides the surrogate value of a block (used by the
     tests to show that the result follows the surrogate). Repeated until no block is left.
 
-    >>> from derivations.symbols import rho_a
+    >>> from tasksim.derivations.symbols import rho_a
     >>> gram_surrogate(readout(1) @ task(1).T @ task(2))
     (N_x*rho_a/N_s)*B_1
     >>> gram_surrogate(readout(1) @ task(1).T @ task(2), same_task_only=True)
@@ -366,7 +366,7 @@ def strip_suffix(expression: MatrixExpr, suffix: MatrixExpr) -> MatrixExpr:
     The full-rank cancellation step of a span argument when the factor that multiplies
     from the right has full row rank as a whole, e.g. (D A)^T = A^T D.
 
-    >>> from derivations.matrix_words import gate
+    >>> from tasksim.derivations.matrix_words import gate
     >>> strip_suffix(readout(1) @ task(1).T @ gate(1), task(1).T @ gate(1))
     B_1
     """
@@ -389,7 +389,7 @@ def expected_error(residual: MatrixExpr, expectation: str = "surrogate") -> sp.E
     order in Ns/Nx), ``"gaussian"`` / ``"appendix"`` are exact at finite Nx, Ns (the engine).
     The average over B is exact in every case (only its second moments enter).
 
-    >>> from derivations.symbols import rho_b
+    >>> from tasksim.derivations.symbols import rho_b
     >>> expected_error(readout(2) - readout(1))
     2 - 2*rho_b
     """

@@ -22,7 +22,7 @@ The vanilla model is the ungated one (D = I, alpha~ = 1).
 
 Examples
 --------
->>> from derivations.engine import ratio_expansion
+>>> from tasksim.derivations.engine import ratio_expansion
 >>> d = transfer(TwoTaskModel(gated=False), "appendix")
 >>> ratio_expansion(d.value, 0)[0]
 rho_a*(-rho_a + 2*rho_b)
@@ -162,7 +162,7 @@ def readout_average(residual: MatrixExpr, *, normalise: bool = True) -> MatrixEx
     The residual must be sum_mu B_mu M_mu (every word starts with B_1 or B_2). Uses
     E[B_mu^T B_nu] = (Ny/Ns) rho_b^|mu-nu| I_s (Appendix A; B independent of A and gates).
 
-    >>> from derivations.engine import expect_trace
+    >>> from tasksim.derivations.engine import expect_trace
     >>> Q = readout_average(readout(2) - readout(1) @ task(1).T @ task(2))
     >>> Q.shape
     ('s', 's')

@@ -2,7 +2,7 @@
 Appendix B.1.
 
 Vanilla is activity gating with D = I (alpha~ = 1). The leading-order results are derived as for
-gating (:mod:`derivations.two_task`: weights, error, exact identity, readout expectation,
+gating (:mod:`tasksim.derivations.two_task`: weights, error, exact identity, readout expectation,
 surrogates A^+ ~ (Ns/Nx) A^T and U U^T ~ (Ns/Nx) A A^T, exact engine expectation, leading order).
 
 For the Gaussian generator the transfer is also derived *exactly*, without surrogates:
@@ -26,7 +26,7 @@ import sympy as sp
 from .claims import Claim, Derivation, Step
 from .engine import ratio_expansion
 from .matrix_words import MatrixExpr, eye, opaque, task
-from .symbols import Ns, Nx, alpha_t, rho_a, rho_b
+from .symbols import Ns, Nx, rho_a, rho_b
 from .two_task import ErrorDerivation, TwoTaskModel, readout_average, retention, transfer
 
 __all__ = [
@@ -187,17 +187,6 @@ def _derive_intermediate_minimum() -> Derivation:
                        Step("argmin over [0, 1]", argmin)), exact=False)
 
 
-def _derive_gating_reduction() -> Derivation:
-    from .gating import leading_retention, leading_transfer
-
-    same = (sp.expand(leading_transfer().subs(alpha_t, 1) - leading_vanilla_transfer()) == 0
-            and sp.expand(leading_retention().subs(alpha_t, 1) - leading_vanilla_retention())
-            == 0)
-    return Derivation(sp.true if same else sp.false,
-                      (Step("gated transfer at alpha~ = 1", leading_transfer().subs(alpha_t, 1)),),
-                      exact=False)
-
-
 def _derive_surrogate_versus_exact() -> Derivation:
     """Next-to-leading coefficient (of Ns/Nx) of the transfer: exact versus surrogate."""
     exact = ratio_expansion(exact_gaussian_transfer().value, 1)[1]
@@ -223,8 +212,6 @@ CLAIMS: list[Claim] = [
           "finite-size terms of the transfer", None, "(not printed)",
           _derive_surrogate_versus_exact, note="not printed: how much of the surrogate's "
           "O(Ns/Nx) term is real"),
-    Claim("vanilla.is_gating_at_alpha_tilde_one", "Appendix B.1, vanilla model: alpha~ = 1",
-          sp.true, r"\tilde\alpha = 1", _derive_gating_reduction),
     Claim("vanilla.transfer.corners", "Sec. 3: Delta eps_TF = 0 at (0,0) and 1 at (1,1)",
           sp.Tuple(0, 1), r"\Delta\epsilon_{TF}(0,0) = 0,\ \Delta\epsilon_{TF}(1,1) = 1",
           _derive_corners, equivalent=lambda a, b: a == b),

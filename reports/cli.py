@@ -1,25 +1,25 @@
-"""The console command ``trkit`` (entry point ``reports.cli:main``).
+"""The console command ``tasksim`` (entry point ``tasksim.reports.cli:main``).
 
 Subcommands live in one table, :data:`SUBCOMMANDS`: each is a :class:`Subcommand` with a
-function that adds its arguments and a function that runs it. Adding one (``trkit report``)
+function that adds its arguments and a function that runs it. Adding one (``tasksim report``)
 is a few lines: write the two functions and add an entry.
 
-``trkit simulate MODEL --rho-a A --rho-b B [--alpha X] [--gamma G | --lam L] [--nx N]
+``tasksim simulate MODEL --rho-a A --rho-b B [--alpha X] [--gamma G | --lam L] [--nx N]
 [--ns N] [--ny N] [--seeds K] [--seed S] [--generator appendix|gaussian]
 [--method exact|gd] [--gram auto|wishart|explicit] [--workers W] [--json]``
-    transfer and retention of one model (:func:`solvers.api.simulate`); ``--json`` prints
+    transfer and retention of one model (:func:`tasksim.solvers.api.simulate`); ``--json`` prints
     ``{"transfer": {"mean": m, "sem": s}, "retention": {...}, "params": {...}}``.
-``trkit bench [--quick] [--json]``
-    the solver benchmark (:mod:`solvers.benchmark`).
-``trkit report [--out DIR] [--quick] [--seed S] [--no-figures]``
-    regenerate the report (:mod:`reports.report`): ``REPORT.md``, ``claims.json``,
+``tasksim bench [--quick] [--json]``
+    the solver benchmark (:mod:`tasksim.solvers.benchmark`).
+``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures]``
+    regenerate the report (:mod:`tasksim.reports.report`): ``REPORT.md``, ``claims.json``,
     ``derivations.tex`` and ``figures/``.
-``trkit claims [--json]``
-    the claim registry (:func:`derivations.registry.evaluate_all`): a table, or a JSON list
+``tasksim claims [--json]``
+    the claim registry (:func:`tasksim.derivations.registry.evaluate_all`): a table, or a JSON list
     of each verdict's ``as_record()``.
 
 Bad input (an unknown model, a value out of range, a malformed option) prints one line to
-stderr, ``trkit: error: ...``, and exits with status 2; no traceback.
+stderr, ``tasksim: error: ...``, and exits with status 2; no traceback.
 
 Examples
 --------
@@ -28,7 +28,7 @@ Examples
 >>> main(["simulate", "vanilla", "--rho-a", "2", "--rho-b", "0"], stdout=out, stderr=err)
 2
 >>> err.getvalue()
-'trkit: error: rho_a must be a number in [0, 1], got 2.0\\n'
+'tasksim: error: rho_a must be a number in [0, 1], got 2.0\\n'
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class _Parser(argparse.ArgumentParser):
 
 @dataclass(frozen=True)
 class Subcommand:
-    """One ``trkit`` subcommand: its help line, its arguments, and what it runs."""
+    """One ``tasksim`` subcommand: its help line, its arguments, and what it runs."""
 
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
@@ -118,7 +118,7 @@ class _StderrProgress:
             self.stream.flush()
 
 
-# --- trkit simulate ---------------------------------------------------------------------------
+# --- tasksim simulate ---------------------------------------------------------------------------
 
 def _simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL",
@@ -145,11 +145,11 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from solvers.api import simulate
+    from tasksim.solvers.api import simulate
 
     if args.workers < 1:
         raise ValueError(f"workers must be a positive integer, got {args.workers}")
-    progress = _StderrProgress(err, f"trkit simulate {args.model}")
+    progress = _StderrProgress(err, f"tasksim simulate {args.model}")
     try:
         result = simulate(
             args.model, rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha,
@@ -181,7 +181,7 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-# --- trkit bench ------------------------------------------------------------------------------
+# --- tasksim bench ------------------------------------------------------------------------------
 
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="small sizes (seconds, for tests)")
@@ -195,7 +195,7 @@ def _run_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if "numpy" not in sys.modules:
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(name, "1")
-    from solvers.benchmark import run_benchmark
+    from tasksim.solvers.benchmark import run_benchmark
 
     figures = run_benchmark(quick=args.quick, log=lambda line: err.write(line + "\n"))
     if args.json:
@@ -245,7 +245,7 @@ def _format_bench(f: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# --- trkit claims -----------------------------------------------------------------------------
+# --- tasksim claims -----------------------------------------------------------------------------
 
 def _claims_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON list of records")
@@ -257,8 +257,8 @@ def _short(text: str, width: int) -> str:
 
 
 def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from derivations.claims import STATUSES
-    from derivations.registry import evaluate_all
+    from tasksim.derivations.claims import STATUSES
+    from tasksim.derivations.registry import evaluate_all
 
     records = [v.as_record() for v in evaluate_all()]
     if args.json:
@@ -280,7 +280,7 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-# --- trkit report -----------------------------------------------------------------------------
+# --- tasksim report -----------------------------------------------------------------------------
 
 def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="reports", metavar="DIR",
@@ -299,10 +299,10 @@ def _size_or_zero(text: str) -> int:
 
 
 def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from reports.report import ReportOptions, build_report
+    from tasksim.reports.report import ReportOptions, build_report
 
     def progress(message: str) -> None:
-        err.write(f"trkit report: {message}\n")
+        err.write(f"tasksim report: {message}\n")
         err.flush()
 
     options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
@@ -327,7 +327,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 
 
 def _parser() -> _Parser:
-    parser = _Parser(prog="trkit", description="Machine verification of the theory of "
+    parser = _Parser(prog="tasksim", description="Machine verification of the theory of "
                      "'Disentangling and mitigating the impact of task similarity for "
                      "continual learning'.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -345,7 +345,7 @@ def main(
     stdout: Optional[TextIO] = None,
     stderr: Optional[TextIO] = None,
 ) -> int:
-    """Run ``trkit`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+    """Run ``tasksim`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
     Bad input returns 2 after one line on ``stderr``; ``--help`` prints help and returns 0.
     """
@@ -359,7 +359,7 @@ def main(
         return int(stop.code or 0)
     except (UsageError, ValueError) as problem:
         message = " ".join(str(problem).split())
-        err.write(f"trkit: error: {message}\n")
+        err.write(f"tasksim: error: {message}\n")
         err.flush()
         return EXIT_USAGE
 

@@ -1,22 +1,22 @@
 """The report's figures: the paper's Figs. 1-5, 7 and 8 regenerated, and finite-size plots.
 
 ``build_figures(out_dir, quick=..., seed=..., progress=...)`` (called by
-:func:`reports.report.build_report`) draws every figure, writes one PNG per figure into
+:func:`tasksim.reports.report.build_report`) draws every figure, writes one PNG per figure into
 ``out_dir`` and returns one Markdown section per figure, embedding it as
 ``figures/<name>.png`` with a caption that says what is plotted, which curves are theory (the
-leading order of a derived claim of :mod:`derivations.registry`) and which are numerics (exact
+leading order of a derived claim of :mod:`tasksim.derivations.registry`) and which are numerics (exact
 finite-N solvers, with sizes, seeds and generator), and how far they are apart.
 
 Builders (one module per part of the paper):
 
-- :mod:`reports.figures_vanilla`: Fig. 1 and its numeric heatmaps;
-- :mod:`reports.figures_gating`: Figs. 2, 3 and 7;
-- :mod:`reports.figures_regularization`: Figs. 4, 8 and 5;
-- :mod:`reports.figures_finite_size`: |exact - leading order| against Ns/Nx.
+- :mod:`tasksim.reports.figures_vanilla`: Fig. 1 and its numeric heatmaps;
+- :mod:`tasksim.reports.figures_gating`: Figs. 2, 3 and 7;
+- :mod:`tasksim.reports.figures_regularization`: Figs. 4, 8 and 5;
+- :mod:`tasksim.reports.figures_finite_size`: |exact - leading order| against Ns/Nx.
 
-Same inputs, same bytes: seeds are fixed per panel (:func:`reports.figures_config.panel_seed`),
+Same inputs, same bytes: seeds are fixed per panel (:func:`tasksim.reports.figures_config.panel_seed`),
 sweeps give the same numbers on any number of workers, figures have fixed sizes and dpi and are
-written without timestamps (:func:`reports.figures_plot.save_png`).
+written without timestamps (:func:`tasksim.reports.figures_plot.save_png`).
 
 Examples
 --------
@@ -64,7 +64,7 @@ def figure_section(result: FigureResult) -> str:
 
     Examples
     --------
-    >>> from reports.figures_plot import new_figure
+    >>> from tasksim.reports.figures_plot import new_figure
     >>> fig, _ = new_figure(1, (2.0, 2.0))
     >>> print(figure_section(FigureResult("demo", "Demo", "**Demo.** A caption.", fig)))
     ### Demo
@@ -86,7 +86,7 @@ def build_figures(out_dir: Path, *, quick: bool, seed: int,
     ``quick`` uses small sizes and few seeds (:meth:`FigureConfig.quick`); otherwise the
     paper's sizes (:meth:`FigureConfig.paper`), with the numerics on a pool of
     ``config.workers`` processes. ``seed`` is the root of every panel's seed. BLAS runs on
-    one thread during the build (:mod:`reports.figures_blas`).
+    one thread during the build (:mod:`tasksim.reports.figures_blas`).
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -97,7 +97,7 @@ def build_figures(out_dir: Path, *, quick: bool, seed: int,
         f"Figures built in {config.mode} mode (linear models at {config.sizes()}, "
         f"{config.seeds} seeds per point unless a caption says otherwise; root seed {seed}). "
         "Lines are theory: the leading order in Ns/Nx of a claim's *derived* expression "
-        "(claim ids in the captions, `trkit claims`). Markers are numerics: exact finite-N "
+        "(claim ids in the captions, `tasksim claims`). Markers are numerics: exact finite-N "
         "solvers (`solvers/`). Dashed horizontal lines are the vanilla model.\n"
     ]
     with ExitStack() as stack:

@@ -55,7 +55,7 @@ def prior_average(estimates: PointEstimates, x_values, x_name: str, side: int,
 
     Examples
     --------
-    >>> from reports.figures_numerics import PointEstimates
+    >>> from tasksim.reports.figures_numerics import PointEstimates
     >>> points = grid_points((0.5, 1.0), "alpha", 2)          # 2 x values x 4 pairs
     >>> samples = {"transfer": np.array([[p["alpha"] * p["rho_a"]] for p in points])}
     >>> avg = prior_average(PointEstimates(tuple(points), samples), (0.5, 1.0), "alpha", 2,

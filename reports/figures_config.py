@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.validation import check_positive_int
+from tasksim.solvers.validation import check_positive_int
 
 __all__ = ["FigureConfig", "panel_seed", "midpoint_grid"]
 

@@ -2,9 +2,9 @@
 its cache, and the result type (a figure and its caption).
 
 A builder is a function ``build(ctx: FigureContext) -> list[FigureResult]``; it computes its
-data through ``ctx`` (theory from :mod:`reports.figures_theory`, numerics from
-:mod:`reports.figures_numerics`) and draws it; saving and Markdown are
-:func:`reports.figures.build_figures`'s job.
+data through ``ctx`` (theory from :mod:`tasksim.reports.figures_theory`, numerics from
+:mod:`tasksim.reports.figures_numerics`) and draws it; saving and Markdown are
+:func:`tasksim.reports.figures.build_figures`'s job.
 
 Examples
 --------
@@ -53,12 +53,12 @@ class FigureContext:
     cache: dict[tuple, Any] = field(default_factory=dict)
 
     def root(self, panel: str) -> np.random.SeedSequence:
-        """The panel's root seed (:func:`reports.figures_config.panel_seed`)."""
+        """The panel's root seed (:func:`tasksim.reports.figures_config.panel_seed`)."""
         return panel_seed(self.seed, panel)
 
     def linear(self, panel: str, model: str, points: Sequence[Mapping[str, float]], *,
                seeds: Optional[int] = None, nx: Optional[int] = None) -> PointEstimates:
-        """:func:`reports.figures_numerics.linear_model_sweep` at the configured sizes and
+        """:func:`tasksim.reports.figures_numerics.linear_model_sweep` at the configured sizes and
         the paper's (appendix) generator, seeded by ``panel``; cached by its arguments."""
         c = self.config
         seeds = c.seeds if seeds is None else seeds
@@ -71,7 +71,7 @@ class FigureContext:
         return self.cache[key]
 
     def soft_threshold(self, panel: str, points: Sequence[Mapping[str, float]]) -> PointEstimates:
-        """:func:`reports.figures_numerics.soft_threshold_sweep` at the soft-threshold sizes,
+        """:func:`tasksim.reports.figures_numerics.soft_threshold_sweep` at the soft-threshold sizes,
         one seed per point; cached."""
         c = self.config
         key = ("soft", panel, _frozen(points))
@@ -120,7 +120,7 @@ def fmt_point(point: Mapping[str, float]) -> str:
 
 
 def fmt_deviation(dev: Deviation, points: Sequence[Mapping[str, float]]) -> str:
-    """A caption sentence for :func:`reports.figures_numerics.deviation`."""
+    """A caption sentence for :func:`tasksim.reports.figures_numerics.deviation`."""
     where = fmt_point(points[dev.where]) if dev.where < len(points) else ""
     if dev.max_abs <= 1e-12:
         return (f"largest |numerics - theory| = {fmt_number(dev.max_abs)} (rounding level) at "

@@ -2,9 +2,9 @@
 leading-order formulas, |mean(exact) - leading order| against Ns/Nx on log-log axes.
 
 For each case the exact fixed points are averaged over many Wishart-sampled Gram matrices
-(:mod:`solvers.gram`, gaussian generator, cost independent of Nx) from Nx = 4 Ns to 1000 Ns;
+(:mod:`tasksim.solvers.gram`, gaussian generator, cost independent of Nx) from Nx = 4 Ns to 1000 Ns;
 the exponent of |deviation| ~ (Ns/Nx)^slope is fitted where the deviation stands out of the
-noise (:func:`reports.figures_numerics.fit_power_law`). Where the registry holds a finite-N
+noise (:func:`tasksim.reports.figures_numerics.fit_power_law`). Where the registry holds a finite-N
 derivation of the claim (gaussian generator), its correction derived - leading order is drawn
 too: for the vanilla transfer it is exact (``vanilla.transfer.exact[gaussian]``, no
 surrogate); for Euclidean regularization and plasticity gating it is the exact expectation of
@@ -18,7 +18,7 @@ from typing import Optional
 
 import numpy as np
 
-from derivations.symbols import Ns, Nx, alpha, gamma, rho_a, rho_b
+from tasksim.derivations.symbols import Ns, Nx, alpha, gamma, rho_a, rho_b
 
 from .figures_context import FigureContext, FigureResult, fmt_number
 from .figures_numerics import FiniteSizeSeries, PowerLaw, finite_size_sweep, fit_power_law
@@ -151,7 +151,7 @@ def finite_size_figure(ctx: FigureContext) -> list[FigureResult]:
         f"(rho_a, rho_b) = {FINITE_SIZE_POINT}, Ns = {c.finite_ns}, Nx/Ns in "
         f"{{{', '.join(fmt_number(r) for r in c.finite_ratios)}}} (Nx rounded to an integer; "
         f"gated cases: alpha Nx >= 4 Ns only). Numerics: exact fixed points from "
-        f"Wishart-sampled Gram matrices (gaussian generator, solvers.gram; errors averaged "
+        f"Wishart-sampled Gram matrices (gaussian generator, tasksim.solvers.gram; errors averaged "
         f"exactly over B), {c.finite_seeds} seeds per size (error bars: standard error), root "
         f"seed {ctx.seed}; filled markers: exact above leading order, open: below. Leading "
         f"orders: the derived claims named in the panels' cases ({', '.join(sorted({v for case in CASES for v in case.leading.values()}))}). "

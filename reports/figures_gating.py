@@ -5,8 +5,8 @@ Theory (leading order of derived claims): ``gating.transfer.random``,
 ``gating.retention.random`` (eq_rcg_epsilon_TF, eq_rcg_epsilon_RT), ``gating.optimal_alpha``,
 ``averages.*`` (uniform prior), ``plasticity.transfer`` / ``plasticity.retention`` and the
 region ``phase_diagram.rising_region`` (fig_supp_phase). Numerics: exact fixed points of
-``solvers.linear_models`` at the configured sizes; soft-thresholding through
-:mod:`solvers.soft_threshold`.
+``tasksim.solvers.linear_models`` at the configured sizes; soft-thresholding through
+:mod:`tasksim.solvers.soft_threshold`.
 
 Averages over the uniform prior are estimated, as in the paper, from 100 (rho_a, rho_b) pairs
 with one seed each, here the centres of a 10 x 10 grid (a midpoint quadrature). The theory is
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations.symbols import alpha, alpha_t, rho_a, rho_b
+from tasksim.derivations.symbols import alpha, alpha_t, rho_a, rho_b
 
 from .figures_config import midpoint_grid
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number, fmt_point
@@ -219,7 +219,7 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
         f"(the exact input moments cost O(Nx^3) per task): Nx = {c.soft_nx}, Ns = {c.soft_ns} "
         f"(Nx/Ns = {c.soft_nx // c.soft_ns}), Ny = {c.ny}, appendix generator, the {n} centres of "
         f"a {c.soft_side} x {c.soft_side} grid, one seed each, errors averaged exactly over B "
-        f"given A (solvers.soft_threshold); error bars: standard error of the mean of numerics - vanilla theory over the pairs; filled: the paper's protocol (5,000 steps, eta = "
+        f"given A (tasksim.solvers.soft_threshold); error bars: standard error of the mean of numerics - vanilla theory over the pairs; filled: the paper's protocol (5,000 steps, eta = "
         f"0.01, exact expected gradients), open: its gradient-flow limit. Numerics minus the "
         f"vanilla theory on the same pairs: {'; '.join(soft_text)}."
     )

@@ -6,15 +6,15 @@ Everything here returns arrays; nothing is drawn or written.
 Sources
 -------
 - Linear models (vanilla, random/adaptive/plasticity gating, Euclidean, Fisher, diagonal
-  Fisher): :func:`solvers.api.simulate_samples` (exact gradient-flow fixed points, errors
+  Fisher): :func:`tasksim.solvers.api.simulate_samples` (exact gradient-flow fixed points, errors
   averaged exactly over B given A; eq_def_delta_epsilon_TF_RT) on a grid of parameter points,
-  through :func:`solvers.sweep.sweep` (one ``SeedSequence`` per sample, so the numbers do not
+  through :func:`tasksim.solvers.sweep.sweep` (one ``SeedSequence`` per sample, so the numbers do not
   depend on the executor).
-- Soft-thresholding: :mod:`solvers.soft_threshold` (exact input moments given A), the paper's
+- Soft-thresholding: :mod:`tasksim.solvers.soft_threshold` (exact input moments given A), the paper's
   protocol (5,000 steps, eta = 0.01, exact expected gradients) and the gradient-flow limit, both
   from one preparation of the moments (:func:`soft_threshold_samples`).
-- Fig. 1B: :func:`solvers.gd.gradient_descent` (Appendix D: eta = 0.001, 100 + 100 steps).
-- Finite size: the Wishart-sampled Gram (:mod:`solvers.gram`, gaussian generator), whose cost
+- Fig. 1B: :func:`tasksim.solvers.gd.gradient_descent` (Appendix D: eta = 0.001, 100 + 100 steps).
+- Finite size: the Wishart-sampled Gram (:mod:`tasksim.solvers.gram`, gaussian generator), whose cost
   does not depend on Nx, from Nx = 4 Ns to 1000 Ns.
 
 Examples
@@ -33,11 +33,11 @@ from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from solvers.api import resolve_params, simulate_samples
-from solvers.rng import as_generator
-from solvers.sweep import sweep
-from solvers.tasks import draw_tasks
-from solvers.validation import check_positive_int
+from tasksim.solvers.api import resolve_params, simulate_samples
+from tasksim.solvers.rng import as_generator
+from tasksim.solvers.sweep import sweep
+from tasksim.solvers.tasks import draw_tasks
+from tasksim.solvers.validation import check_positive_int
 
 __all__ = [
     "PointEstimates",
@@ -94,7 +94,7 @@ def linear_model_sweep(
 ) -> PointEstimates:
     """Transfer and retention of a linear model at each point (rho_a, rho_b[, alpha | gamma]).
 
-    Each point is validated by :func:`solvers.api.resolve_params` (ValueError naming a bad
+    Each point is validated by :func:`tasksim.solvers.api.resolve_params` (ValueError naming a bad
     parameter); a point may also set ``nx`` (the finite-size sweep). Sample j of point i uses
     the child seed (i, j) of ``root``.
     """
@@ -115,7 +115,7 @@ def linear_model_sweep(
 def soft_threshold_samples(params: Mapping[str, Any],
                            seeds: Sequence[np.random.SeedSequence]) -> dict[str, np.ndarray]:
     """Transfer and retention of the soft-thresholding model, one sample per seed
-    (a vectorized sample function for :func:`solvers.sweep.sweep`).
+    (a vectorized sample function for :func:`tasksim.solvers.sweep.sweep`).
 
     ``params``: rho_a, rho_b, alpha, nx, ns, ny. Per sample: draw the tasks (appendix
     generator), prepare the exact input moments once (the O(Nx^3) part), then solve by the
@@ -129,7 +129,7 @@ def soft_threshold_samples(params: Mapping[str, Any],
     >>> sorted(out), round(float(out["transfer_exact"][0]), 9)    # alpha = 1: vanilla, TF = 1
     (['retention_exact', 'retention_gd', 'transfer_exact', 'transfer_gd'], 1.0)
     """
-    from solvers.soft_threshold import prepare_soft_threshold, solve_soft_threshold
+    from tasksim.solvers.soft_threshold import prepare_soft_threshold, solve_soft_threshold
 
     out: dict[str, list[float]] = {k: [] for k in ("transfer_gd", "retention_gd",
                                                    "transfer_exact", "retention_exact")}
@@ -156,7 +156,7 @@ def soft_threshold_sweep(
     executor: Optional[Executor] = None,
 ) -> PointEstimates:
     """:func:`soft_threshold_samples` at each point (rho_a, rho_b, alpha)."""
-    from solvers.validation import check_open_unit_interval, check_unit_interval
+    from tasksim.solvers.validation import check_open_unit_interval, check_unit_interval
 
     params = []
     for p in points:
@@ -176,7 +176,7 @@ def learning_curves(model: str, *, rho_a: float, rho_b: float, nx: int, ns: int,
     """Errors of the paper's GD protocol, shape (seeds, 2 epochs + 1, 2 tasks) (Fig. 1B).
 
     ``[k, t, nu]`` is eps_{nu+1}[W(t)] on the readouts drawn for seed k (eq_ap_epsilonW);
-    task 1 occupies steps 1..epochs, task 2 the rest (:func:`solvers.gd.gradient_descent`).
+    task 1 occupies steps 1..epochs, task 2 the rest (:func:`tasksim.solvers.gd.gradient_descent`).
 
     Examples
     --------
@@ -185,7 +185,7 @@ def learning_curves(model: str, *, rho_a: float, rho_b: float, nx: int, ns: int,
     >>> curves.shape, bool((curves[:, -1] < 1e-3 * curves[:, 0]).all())  # both tasks learned
     ((2, 201, 2), True)
     """
-    from solvers.gd import gradient_descent
+    from tasksim.solvers.gd import gradient_descent
 
     seeds = check_positive_int("seeds", seeds)
     root = root if isinstance(root, np.random.SeedSequence) else np.random.SeedSequence(root)

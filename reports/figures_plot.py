@@ -64,7 +64,7 @@ STYLE: dict[str, object] = {
     "lines.markersize": 4,
     "errorbar.capsize": 1.5,
     "image.cmap": "viridis",
-    "svg.hashsalt": "trkit",
+    "svg.hashsalt": "tasksim",
     "path.simplify": False,
 }
 

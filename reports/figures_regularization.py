@@ -7,7 +7,7 @@ Theory (leading order of derived claims): ``euclidean.transfer``, ``euclidean.re
 the uniform prior are computed here from the derived retention (a quartic in gamma).
 ``fisher.retention`` (rho_a < 1), ``fisher.rho1.retention.unregularized_first`` (rho_a = 1),
 ``fisher.average_transfer`` / ``fisher.average_retention``. The regularizer levels map to
-the amplitudes as the solvers parameterize them (:func:`solvers.api.resolve_params`):
+the amplitudes as the solvers parameterize them (:func:`tasksim.solvers.api.resolve_params`):
 Euclidean lam = (Nx/Ns)(1/gamma - 1), Fisher lam = 1/gamma - 1, gamma_f = 1/(1 + lam).
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations.symbols import gamma, gamma_f, rho_a, rho_b
+from tasksim.derivations.symbols import gamma, gamma_f, rho_a, rho_b
 
-from solvers.api import resolve_params
+from tasksim.solvers.api import resolve_params
 
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
 from .figures_averages import (RT_COLOR, TF_COLOR, average_caption, averages_phrase,
@@ -47,7 +47,7 @@ def optimal_gamma_retention_map(rho_a_values: np.ndarray, rho_b_values: np.ndarr
                                 ) -> tuple[np.ndarray, np.ndarray]:
     """argmax over gamma in [0, 1] of the derived Euclidean retention and its maximum, at
     each (rho_a, rho_b) (Figs. 4C, 8C, 8D): a quartic in gamma, maximised exactly
-    (:func:`reports.figures_theory.maximise_polynomial`).
+    (:func:`tasksim.reports.figures_theory.maximise_polynomial`).
 
     Examples
     --------

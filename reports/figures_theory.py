@@ -1,8 +1,8 @@
 """Theory curves for the figures, taken from the claim registry, never typed in.
 
 Every curve is the *derived* expression of a registered claim
-(:mod:`derivations.registry`), reduced to its leading order in Ns/Nx by
-:func:`derivations.claims.leading_order` and compiled by ``sympy.lambdify``. What a figure
+(:mod:`tasksim.derivations.registry`), reduced to its leading order in Ns/Nx by
+:func:`tasksim.derivations.claims.leading_order` and compiled by ``sympy.lambdify``. What a figure
 needs beyond that (the local extrema of the retention in Fig. 1H, the optimal regularizer of
 Figs. 4C and 8, averages over the uniform prior) is computed here from those expressions.
 
@@ -11,7 +11,7 @@ Claims are evaluated one at a time, on demand, and cached for the life of the pr
 
 Examples
 --------
->>> from derivations.symbols import rho_a, rho_b
+>>> from tasksim.derivations.symbols import rho_a, rho_b
 >>> transfer = curve("vanilla.transfer", (rho_a, rho_b))   # eq_epsilon_vanilla, derived
 >>> float(transfer(0.5, 1.0))
 0.75
@@ -26,8 +26,8 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from derivations.claims import Claim, Verdict, evaluate, leading_order
-from derivations.registry import all_claims
+from tasksim.derivations.claims import Claim, Verdict, evaluate, leading_order
+from tasksim.derivations.registry import all_claims
 
 __all__ = [
     "claim",
@@ -56,7 +56,7 @@ def claim(claim_id: str) -> Claim:
     """The registered claim ``claim_id`` (KeyError naming the id if there is none)."""
     claims = _claims_by_id()
     if claim_id not in claims:
-        raise KeyError(f"no claim {claim_id!r} in the registry (see `trkit claims`)")
+        raise KeyError(f"no claim {claim_id!r} in the registry (see `tasksim claims`)")
     return claims[claim_id]
 
 
@@ -136,12 +136,12 @@ def correction_curve(claim_id: str, variables: Sequence[sp.Symbol]) -> Curve:
 
     Examples
     --------
-    >>> from derivations.symbols import Nx, Ns, rho_a, rho_b
+    >>> from tasksim.derivations.symbols import Nx, Ns, rho_a, rho_b
     >>> c = correction_curve("vanilla.transfer.exact[gaussian]", (Nx, Ns, rho_a, rho_b))
     >>> round(float(c(3000, 30, 0.8, 0.5)), 8)     # -(1 - rho_a^2) Ns/(Nx - Ns - 1)
     -0.00363759
     """
-    from derivations.symbols import Nx
+    from tasksim.derivations.symbols import Nx
 
     exact = derived(claim_id)
     if not isinstance(exact, sp.Expr) or not exact.has(Nx):
@@ -250,8 +250,8 @@ def _derivative_roots(coefficients: np.ndarray) -> np.ndarray:
 
 def uniform_average(expr: sp.Expr) -> sp.Expr:
     """The exact average over rho_a, rho_b uniform on [0, 1]^2 of a derived expression
-    (:func:`derivations.averages.average_over_unit_square`, piecewise integrands split)."""
-    from derivations.averages import average_over_unit_square
+    (:func:`tasksim.derivations.averages.average_over_unit_square`, piecewise integrands split)."""
+    from tasksim.derivations.averages import average_over_unit_square
 
     return average_over_unit_square(expr)
 
@@ -260,7 +260,7 @@ def region_mask(region: sp.Boolean, variables: Sequence[sp.Symbol]) -> Curve:
     """A boolean numpy function for a derived region (a sympy relation or And/Or of them).
 
     Relations whose sides are not real at a point (a square root of a negative number)
-    are false there, as in :mod:`derivations.phase_diagram`.
+    are false there, as in :mod:`tasksim.derivations.phase_diagram`.
 
     Examples
     --------

@@ -3,7 +3,7 @@ check its panels D and F point by point.
 
 Theory: the leading orders of the derived claims ``vanilla.transfer`` and
 ``vanilla.retention``; the local extrema line of panel H solves d Delta eps_RT / d rho_a = 0
-on that derived expression. Numerics: :func:`reports.figures_context.FigureContext.linear`
+on that derived expression. Numerics: :func:`tasksim.reports.figures_context.FigureContext.linear`
 (exact fixed points, eq_gd_fp_vanilla) and, for panel B, the paper's GD protocol.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 from matplotlib.patches import Rectangle
 
-from derivations.symbols import rho_a, rho_b
+from tasksim.derivations.symbols import rho_a, rho_b
 
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
 from .figures_numerics import deviation, learning_curves

@@ -1,6 +1,6 @@
 """Transfer and retention of any model of the paper, in three lines.
 
->>> from solvers.api import simulate
+>>> from tasksim.solvers.api import simulate
 >>> result = simulate("vanilla", rho_a=0.8, rho_b=0.2, seeds=10, seed=0)  # paper sizes
 >>> print(f"{result.transfer.mean:.3f} +- {result.transfer.sem:.3f}")
 -0.326 +- 0.001
@@ -14,7 +14,7 @@ parameterizes each model: Euclidean (eq_main_lmu_wreg) lambda = (Nx/Ns)(1/gamma 
 Fisher and fisher-diag (Sec. 5.2) lambda = 1/gamma - 1.
 
 Transfer and retention are eq_def_delta_epsilon_TF_RT, one sample per seed, reported as the
-mean over seeds with its standard error (:class:`solvers.sweep.Estimate`).
+mean over seeds with its standard error (:class:`tasksim.solvers.sweep.Estimate`).
 
 ``method="exact"`` solves for the exact fixed point of each task's learning (the gradient-flow
 limit), with the expectation over the readouts B taken exactly given A wherever the model
@@ -31,7 +31,6 @@ generator.
 """
 from __future__ import annotations
 
-import math
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -179,7 +178,7 @@ def resolve_params(
 
 
 def _linear_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
-    """The keyword arguments of the linear-model solvers (solvers.linear_models)."""
+    """The keyword arguments of the linear-model solvers (tasksim.solvers.linear_models)."""
     out: dict[str, Any] = {}
     if params["alpha"] is not None:
         out["alpha"] = params["alpha"]
@@ -263,8 +262,8 @@ def simulate_samples(params: Mapping[str, Any], seeds: Sequence[np.random.SeedSe
     Per sample: ``method="exact"`` averages the errors exactly over B given A (and the gates),
     except for adaptive gating, whose second gate depends on the drawn B through the probe
     trial: there the errors are those of the drawn B. ``method="gd"`` (the paper's protocol,
-    solvers.gd) records errors on the drawn B; for soft-threshold both methods average over
-    B exactly (solvers.soft_threshold).
+    tasksim.solvers.gd) records errors on the drawn B; for soft-threshold both methods average over
+    B exactly (tasksim.solvers.soft_threshold).
 
     Examples
     --------
@@ -303,7 +302,7 @@ def simulate(
     See the module docstring for the models, methods and parameters. ``executor`` (None:
     serial, the default; ``"process"``: a process pool of ``workers``; or any
     ``concurrent.futures.Executor``) and ``progress`` are passed to
-    :func:`solvers.sweep.sweep`; the numbers do not depend on them. Sample ``j`` uses the
+    :func:`tasksim.solvers.sweep.sweep`; the numbers do not depend on them. Sample ``j`` uses the
     child seed (0, j) of ``seed``.
 
     Examples

@@ -1,4 +1,4 @@
-"""The solver benchmark behind ``trkit bench`` and ``benchmarks/bench_solvers.py``.
+"""The solver benchmark behind ``tasksim bench`` and ``benchmarks/bench_solvers.py``.
 
 Three measurements, returned as plain numbers (printing is the CLI's):
 
@@ -13,12 +13,12 @@ Three measurements, returned as plain numbers (printing is the CLI's):
 3. :func:`fig1_exact_vs_gd` -- the Fig. 1 numerics (a 6 x 6 grid of (rho_a, rho_b) in
    {0, 0.2, .., 1}, 10 seeds, Nx = 3000, Ns = 30, Ny = 10, gaussian generator, vanilla) by
    exact fixed points and by the paper's GD protocol (100 epochs per task, eta = 0.001;
-   solvers.gd), both timed including the drawing of the tasks, side by side in one run; the
+   tasksim.solvers.gd), both timed including the drawing of the tasks, side by side in one run; the
    speed-up and the largest difference between the two over the grid.
 
 The exact path of (3) is vectorized over seeds: one batched Wishart draw per grid point and
 the closed form of :func:`vanilla_transfer_retention_batch` (batched 30 x 30 solves). The GD
-path draws explicit matrices and runs :func:`solvers.gd.gradient_descent`; its errors are on
+path draws explicit matrices and runs :func:`tasksim.solvers.gd.gradient_descent`; its errors are on
 the drawn readouts B, while the exact path averages over B exactly, so their means over 10
 seeds differ by sampling noise; the z-scores of the differences are reported with them.
 To separate that noise from GD's own error, the exact fixed points are also evaluated on GD's
@@ -76,7 +76,7 @@ def vanilla_transfer_retention_batch(grams: np.ndarray, ns: int, rho_b: float) -
         Delta eps_RT = 1 - (||M N||_F^2 - 2 rho_b tr(N^T M^T N) + ||N||_F^2) / Ns.
 
     ``grams`` has shape (batch, 2 Ns, 2 Ns), blocks ordered (A1, A2). A vectorized special
-    case of solvers.linear_models + solvers.metrics (tested equal to them), for the benchmark.
+    case of tasksim.solvers.linear_models + tasksim.solvers.metrics (tested equal to them), for the benchmark.
 
     Examples
     --------
@@ -186,7 +186,7 @@ def wishart_scaling(
     log: Log = None,
 ) -> dict[str, Any]:
     """Cost per sample of vanilla, exact, gaussian generator via the Wishart-sampled Gram
-    (solvers.gram.sample_features + solvers.linear_models.solve_features + the exact error)."""
+    (tasksim.solvers.gram.sample_features + tasksim.solvers.linear_models.solve_features + the exact error)."""
     from .linear_models import solve_features
     from .metrics import error_matrix, transfer_retention
 

@@ -10,13 +10,13 @@ Block names: ``"A2"`` is A_2; ``"D1A2"`` is D_1 A_2 (gate of task 1 applied to t
 task 2). Tasks are numbered from 1 as in the paper.
 
 It is built either from explicit matrices (:meth:`Features.from_matrices`, cost
-O(Nx k^2 Ns^2)) or sampled directly from its known distribution (``solvers.gram``), at a
+O(Nx k^2 Ns^2)) or sampled directly from its known distribution (``tasksim.solvers.gram``), at a
 cost independent of Nx.
 
 Examples
 --------
 >>> import numpy as np
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> t = draw_tasks(nx=40, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
 >>> f = Features.from_matrices(t.A, gates=None, names=("A1", "A2"))
 >>> f.block("A1", "A2").shape

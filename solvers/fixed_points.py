@@ -5,7 +5,7 @@ One task is learned by gradient flow from the previous weight W_{mu-1} on a quad
 
     W_mu - W_{mu-1} = R0 M X^T,    R0 = B_mu - W_{mu-1} F
 
-with F the input the network sees on the task, X the blocks of a :class:`solvers.span.Span`
+with F the input the network sees on the task, X the blocks of a :class:`tasksim.solvers.span.Span`
 and M an Ns x (k Ns) matrix, the step's *readout map*, that depends on the Gram matrix only.
 Writing ``W_mu = Y C_mu X^T`` with ``Y = [B_1 .. B_n]`` and replacing B_mu by its selector
 E_mu (the mu-th Ns x (n Ns) block row of the identity, transposed) gives the coefficient
@@ -45,8 +45,8 @@ Rules (gradient flow limits; ``K = F^T F``, ``^+`` the pseudo-inverse of :func:`
 
 Examples
 --------
->>> from solvers.span import ExplicitBlocks
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.span import ExplicitBlocks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> t = draw_tasks(nx=40, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=1)
 >>> span = ExplicitBlocks(t.A).span(("A1", "A2"))
 >>> C = solve_steps([Step(1, "least-squares", "A1"), Step(2, "least-squares", "A2")], span, 2)
@@ -157,7 +157,7 @@ def readout_map(step: Step, span: Span) -> np.ndarray:
 
     Examples
     --------
-    >>> from solvers.span import Span
+    >>> from tasksim.solvers.span import Span
     >>> span = Span(("A1",), 4.0 * np.eye(2), nx=10, ns=2)    # A_1^T A_1 = 4 I
     >>> readout_map(Step(1, "least-squares", "A1"), span)       # A^+ = A^T / 4
     array([[0.25, 0.  ],
@@ -207,7 +207,7 @@ def solve_steps(steps: Sequence[Step], span: Span, n_tasks: int) -> tuple[np.nda
 
     Examples
     --------
-    >>> from solvers.span import Span
+    >>> from tasksim.solvers.span import Span
     >>> span = Span(("A1",), 4.0 * np.eye(1), nx=10, ns=1)
     >>> solve_steps([Step(1, "least-squares", "A1"), Step(2, "least-squares", "A1")], span, 2)[2]
     array([[0.  ],

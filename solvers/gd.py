@@ -3,8 +3,8 @@ subsec_linear_st_implementation), with learning curves as in Fig. 1B.
 
 Zero initialization, full-batch gradient descent on the infinite-sample loss, learning rate
 eta = 0.001, N_epoch steps per task: 100 for vanilla and activity gating, 500 for the other
-models (:attr:`solvers.linear_models.LinearModel.paper_epochs`). Each task is learned from
-the weight left by the previous one, on the loss of its :class:`solvers.fixed_points.Step`:
+models (:attr:`tasksim.solvers.linear_models.LinearModel.paper_epochs`). Each task is learned from
+the weight left by the previous one, on the loss of its :class:`tasksim.solvers.fixed_points.Step`:
 
 - least squares (vanilla, activity gating): W <- W - eta (W F - B) F^T, F = D A;
 - plasticity gating: W <- W - eta (W A - B)(D A)^T;
@@ -26,7 +26,7 @@ checked: eta times it must be below 2, else GD diverges and a ValueError names e
 
 Examples
 --------
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> t = draw_tasks(nx=300, ns=3, ny=2, rho_a=0.8, rho_b=0.2, seed=0)
 >>> curves = gradient_descent("vanilla", t)
 >>> curves.errors.shape                  # (2 tasks x 100 epochs + 1 points, 2 tasks)
@@ -139,14 +139,14 @@ def gradient_descent(
 ) -> LearningCurves:
     """Run the paper's GD protocol on explicit tasks (module docstring).
 
-    Parameters as :func:`solvers.linear_models.solve` (one ``seed`` draws the same gates and
+    Parameters as :func:`tasksim.solvers.linear_models.solve` (one ``seed`` draws the same gates and
     A_0 in both); ``epochs`` per task defaults to the model's paper value. Adaptive gating
     draws g_{mu+1} at each switch from the probe error of the GD weight on the sampled
     readouts (``probe="expected"`` is not available here: use ``solve``).
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.tasks import draw_tasks
     >>> t = draw_tasks(nx=300, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
     >>> c = gradient_descent("fisher", t, gamma=0.5, epochs=50)
     >>> c.epochs, c.eta, len(c.weights), c.weights[2].shape

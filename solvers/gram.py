@@ -254,7 +254,7 @@ def sample_features(
     n_tasks: Optional[int] = None,
     seed: Seed = None,
 ) -> Features:
-    """One :class:`solvers.features.Features` sampled by :func:`sample_gram` (gaussian generator).
+    """One :class:`tasksim.solvers.features.Features` sampled by :func:`sample_gram` (gaussian generator).
 
     Examples
     --------

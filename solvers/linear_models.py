@@ -3,26 +3,26 @@
 Models (the CLI's names): ``vanilla``, ``random-gating``, ``adaptive-gating``,
 ``plasticity-gating``, ``euclidean``, ``fisher``, ``fisher-diag``. Each is a small subclass of
 :class:`LinearModel` that states which input the network sees on task mu (:meth:`seen`) and how
-each task is learned (:meth:`steps`, a list of :class:`solvers.fixed_points.Step`); the shared
+each task is learned (:meth:`steps`, a list of :class:`tasksim.solvers.fixed_points.Step`); the shared
 machinery turns that into the gradient-flow fixed points W_1 .. W_n (W_0 = 0), all linear in
 the readouts: ``W_mu = Y C_mu X^T`` with ``Y = [B_1 .. B_n]``, ``X`` the blocks of the
-solution's :class:`solvers.span.Span` (``solvers.fixed_points``). No Nx x Nx matrix is formed;
+solution's :class:`tasksim.solvers.span.Span` (``tasksim.solvers.fixed_points``). No Nx x Nx matrix is formed;
 an Ny x Nx weight only when :func:`weights` is called.
 
 Public API
 ----------
 ``solve(model, tasks, *, alpha=None, gamma=None, lam=None, gates=None, seed=None,
 first_task=None, probe=None) -> Solution``
-    from explicit task matrices (a :class:`solvers.tasks.TaskSequence`); gates are drawn from
+    from explicit task matrices (a :class:`tasksim.solvers.tasks.TaskSequence`); gates are drawn from
     ``seed`` unless given.
 ``solve_features(model, features, *, n_tasks, alpha=None, gamma=None, lam=None,
 first_task=None, metric_block=None, probe=None) -> Solution``
-    from the Gram matrix of named blocks alone (:class:`solvers.features.Features`, e.g.
-    sampled by ``solvers.gram`` at a cost independent of Nx); :func:`required_blocks` lists
+    from the Gram matrix of named blocks alone (:class:`tasksim.solvers.features.Features`, e.g.
+    sampled by ``tasksim.solvers.gram`` at a cost independent of Nx); :func:`required_blocks` lists
     the blocks a model needs. ``fisher-diag`` needs explicit matrices and raises
     NotImplementedError here; ``adaptive-gating`` takes the gates inside the Gram as given.
 ``weights(solution, readouts=None) -> tuple of W_0 .. W_n`` (Ny x Nx each).
-Errors, transfer and retention: ``solvers.metrics``; the paper's GD protocol: ``solvers.gd``.
+Errors, transfer and retention: ``tasksim.solvers.metrics``; the paper's GD protocol: ``tasksim.solvers.gd``.
 
 Parameters
 ----------
@@ -49,8 +49,8 @@ Parameters
 
 Examples
 --------
->>> from solvers.tasks import draw_tasks
->>> from solvers.metrics import error_matrix, transfer_retention
+>>> from tasksim.solvers.tasks import draw_tasks
+>>> from tasksim.solvers.metrics import error_matrix, transfer_retention
 >>> t = draw_tasks(nx=400, ns=4, ny=3, rho_a=1.0, rho_b=1.0, seed=0)
 >>> s = solve("vanilla", t)
 >>> E = error_matrix(s, rho_b=1.0)     # E[mu - 1, nu] = eps_mu[W_nu]
@@ -59,14 +59,16 @@ Examples
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar, Mapping, Optional, Sequence
+from dataclasses import replace
+from typing import ClassVar, Optional, Sequence
 
 import numpy as np
 
 from .features import Features
 from .fixed_points import Step, solve_steps
+from .metrics import probe_error
 from .rng import Seed, as_generator
+from .solution import Solution, weights
 from .span import ExplicitBlocks, Span
 from .tasks import TaskSequence, draw_gates, next_gate
 from .validation import (
@@ -184,7 +186,7 @@ class ActivityGating(LinearModel):
     """y = W (g_mu * x): eq_W_fp_gated_gd, W_mu = W_{mu-1}(I - U U^T) + B_mu (D_mu A_mu)^+.
 
     D A may be rank deficient (alpha Nx < Ns): the pseudo-inverse drops singular values below
-    sqrt(EIG_RTOL) times the largest (``solvers.fixed_points``).
+    sqrt(EIG_RTOL) times the largest (``tasksim.solvers.fixed_points``).
     """
 
     accepts = ("alpha",)
@@ -210,8 +212,8 @@ class AdaptiveGating(ActivityGating):
     Drawing g_{mu+1} samples the readouts B (the gate depends on them) and needs explicit
     matrices (:func:`solve`). Once the gates are fixed, the fixed points are those of activity
     gating, so :func:`solve_features` accepts a Gram whose gates were drawn by the probe rule
-    (the caller's responsibility: ``solvers.gram`` samples fixed-rho_g gates only); the probe
-    blocks ``D<mu>A<mu+1>`` let ``solvers.metrics.probe_error`` evaluate the probes.
+    (the caller's responsibility: ``tasksim.solvers.gram`` samples fixed-rho_g gates only); the probe
+    blocks ``D<mu>A<mu+1>`` let ``tasksim.solvers.metrics.probe_error`` evaluate the probes.
     """
 
     name = "adaptive-gating"
@@ -339,40 +341,6 @@ def required_blocks(model: str, n_tasks: int = 2, *, first_task: Optional[str] =
     return make_model(model, nx=2, ns=1, **parameters).blocks(n_tasks)
 
 
-@dataclass(frozen=True)
-class Solution:
-    """The fixed points W_0 = 0, W_1, .., W_n of one model on one task sequence.
-
-    ``coefficients[mu]`` is C_mu, (n Ns) x (k Ns), with W_mu = Y C_mu X^T (Y = [B_1 .. B_n],
-    X the blocks of ``span``); ``seen[mu - 1]`` names the block the network's input on task mu
-    is. ``readouts`` are the sampled B (None on the Features path), ``explicit`` the matrices
-    the blocks come from (None on the Features path). For adaptive gating, ``probe_errors``
-    and ``probe_baselines`` are eps_pb and eps_o at each switch and ``gate_correlations`` the
-    rho_g = max{0, 1 - eps_pb/eps_o} used to draw the next gate.
-    """
-
-    model: str
-    n_tasks: int
-    span: Span
-    seen: tuple[str, ...]
-    coefficients: tuple[np.ndarray, ...]
-    parameters: Mapping[str, object] = field(default_factory=dict)
-    gates: Optional[tuple[np.ndarray, ...]] = None
-    readouts: Optional[tuple[np.ndarray, ...]] = None
-    explicit: Optional[ExplicitBlocks] = None
-    probe_errors: Optional[tuple[float, ...]] = None
-    probe_baselines: Optional[tuple[float, ...]] = None
-    gate_correlations: Optional[tuple[float, ...]] = None
-
-    @property
-    def nx(self) -> int:
-        return self.span.nx
-
-    @property
-    def ns(self) -> int:
-        return self.span.ns
-
-
 def _check_n_tasks(n_tasks: object) -> int:
     n = check_positive_int("n_tasks", n_tasks)
     if n < 2:
@@ -383,7 +351,7 @@ def _check_n_tasks(n_tasks: object) -> int:
 def check_tasks(tasks: object) -> TaskSequence:
     """Check a task sequence: at least 2 tasks, consistent shapes, finite entries."""
     if not isinstance(tasks, TaskSequence):
-        raise ValueError(f"tasks must be a solvers.tasks.TaskSequence, got {type(tasks).__name__}")
+        raise ValueError(f"tasks must be a tasksim.solvers.tasks.TaskSequence, got {type(tasks).__name__}")
     _check_n_tasks(tasks.n_tasks)
     if len(tasks.B) != tasks.n_tasks:
         raise ValueError(f"tasks has {tasks.n_tasks} A matrices but {len(tasks.B)} B matrices")
@@ -424,7 +392,7 @@ def draw_inputs(spec: LinearModel, tasks: TaskSequence, gates: Optional[Sequence
     g_1 .. g_n ~ Bernoulli(alpha) independently; adaptive gating draws g_1 only (the rest
     follow the probe trials, drawn by the caller from the same ``rng``). A_0 ~ N(0, 1/Ns),
     independent of the tasks, is drawn for ``first_task="independent-metric"``. Shared by
-    :func:`solve` and ``solvers.gd`` so that one seed gives both the same inputs.
+    :func:`solve` and ``tasksim.solvers.gd`` so that one seed gives both the same inputs.
     """
     n = tasks.n_tasks
     if gates is not None and not spec.gated:
@@ -446,8 +414,6 @@ def draw_inputs(spec: LinearModel, tasks: TaskSequence, gates: Optional[Sequence
 def _adaptive_gates(spec: LinearModel, tasks: TaskSequence, first_gate: np.ndarray,
                     rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     """Draw g_2 .. g_n by the probe trial at every switch (Appendix B.1)."""
-    from .metrics import probe_error  # metrics reads Solution objects: import at call time
-
     gates = [first_gate]
     for mu in range(1, tasks.n_tasks):
         # tasks 1..mu learned with the gates drawn so far; the probe needs task mu + 1's readout
@@ -483,7 +449,7 @@ def solve(
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.tasks import draw_tasks
     >>> t = draw_tasks(nx=200, ns=4, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
     >>> s = solve("random-gating", t, alpha=0.5, seed=1)
     >>> s.seen, [g.shape for g in s.gates]
@@ -506,10 +472,6 @@ def solve(
 
 
 def _with_probes(solution: Solution, spec: LinearModel, rho_b: float) -> Solution:
-    from dataclasses import replace
-
-    from .metrics import probe_error
-
     pb, base = [], []
     for mu in range(1, solution.n_tasks):
         e, o = probe_error(solution, mu, expected=spec.probe == "expected", rho_b=rho_b)
@@ -542,14 +504,14 @@ def solve_features(
 
     Examples
     --------
-    >>> from solvers.gram import sample_features
+    >>> from tasksim.solvers.gram import sample_features
     >>> f = sample_features(nx=10**6, ns=3, rho_a=0.5, seed=0)
     >>> s = solve_features("vanilla", f, n_tasks=2)
     >>> s.span.nx, s.coefficients[2].shape
     (1000000, (6, 6))
     """
     if not isinstance(features, Features):
-        raise ValueError(f"features must be a solvers.features.Features, got {type(features).__name__}")
+        raise ValueError(f"features must be a tasksim.solvers.features.Features, got {type(features).__name__}")
     n_tasks = _check_n_tasks(n_tasks)
     spec = make_model(model, nx=features.nx, ns=features.ns, alpha=alpha, gamma=gamma, lam=lam,
                       first_task=first_task, probe=probe)
@@ -571,38 +533,3 @@ def solve_features(
         raise ValueError(f"features lacks blocks {missing} needed by model {model} "
                          f"for {n_tasks} tasks (has {features.names})")
     return _solution(spec, span, n_tasks)
-
-
-def weights(solution: Solution, readouts: Optional[Sequence[np.ndarray]] = None) -> tuple[np.ndarray, ...]:
-    """W_0 = 0, W_1, .., W_n as explicit Ny x Nx matrices (never Nx x Nx).
-
-    ``readouts`` (B_1 .. B_n) default to the solution's sampled readouts; since every fixed
-    point is linear in them, any other readouts give the weights the model would learn on
-    them (except for adaptive gating, whose gates depend on the readouts).
-
-    Examples
-    --------
-    >>> from solvers.tasks import draw_tasks
-    >>> t = draw_tasks(nx=50, ns=3, ny=2, rho_a=0.3, rho_b=0.3, seed=2)
-    >>> W = weights(solve("vanilla", t))
-    >>> W[2].shape, bool(np.allclose(W[2] @ t.A[1], t.B[1]))
-    ((2, 50), True)
-    """
-    if solution.explicit is None:
-        raise ValueError("this solution has no explicit matrices (it was solved from Features); "
-                         "weights need them")
-    readouts = solution.readouts if readouts is None else tuple(readouts)
-    if readouts is None or len(readouts) != solution.n_tasks:
-        raise ValueError(f"readouts must hold {solution.n_tasks} matrices B_mu")
-    Y = np.hstack([np.asarray(B, dtype=float) for B in readouts])
-    if Y.shape[1] != solution.n_tasks * solution.ns:
-        raise ValueError(f"readouts must be Ny x Ns with Ns={solution.ns}")
-    blocks = [solution.explicit.block(name) for name in solution.span.names]
-    out = []
-    for C in solution.coefficients:
-        YC = Y @ C
-        W = np.zeros((Y.shape[0], solution.nx))
-        for name, X in zip(solution.span.names, blocks):
-            W += YC[:, solution.span.index(name)] @ X.T
-        out.append(W)
-    return tuple(out)

@@ -3,14 +3,14 @@
 The error of weight W on task mu (eq_ap_epsilonW) is
 eps_mu[W] = (1/Ny) <||B_mu s - W psi(A_mu s)||^2>_s = (1/Ny) ||B_mu - W F_mu||_F^2 with F_mu
 the input the network sees (D_mu A_mu under activity gating, A_mu otherwise). For
-W = Y C X^T (``solvers.linear_models``) the residual is B_mu - W F_mu = Y R with
+W = Y C X^T (``tasksim.solvers.linear_models``) the residual is B_mu - W F_mu = Y R with
 R = E_mu - C X^T F_mu, so
 
     eps_mu[W] = tr(R^T S R),   S = Y^T Y / Ny,
 
 and the expectation over the readouts given A is exact: E_B[Y^T Y] / Ny = T(rho_b) kron I_Ns / Ns
 with T_{mu nu} = rho_b^{|mu - nu|} (:func:`readout_second_moment`). Both generators of
-``solvers.tasks`` have this second moment: under ``appendix`` an entry of B_nu equals the
+``tasksim.solvers.tasks`` have this second moment: under ``appendix`` an entry of B_nu equals the
 entry of B_mu (nu > mu) when it was kept at every step in between (probability
 rho_b^{nu - mu}) and is independent of it otherwise; under ``gaussian`` the chain
 B_nu = rho_b B_{nu-1} + sqrt(1 - rho_b^2) Z gives the same correlation.
@@ -23,8 +23,8 @@ These are the per-sample quantities; the paper's <.>_{A,B} is their mean over dr
 
 Examples
 --------
->>> from solvers.tasks import draw_tasks
->>> from solvers.linear_models import solve
+>>> from tasksim.solvers.tasks import draw_tasks
+>>> from tasksim.solvers.linear_models import solve
 >>> t = draw_tasks(nx=2000, ns=5, ny=2, rho_a=0.0, rho_b=0.0, seed=0)
 >>> E = error_matrix(solve("vanilla", t), rho_b=0.0)
 >>> np.round(E, 2)                    # rows: tasks 1, 2; columns: W_0, W_1, W_2
@@ -36,16 +36,14 @@ array([[1., 0., 0.],
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
 from .fixed_points import selector
+from .solution import Solution
 from .span import Span
 from .validation import check_positive_int, check_unit_interval
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .linear_models import Solution
 
 __all__ = [
     "readout_second_moment",
@@ -95,7 +93,7 @@ def coefficient_error(C: np.ndarray, span: Span, block: str, mu: int,
 
     Examples
     --------
-    >>> from solvers.span import Span
+    >>> from tasksim.solvers.span import Span
     >>> span = Span(("A1",), np.eye(2), nx=5, ns=2)
     >>> coefficient_error(np.zeros((2, 2)), span, "A1", 1, readout_second_moment(0.0, 1, 2))
     1.0
@@ -106,7 +104,7 @@ def coefficient_error(C: np.ndarray, span: Span, block: str, mu: int,
     return float(np.einsum("ij,ij->", R, moment @ R))
 
 
-def _moment(solution: "Solution", rho_b: Optional[float]) -> np.ndarray:
+def _moment(solution: Solution, rho_b: Optional[float]) -> np.ndarray:
     if rho_b is None:
         if solution.readouts is None:
             raise ValueError("this solution has no sampled readouts (Features path): give rho_b")
@@ -114,7 +112,7 @@ def _moment(solution: "Solution", rho_b: Optional[float]) -> np.ndarray:
     return readout_second_moment(rho_b, solution.n_tasks, solution.ns)
 
 
-def _errors(solution: "Solution", moment: np.ndarray) -> np.ndarray:
+def _errors(solution: Solution, moment: np.ndarray) -> np.ndarray:
     n = solution.n_tasks
     E = np.empty((n, n + 1))
     for mu in range(1, n + 1):
@@ -123,7 +121,7 @@ def _errors(solution: "Solution", moment: np.ndarray) -> np.ndarray:
     return E
 
 
-def error_matrix(solution: "Solution", rho_b: float) -> np.ndarray:
+def error_matrix(solution: Solution, rho_b: float) -> np.ndarray:
     """E[mu - 1, nu] = E_B eps_mu[W_nu] given A (and gates), exact; shape (n, n + 1), W_0 = 0.
 
     For adaptive gating with the sampled probe the gates depend on B; this averages over B
@@ -132,8 +130,8 @@ def error_matrix(solution: "Solution", rho_b: float) -> np.ndarray:
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
-    >>> from solvers.linear_models import solve
+    >>> from tasksim.solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.linear_models import solve
     >>> t = draw_tasks(nx=100, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
     >>> E = error_matrix(solve("vanilla", t), rho_b=0.5)
     >>> E[:, 0]                       # eps_mu[W_0] = E ||B_mu||^2 / Ny = 1
@@ -142,13 +140,13 @@ def error_matrix(solution: "Solution", rho_b: float) -> np.ndarray:
     return _errors(solution, readout_second_moment(rho_b, solution.n_tasks, solution.ns))
 
 
-def readout_error_matrix(solution: "Solution") -> np.ndarray:
+def readout_error_matrix(solution: Solution) -> np.ndarray:
     """E[mu - 1, nu] = eps_mu[W_nu] on the solution's own sampled readouts (exact in s).
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
-    >>> from solvers.linear_models import solve
+    >>> from tasksim.solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.linear_models import solve
     >>> t = draw_tasks(nx=100, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
     >>> E = readout_error_matrix(solve("vanilla", t))
     >>> bool(np.isclose(E[1, 0], np.sum(t.B[1] ** 2) / 2))
@@ -178,7 +176,7 @@ def transfer_retention(errors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return transfer, retention
 
 
-def probe_error(solution: "Solution", switch: int, *, expected: bool = False,
+def probe_error(solution: Solution, switch: int, *, expected: bool = False,
                 rho_b: Optional[float] = None,
                 readouts: Optional[Sequence[np.ndarray]] = None) -> tuple[float, float]:
     """(eps_pb, eps_o) at the switch from task ``switch`` to task ``switch + 1`` (Appendix B.1).
@@ -190,8 +188,8 @@ def probe_error(solution: "Solution", switch: int, *, expected: bool = False,
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
-    >>> from solvers.linear_models import solve
+    >>> from tasksim.solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.linear_models import solve
     >>> t = draw_tasks(nx=400, ns=3, ny=2, rho_a=1.0, rho_b=1.0, seed=0)
     >>> s = solve("adaptive-gating", t, alpha=0.5, seed=0)
     >>> eps_pb, eps_o = probe_error(s, 1)

@@ -1,4 +1,4 @@
-"""Randomness enters trkit through one argument, normalised here.
+"""Randomness enters tasksim through one argument, normalised here.
 
 Every function that draws accepts ``seed``: an int, a ``numpy.random.SeedSequence``, a
 ``numpy.random.Generator`` or ``None`` (fresh entropy). Sweeps derive one child

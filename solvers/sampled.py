@@ -1,6 +1,6 @@
 """The fully sampled path: Monte Carlo estimates of the errors, to cross-check the exact ones.
 
-The exact errors of ``solvers.metrics`` use eps_mu[W] = (1/Ny) ||B_mu - W F_mu||_F^2, the
+The exact errors of ``tasksim.solvers.metrics`` use eps_mu[W] = (1/Ny) ||B_mu - W F_mu||_F^2, the
 closed form of the mean over the latent s (eq_ap_epsilonW), and the exact second moment of the
 readouts. Here nothing is taken in closed form: latents s ~ N(0, I_Ns) are drawn,
 x = A_mu s, the network's input psi(x) = g_mu * x under activity gating (x otherwise),
@@ -10,7 +10,7 @@ with the task generators' rule, to check the expectation over B as well.
 
 Examples
 --------
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> t = draw_tasks(nx=60, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
 >>> mean, se = sampled_error(np.zeros((2, 60)), t.A[0], t.B[0], n_samples=20000, seed=1)
 >>> exact = float(np.sum(t.B[0] ** 2) / 2)   # eps_1[W_0] = ||B_1||^2 / Ny
@@ -19,17 +19,16 @@ True
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
 from .rng import Seed, as_generator
+from .solution import Solution, weights
 from .span import parse_name
 from .tasks import check_generator, correlated_successor
 from .validation import check_positive_int, check_unit_interval
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .linear_models import Solution
 
 __all__ = ["draw_readouts", "sampled_error", "sampled_error_matrix"]
 
@@ -38,7 +37,7 @@ _BATCH = 2048
 
 def draw_readouts(*, ny: int, ns: int, rho_b: float, n_tasks: int = 2,
                   generator: str = "appendix", seed: Seed = None) -> tuple[np.ndarray, ...]:
-    """Fresh readouts B_1 .. B_n (Ny x Ns) with the rule of ``solvers.tasks`` (Appendix A).
+    """Fresh readouts B_1 .. B_n (Ny x Ns) with the rule of ``tasksim.solvers.tasks`` (Appendix A).
 
     Examples
     --------
@@ -93,27 +92,25 @@ def sampled_error(weight: np.ndarray, A: np.ndarray, B: np.ndarray,
     return float(values.mean()), float(values.std(ddof=1) / np.sqrt(n_samples))
 
 
-def sampled_error_matrix(solution: "Solution", *, n_samples: int, seed: Seed = None,
+def sampled_error_matrix(solution: Solution, *, n_samples: int, seed: Seed = None,
                          readouts: Optional[Sequence[np.ndarray]] = None
                          ) -> tuple[np.ndarray, np.ndarray]:
     """(mean, standard error) matrices estimating eps_mu[W_nu] (shape (n, n + 1)) by sampling.
 
-    The weights are the solution's, formed explicitly (``solvers.linear_models.weights``) on
+    The weights are the solution's, formed explicitly (``tasksim.solvers.linear_models.weights``) on
     ``readouts`` (default: the solution's own); the same latents serve every W_nu of a task.
-    Compare with ``solvers.metrics.readout_error_matrix``.
+    Compare with ``tasksim.solvers.metrics.readout_error_matrix``.
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
-    >>> from solvers.linear_models import solve
-    >>> from solvers.metrics import readout_error_matrix
+    >>> from tasksim.solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.linear_models import solve
+    >>> from tasksim.solvers.metrics import readout_error_matrix
     >>> s = solve("vanilla", draw_tasks(nx=40, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0))
     >>> mean, se = sampled_error_matrix(s, n_samples=5000, seed=1)
     >>> bool(np.all(np.abs(mean - readout_error_matrix(s)) <= 4.5 * se + 1e-12))
     True
     """
-    from .linear_models import weights  # linear_models imports nothing from here
-
     if solution.explicit is None:
         raise ValueError("sampling needs explicit matrices; this solution came from Features")
     readouts = solution.readouts if readouts is None else tuple(readouts)

@@ -3,7 +3,7 @@
 Sec. 4.3 and Appendix B (subsec_appndix_input_soft_thresholding). Student y = W phi(x),
 phi(x) = sgn(x) max{0, |x| - h}, h = sqrt(2) erfcinv(alpha); task mu has x = A_mu s,
 y* = B_mu s, s ~ N(0, I_Ns). With C_mu = E[phi phi^T] and X_mu = E[s phi^T] computed exactly
-given A_mu (:mod:`solvers.soft_threshold_moments`), the error is exact and quadratic in W:
+given A_mu (:mod:`tasksim.solvers.soft_threshold_moments`), the error is exact and quadratic in W:
 
     eps_mu[W] = (1/Ny) (||B_mu||_F^2 + tr(W C_mu W^T) - 2 tr(B_mu X_mu W^T)).
 
@@ -24,7 +24,7 @@ W_0 = 0, one task after another:
     (the second factor is eta T where lambda = 0). Requires eta lambda_max < 2.
 ``"sampled"``
     The paper's literal protocol: each step's gradient from ``batch_size`` fresh latents
-    (:mod:`solvers.soft_threshold_sampled`). For small sizes and cross-checks.
+    (:mod:`tasksim.solvers.soft_threshold_sampled`). For small sizes and cross-checks.
 
 For alpha < 1, C_mu is positive definite in practice: beyond its linear Hermite term
 X_mu^T X_mu (rank Ns), its diagonal carries the excess E[phi(m_i)^2] - (X_mu^T X_mu)_ii
@@ -46,7 +46,7 @@ and O((Ny + n_tasks Ns) Nx^2) for the updates and errors; memory O(Nx^2) per tas
 
 Examples
 --------
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> t = draw_tasks(nx=60, ns=3, ny=2, rho_a=1.0, rho_b=1.0, seed=0)
 >>> res = soft_threshold_solution(t, 0.5, method="exact")
 >>> res.errors.shape                      # errors[mu, nu] = eps_{mu+1}[W_nu], nu = 0, 1, 2
@@ -155,7 +155,7 @@ class SoftThresholdProblem:
 
 def _check_tasks(tasks: object) -> TaskSequence:
     if not isinstance(tasks, TaskSequence):
-        raise ValueError(f"tasks must be a TaskSequence (solvers.tasks.draw_tasks), got "
+        raise ValueError(f"tasks must be a TaskSequence (tasksim.solvers.tasks.draw_tasks), got "
                          f"{type(tasks).__name__}")
     if len(tasks.A) != len(tasks.B) or not tasks.A:
         raise ValueError(f"tasks must hold as many A as B matrices (at least one), got "
@@ -176,7 +176,7 @@ def prepare_soft_threshold(
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.tasks import draw_tasks
     >>> p = prepare_soft_threshold(draw_tasks(nx=30, ns=2, ny=1, rho_a=0.5, rho_b=0.5,
     ...                                       seed=0), 0.4)
     >>> len(p.spectra), round(p.h, 6)
@@ -336,7 +336,7 @@ def solve_soft_threshold(
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.tasks import draw_tasks
     >>> p = prepare_soft_threshold(draw_tasks(nx=40, ns=3, ny=2, rho_a=0.5, rho_b=0.5,
     ...                                       seed=0), 0.6)
     >>> gd = solve_soft_threshold(p, method="gd", n_steps=10**12)
@@ -420,7 +420,7 @@ def soft_threshold_solution(
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.tasks import draw_tasks
     >>> t = draw_tasks(nx=50, ns=3, ny=2, rho_a=0.0, rho_b=0.0, seed=2)
     >>> r = soft_threshold_solution(t, 0.3, n_steps=100)
     >>> r.method, r.n_steps, len(r.weights)
@@ -449,7 +449,7 @@ def transfer_retention(
 
     Examples
     --------
-    >>> from solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.tasks import draw_tasks
     >>> t = draw_tasks(nx=200, ns=4, ny=2, rho_a=1.0, rho_b=0.0, seed=0)
     >>> tr = transfer_retention(t, 1.0, method="exact")   # vanilla: rho_a (2 rho_b - rho_a)
     >>> round(tr.transfer, 6)

@@ -48,7 +48,7 @@ in the span of A (:meth:`InputMoments.times_covariance`).
 Examples
 --------
 >>> import numpy as np
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> A = draw_tasks(nx=60, ns=4, ny=2, rho_a=0.0, rho_b=0.0, seed=0).A[0]
 >>> mom = input_moments(A, alpha=0.5)
 >>> mom.second.shape, mom.cross.shape

@@ -7,7 +7,7 @@ per task. The gradient is that of the per-sample loss 1/2 ||y* - W phi(x)||^2 av
 batch, G = (W Phi - B S) Phi^T / batch_size, the normalisation of the authors' published code
 (no 1/Ny, no factor 2), so that eta has the paper's meaning.
 
-This module is the cross-check of :mod:`solvers.soft_threshold`, whose ``"gd"`` method
+This module is the cross-check of :mod:`tasksim.solvers.soft_threshold`, whose ``"gd"`` method
 replaces the sampled gradient by its expectation W C_phiphi - B C_sphi and solves the
 iteration in closed form. Because every batch is drawn afresh, independently of W, the sampled
 iteration is linear in W with an unbiased step: E[W_T] equals the exact-gradient W_T
@@ -19,7 +19,7 @@ processed in column chunks of at most ``max_chunk_entries / Nx`` samples).
 Examples
 --------
 >>> import numpy as np
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> t = draw_tasks(nx=20, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
 >>> W = sampled_gradient_descent(np.zeros((2, 20)), t.A[0], t.B[0], h=0.5, n_steps=10,
 ...                              eta=0.01, batch_size=100, seed=1)
@@ -31,7 +31,6 @@ from __future__ import annotations
 import numpy as np
 
 from .rng import Seed, as_generator
-from .soft_threshold_moments import soft_threshold
 from .validation import check_positive_int
 
 __all__ = ["sampled_gradient", "sampled_gradient_descent"]

@@ -4,7 +4,7 @@ Every fixed point of the linear models (vanilla, activity and plasticity gating,
 Fisher and diagonal-Fisher regularization) changes the weight only in the span of a few
 Nx x Ns *blocks*; the weight after task mu is ``W_mu = Y C_mu X^T`` with ``Y = [B_1 .. B_n]``,
 ``X`` the blocks side by side and ``C_mu`` a small coefficient matrix (see
-``solvers.fixed_points``). Everything the solvers need about the inputs is the Gram matrix
+``tasksim.solvers.fixed_points``). Everything the solvers need about the inputs is the Gram matrix
 ``X^T X`` of the blocks, held by :class:`Span`; no Nx x Nx matrix is ever formed.
 
 Block names
@@ -13,20 +13,20 @@ Block names
     A_2 (tasks numbered from 1 as in the paper; ``"A0"`` is an auxiliary task independent of
     all others, used as the Fisher metric of the first task when asked for).
 ``"D1A2"``
-    D_1 A_2, the gate of task 1 applied to the input of task 2 (``solvers.features``).
+    D_1 A_2, the gate of task 1 applied to the input of task 2 (``tasksim.solvers.features``).
 ``"inv_diag(A1)*A2"``
     Delta_1^{-1} A_2 with Delta_1 = diag(sum_n a_{jn}^2) the diagonal Fisher metric of A_1
     (Fig. 5D); needed by ``fisher-diag`` only, and only computable from explicit matrices.
 
-A :class:`Span` comes either from a :class:`solvers.features.Features` (e.g. Gram matrices
-sampled from their Wishart law by ``solvers.gram``, cost independent of Nx) or from explicit
+A :class:`Span` comes either from a :class:`tasksim.solvers.features.Features` (e.g. Gram matrices
+sampled from their Wishart law by ``tasksim.solvers.gram``, cost independent of Nx) or from explicit
 task matrices through :class:`ExplicitBlocks`, which also forms weights when they are asked for.
 :meth:`ExplicitBlocks.span` computes the Gram block by block, so it never copies the ungated
 task matrices (memory O(Nx Ns) beyond the tasks themselves).
 
 Examples
 --------
->>> from solvers.tasks import draw_tasks
+>>> from tasksim.solvers.tasks import draw_tasks
 >>> t = draw_tasks(nx=30, ns=3, ny=2, rho_a=0.5, rho_b=0.5, seed=0)
 >>> s = ExplicitBlocks(t.A).span(("A1", "A2"))
 >>> s.names, s.gram.shape
@@ -87,7 +87,7 @@ def parse_name(name: str) -> tuple[Optional[str], Optional[int], int]:
 class Span(Features):
     """The Gram matrix ``X^T X`` of named Nx x Ns blocks ``X = [X_1 .. X_k]``.
 
-    A :class:`solvers.features.Features` that also accepts the auxiliary task ``"A0"`` and the
+    A :class:`tasksim.solvers.features.Features` that also accepts the auxiliary task ``"A0"`` and the
     diagonal-Fisher blocks ``"inv_diag(A<nu>)*A<mu>"``. ``gram`` is (k Ns) x (k Ns), symmetric;
     block ``i`` occupies rows and columns ``i Ns .. (i + 1) Ns``.
     """
@@ -98,7 +98,7 @@ class Span(Features):
 
     @classmethod
     def from_features(cls, features: Features) -> "Span":
-        """The same Gram matrix, from a :class:`solvers.features.Features`."""
+        """The same Gram matrix, from a :class:`tasksim.solvers.features.Features`."""
         return cls(tuple(features.names), np.asarray(features.gram, dtype=float),
                    int(features.nx), int(features.ns))
 

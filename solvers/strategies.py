@@ -1,13 +1,13 @@
 """Hypothesis strategies for valid parameters of the paper's models.
 
-Property tests of trkit (``verify/``) and of its extensions draw their parameters here, so that
+Property tests of tasksim (``verify/``) and of its extensions draw their parameters here, so that
 every drawn value is one the solvers accept: similarities rho_a, rho_b, rho_g in [0, 1]; levels
 alpha (gating) and gamma (regularization) in (0, 1]; regularizer amplitudes lam >= 0; sizes with
 Ns << Nx (tall task matrices, Assumption II of Appendix A); the task generators of
-:mod:`solvers.tasks`; seeds for :func:`solvers.rng.as_generator`.
+:mod:`tasksim.solvers.tasks`; seeds for :func:`tasksim.solvers.rng.as_generator`.
 
 Each strategy checks its own arguments when it is *built* and raises ``ValueError`` naming the
-argument and its allowed range (:mod:`solvers.validation`), so a mistaken bound fails at once
+argument and its allowed range (:mod:`tasksim.solvers.validation`), so a mistaken bound fails at once
 rather than at draw time. The strategies need Hypothesis (the ``test`` extra of the package).
 
 Strategies
@@ -28,7 +28,7 @@ Strategies
     a task generator name; a non-negative 32-bit integer seed.
 ``model_parameters(model, min_level=0.0, max_level=1.0)``
     a dict (``model``, ``rho_a``, ``rho_b`` and ``alpha`` or ``gamma`` as the model needs)
-    accepted by :func:`solvers.api.resolve_params`.
+    accepted by :func:`tasksim.solvers.api.resolve_params`.
 
 Examples
 --------
@@ -224,7 +224,7 @@ def tall_sizes(ns: int | st.SearchStrategy[int] = 4, *, min_ratio: float = 8.0,
 
 
 def generators() -> st.SearchStrategy[str]:
-    """The task generators of :mod:`solvers.tasks` ("appendix", "gaussian").
+    """The task generators of :mod:`tasksim.solvers.tasks` ("appendix", "gaussian").
 
     Examples
     --------
@@ -236,7 +236,7 @@ def generators() -> st.SearchStrategy[str]:
 
 
 def seeds() -> st.SearchStrategy[int]:
-    """Seeds for :func:`solvers.rng.as_generator`: integers in [0, 2^32 - 1].
+    """Seeds for :func:`tasksim.solvers.rng.as_generator`: integers in [0, 2^32 - 1].
 
     Examples
     --------
@@ -252,7 +252,7 @@ def model_parameters(model: str, *, min_level: float = 0.0, max_level: float = 1
                      ) -> st.SearchStrategy[dict[str, Any]]:
     """Parameters of one model: a dict with ``model``, ``rho_a``, ``rho_b`` and the model's
     level, ``alpha`` for gated models or ``gamma`` for regularized ones (in
-    [min_level, max_level], 0 excluded), as :func:`solvers.api.resolve_params` accepts them.
+    [min_level, max_level], 0 excluded), as :func:`tasksim.solvers.api.resolve_params` accepts them.
 
     ``min_similarity`` / ``max_similarity`` bound rho_a and rho_b. ``max_level`` < 1 keeps a
     regularizer switched on (gamma = 1 is lam = 0, no regularization).

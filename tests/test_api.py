@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from solvers.api import (
+from tasksim.solvers.api import (
     GATED_MODELS,
     MODELS,
     REGULARIZED_MODELS,
@@ -17,7 +17,7 @@ from solvers.api import (
     resolve_params,
     simulate,
 )
-from solvers.sweep import Estimate
+from tasksim.solvers.sweep import Estimate
 
 SMALL = dict(nx=60, ns=4, ny=3, seeds=3, seed=0)
 LEVEL = {"alpha": 0.5}

@@ -7,17 +7,17 @@ import mpmath
 import pytest
 import sympy as sp
 
-from derivations import averages, phase_diagram
-from derivations.averages import (
+from tasksim.derivations import averages, phase_diagram
+from tasksim.derivations.averages import (
     adaptive_gating_average,
     average_by_quadrature,
     average_over_unit_square,
     random_gating_average,
 )
-from derivations.claims import evaluate
-from derivations.gating import adaptive_alpha_tilde, leading_retention, leading_transfer
-from derivations.phase_diagram import PRINTED_REGION, rising_region, same_region
-from derivations.symbols import alpha, alpha_t, rho_a, rho_b
+from tasksim.derivations.claims import evaluate
+from tasksim.derivations.gating import adaptive_alpha_tilde, leading_retention, leading_transfer
+from tasksim.derivations.phase_diagram import PRINTED_REGION, rising_region, same_region
+from tasksim.derivations.symbols import alpha, alpha_t, rho_a, rho_b
 
 
 def status(module, cid: str) -> str:
@@ -64,7 +64,7 @@ def test_adaptive_averages_are_polynomials_in_alpha_confirmed_by_quadrature():
 
 
 def test_optimal_alpha_average_is_confirmed_by_quadrature():
-    from derivations.gating import optimal_alpha
+    from tasksim.derivations.gating import optimal_alpha
 
     f = leading_transfer().subs(alpha_t, optimal_alpha())
     assert abs(average_by_quadrature(f, {}, digits=15) - mpmath.mpf(1) / 4) < 1e-14

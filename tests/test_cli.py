@@ -1,4 +1,4 @@
-"""The ``trkit`` command (reports/cli.py), in-process through main(argv) and once installed."""
+"""The ``tasksim`` command (reports/cli.py), in-process through main(argv) and once installed."""
 import io
 import json
 import math
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-import derivations.registry as registry
-from derivations.claims import Claim, Derivation
-from derivations.symbols import Ns, Nx, rho_a
-from reports import cli
-from reports.cli import SUBCOMMANDS, main
+import tasksim.derivations.registry as registry
+from tasksim.derivations.claims import Claim, Derivation
+from tasksim.derivations.symbols import Ns, Nx, rho_a
+from tasksim.reports import cli
+from tasksim.reports.cli import SUBCOMMANDS, main
 
 
 def run(*argv):
@@ -23,14 +23,14 @@ def run(*argv):
     return code, out.getvalue(), err.getvalue()
 
 
-# --- trkit simulate -----------------------------------------------------------------------------
+# --- tasksim simulate -----------------------------------------------------------------------------
 
 SIM = ["simulate", "vanilla", "--rho-a", "0.8", "--rho-b", "0.2", "--nx", "300", "--ns", "10",
        "--seeds", "3", "--seed", "5"]
 
 
 def test_simulate_json_is_one_object_with_the_api_numbers():
-    from solvers.api import simulate
+    from tasksim.solvers.api import simulate
 
     code, out, err = run(*SIM, "--json")
     assert code == 0
@@ -65,7 +65,7 @@ def test_simulate_without_json_prints_a_short_summary():
 
 def test_progress_goes_to_stderr_once_a_run_is_long():
     stream = io.StringIO()
-    progress = cli._StderrProgress(stream, "trkit simulate", delay=0.0, every=0.0)
+    progress = cli._StderrProgress(stream, "tasksim simulate", delay=0.0, every=0.0)
     for done in (1, 2, 3):
         progress(done, 3)
     progress.close()
@@ -78,7 +78,7 @@ def test_progress_goes_to_stderr_once_a_run_is_long():
     assert quiet.getvalue() == ""
 
 
-# --- trkit bench -------------------------------------------------------------------------------
+# --- tasksim bench -------------------------------------------------------------------------------
 
 def test_bench_quick_json_reports_every_required_figure():
     code, out, _ = run("bench", "--quick", "--json")
@@ -107,10 +107,10 @@ def test_bench_without_json_prints_the_figures_as_text():
 
 @pytest.mark.parametrize("rho_a, rho_b", [(0.0, 0.0), (0.6, 0.3), (1.0, 0.2), (0.9, 1.0)])
 def test_the_benchmarks_vectorized_vanilla_path_equals_the_toolkits_solver(rho_a, rho_b):
-    from solvers.benchmark import vanilla_transfer_retention_batch
-    from solvers.gram import sample_features_batch
-    from solvers.linear_models import solve_features
-    from solvers.metrics import error_matrix, transfer_retention
+    from tasksim.solvers.benchmark import vanilla_transfer_retention_batch
+    from tasksim.solvers.gram import sample_features_batch
+    from tasksim.solvers.linear_models import solve_features
+    from tasksim.solvers.metrics import error_matrix, transfer_retention
 
     batch = sample_features_batch(size=4, nx=80, ns=5, rho_a=rho_a, seed=3)
     tf, rt = vanilla_transfer_retention_batch(np.array([f.gram for f in batch]), 5, rho_b)
@@ -121,7 +121,7 @@ def test_the_benchmarks_vectorized_vanilla_path_equals_the_toolkits_solver(rho_a
         assert rt[k] == pytest.approx(ref_rt[0], abs=1e-10)
 
 
-# --- trkit claims ------------------------------------------------------------------------------
+# --- tasksim claims ------------------------------------------------------------------------------
 
 DEMO_CLAIMS = [
     Claim("demo.exact", "Sec. 3, eq_demo", printed=rho_a**2, printed_latex=r"\rho_a^2",
@@ -200,7 +200,7 @@ def test_claims_with_an_empty_registry_says_so(monkeypatch):
 def test_bad_input_prints_one_line_to_stderr_and_exits_2(argv, message):
     code, out, err = run(*argv)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith("trkit: error: "), err
+    assert err.count("\n") == 1 and err.startswith("tasksim: error: "), err
     assert message in err, err
 
 
@@ -226,8 +226,8 @@ def test_a_new_subcommand_is_one_entry_in_the_table(monkeypatch):
 # --- the installed console script --------------------------------------------------------------
 
 def _console(*argv):
-    exe = shutil.which("trkit")
-    command = [exe] if exe else [sys.executable, "-m", "reports.cli"]
+    exe = shutil.which("tasksim")
+    command = [exe] if exe else [sys.executable, "-m", "tasksim.reports.cli"]
     return subprocess.run(command + list(argv), capture_output=True, text=True, timeout=120)
 
 
@@ -240,4 +240,4 @@ def test_installed_console_script_runs_a_simulation():
 def test_installed_console_script_reports_bad_input_without_traceback():
     done = _console("simulate", "vanilla", "--rho-a", "2", "--rho-b", "0")
     assert done.returncode == 2
-    assert done.stderr == "trkit: error: rho_a must be a number in [0, 1], got 2.0\n"
+    assert done.stderr == "tasksim: error: rho_a must be a number in [0, 1], got 2.0\n"

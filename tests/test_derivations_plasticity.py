@@ -1,4 +1,4 @@
-"""Specifications of derivations.plasticity (Appendix subsec_appendix_plasticity_gating, Fig. 3C).
+"""Specifications of tasksim.derivations.plasticity (Appendix subsec_appendix_plasticity_gating, Fig. 3C).
 
 The fixed point is checked in both forms and numerically; the alpha-independence is shown to
 rest on the gate appearing inside and outside the inverse (replacing the inner surrogate by one
@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derivations import euclidean as euc
-from derivations import span_algebra as alg
-from derivations import fisher as fim
-from derivations import plasticity as pg
-from derivations.claims import evaluate
-from derivations.engine import ratio_expansion
-from derivations.symbols import Ns, Nx, alpha, rho_a, rho_b
-from solvers.tasks import draw_gates, draw_tasks
+from tasksim.derivations import euclidean as euc
+from tasksim.derivations import span_algebra as alg
+from tasksim.derivations import fisher as fim
+from tasksim.derivations import plasticity as pg
+from tasksim.derivations.claims import evaluate
+from tasksim.derivations.engine import ratio_expansion
+from tasksim.derivations.symbols import Ns, Nx, alpha, rho_a, rho_b
+from tasksim.solvers.tasks import draw_gates, draw_tasks
 
 VANILLA_TF = rho_a * (2 * rho_b - rho_a)
 VANILLA_RT = 1 - rho_a**2 * (rho_a**2 - 2 * rho_a * rho_b + 1)

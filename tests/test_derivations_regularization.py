@@ -1,4 +1,4 @@
-"""Specifications of derivations.euclidean and derivations.fisher (Sec. 5; Appendix
+"""Specifications of tasksim.derivations.euclidean and tasksim.derivations.fisher (Sec. 5; Appendix
 subsec_appendix_wreg_euc, subsec_appendix_FIM).
 
 Each derived result is checked against the paper and against an independent computation
@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derivations import euclidean as euc
-from derivations import span_algebra as alg
-from derivations import fisher as fim
-from derivations.claims import evaluate, leading_order
-from derivations.engine import ratio_expansion
-from derivations.matrix_words import eye, opaque, readout, task
-from derivations.symbols import Ns, Nx, Ny, gamma, gamma_f, lam, rho_a, rho_b
-from solvers.tasks import draw_tasks
+from tasksim.derivations import euclidean as euc
+from tasksim.derivations import span_algebra as alg
+from tasksim.derivations import fisher as fim
+from tasksim.derivations.claims import evaluate, leading_order
+from tasksim.derivations.engine import ratio_expansion
+from tasksim.derivations.matrix_words import eye, opaque, readout, task
+from tasksim.derivations.symbols import Ns, Nx, Ny, gamma, gamma_f, lam, rho_a, rho_b
+from tasksim.solvers.tasks import draw_tasks
 
 VANILLA_TF = rho_a * (2 * rho_b - rho_a)
 VANILLA_RT = 1 - rho_a**2 * (rho_a**2 - 2 * rho_a * rho_b + 1)
@@ -526,6 +526,6 @@ def test_bad_input_raises_a_value_error_naming_the_parameter(call, name):
 def test_optimal_gamma_for_retention_is_no_regularization_for_identical_tasks():
     """At (rho_a, rho_b) = (1, 1) the derivative has a multiple root at gamma = 1; the
     optimum must still be found (a floating-point root finder failed to converge there)."""
-    from derivations.euclidean import optimal_gamma_retention
+    from tasksim.derivations.euclidean import optimal_gamma_retention
 
     assert optimal_gamma_retention(1.0, 1.0) == 1.0

@@ -1,4 +1,4 @@
-"""Specifications of derivations.soft_threshold (Appendix
+"""Specifications of tasksim.derivations.soft_threshold (Appendix
 subsec_appndix_input_soft_thresholding, Fig. 3D).
 
 The Gaussian integrals are checked against numeric quadrature, the Taylor route against the
@@ -14,9 +14,9 @@ import pytest
 import sympy as sp
 from scipy import integrate, stats
 
-from derivations import soft_threshold as st
-from derivations.claims import evaluate, leading_order
-from derivations.symbols import Ns, Nx, alpha, h, rho_a, rho_b
+from tasksim.derivations import soft_threshold as st
+from tasksim.derivations.claims import evaluate, leading_order
+from tasksim.derivations.symbols import Ns, Nx, alpha, h, rho_a, rho_b
 
 H = 0.7  # a threshold for the numeric checks
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derivations import gating, vanilla
-from derivations.claims import evaluate
-from derivations.engine import expect_trace, ratio_expansion
-from derivations.symbols import Ns, Nx, Ny, alpha, alpha_t, rho_a, rho_b
-from derivations.two_task import (
+from tasksim.derivations import gating, vanilla
+from tasksim.derivations.claims import evaluate
+from tasksim.derivations.engine import expect_trace, ratio_expansion
+from tasksim.derivations.symbols import Ns, Nx, Ny, alpha, alpha_t, rho_a, rho_b
+from tasksim.derivations.two_task import (
     Surrogates,
     TwoTaskModel,
     expected_error,
@@ -21,7 +21,7 @@ from derivations.two_task import (
     retention,
     transfer,
 )
-from solvers.tasks import draw_tasks
+from tasksim.solvers.tasks import draw_tasks
 
 GATED, VANILLA = TwoTaskModel(gated=True), TwoTaskModel(gated=False)
 
@@ -189,7 +189,7 @@ def test_bad_model_input_raises_value_errors():
     with pytest.raises(ValueError, match="y space"):
         readout_average(GATED.features(1).T)
     with pytest.raises(ValueError, match="gates"):
-        from derivations.two_task import probe_error
+        from tasksim.derivations.two_task import probe_error
         probe_error(VANILLA)
     with pytest.raises(ValueError, match="generator"):
         transfer(GATED, "normal")

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derivations import engine
-from derivations.engine import (
+from tasksim.derivations import engine
+from tasksim.derivations.engine import (
     expect_frobenius2,
     expect_trace,
     expect_trace_wick,
@@ -27,9 +27,9 @@ from derivations.engine import (
     ratio_expansion,
     set_partitions,
 )
-from derivations.matrix_words import MatrixExpr, eye, gate, opaque, readout, task
-from derivations.symbols import Ns, Nx, Ny, alpha, alpha_t, rho_a, rho_b, rho_g
-from solvers.tasks import draw_gates, draw_tasks
+from tasksim.derivations.matrix_words import MatrixExpr, eye, gate, opaque, readout, task
+from tasksim.derivations.symbols import Ns, Nx, Ny, alpha, alpha_t, rho_a, rho_b, rho_g
+from tasksim.solvers.tasks import draw_gates, draw_tasks
 
 A1, A2, B1, B2, D1, D2 = task(1), task(2), readout(1), readout(2), gate(1), gate(2)
 
@@ -310,8 +310,8 @@ def test_monte_carlo_resolves_the_generators_finite_size_difference(generator):
 # -- Appendix E (derivations/tall.py) -------------------------------------------------------
 
 def test_appendix_e_statements_hold_exactly_or_at_leading_order():
-    from derivations import tall
-    from derivations.claims import evaluate
+    from tasksim.derivations import tall
+    from tasksim.derivations.claims import evaluate
 
     verdicts = {c.id: evaluate(c) for c in tall.CLAIMS}
     for cid in ("tall.gram_mean", "tall.gram_element_variance", "tall.concentration",
@@ -322,13 +322,13 @@ def test_appendix_e_statements_hold_exactly_or_at_leading_order():
 
 
 def test_gated_concentration_reduces_to_the_ungated_one_at_alpha_one():
-    from derivations import tall
+    from tasksim.derivations import tall
 
     assert same(tall.gated_concentration().subs(alpha, 1), tall.concentration())
 
 
 def test_surrogates_err_at_the_same_order_as_the_next_to_leading_terms():
-    from derivations import tall
+    from tasksim.derivations import tall
 
     # relative squared errors of eq_UUt_approx and eq_DA+_approx are O(Ns/(alpha Nx))
     assert same(tall.projector_surrogate_error(), (Ns + 2 - alpha) / (alpha * Nx))
@@ -336,7 +336,7 @@ def test_surrogates_err_at_the_same_order_as_the_next_to_leading_terms():
 
 
 def test_projector_surrogate_error_matches_monte_carlo():
-    from derivations import tall
+    from tasksim.derivations import tall
 
     nx, ns, a = 200, 8, 0.5
     rng = np.random.default_rng(3)

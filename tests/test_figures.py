@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derivations.registry import all_claims
-from derivations.symbols import gamma, rho_a, rho_b
-from reports import figures_theory as theory
-from reports.figures import BUILDERS, build_figures
-from reports.figures_config import FigureConfig, midpoint_grid, panel_seed
-from reports.figures_numerics import deviation, fit_power_law
-from reports.figures_regularization import optimal_gamma_retention_map
+from tasksim.derivations.registry import all_claims
+from tasksim.derivations.symbols import gamma, rho_a, rho_b
+from tasksim.reports import figures_theory as theory
+from tasksim.reports.figures import BUILDERS, build_figures
+from tasksim.reports.figures_config import FigureConfig, midpoint_grid, panel_seed
+from tasksim.reports.figures_numerics import deviation, fit_power_law
+from tasksim.reports.figures_regularization import optimal_gamma_retention_map
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 IMAGE = re.compile(r"!\[[^\]]*\]\((figures/([^)]+\.png))\)")
@@ -121,7 +121,7 @@ def test_theory_curves_are_the_leading_order_of_the_derived_claims():
 
 
 def test_optimal_gamma_map_agrees_with_the_derivation_module():
-    from derivations.euclidean import optimal_gamma_retention
+    from tasksim.derivations.euclidean import optimal_gamma_retention
 
     for a, b in ((1.0, 0.0), (0.3, 0.7), (0.8, 0.5), (0.0, 0.5)):
         g, best = optimal_gamma_retention_map(np.array([a]), np.array([b]))

@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from solvers.gd import PAPER_ETA, gradient_descent, largest_hessian_eigenvalue
-from solvers.linear_models import make_model, solve, weights
-from solvers.metrics import readout_error_matrix
-from solvers.tasks import GENERATORS, draw_tasks
+from tasksim.solvers.gd import PAPER_ETA, gradient_descent, largest_hessian_eigenvalue
+from tasksim.solvers.linear_models import make_model, solve, weights
+from tasksim.solvers.metrics import readout_error_matrix
+from tasksim.solvers.tasks import GENERATORS, draw_tasks
 
 NX, NS, NY = 40, 4, 3
 CONVERGED = 1e-8  # relative gap between GD after e^-40 contraction and the fixed point

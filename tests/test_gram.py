@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from solvers.features import Features
-from solvers.gram import (
+from tasksim.solvers.features import Features
+from tasksim.solvers.gram import (
     GATED_BLOCKS,
     gate_classes,
     sample_features,
@@ -21,7 +21,7 @@ from solvers.gram import (
     sample_wishart,
     task_covariance_factor,
 )
-from solvers.tasks import draw_gates, draw_tasks
+from tasksim.solvers.tasks import draw_gates, draw_tasks
 
 FAMILY_FALSE_ALARM = 1e-3
 

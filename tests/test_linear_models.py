@@ -9,11 +9,11 @@ model that the paper states only to leading order.
 import numpy as np
 import pytest
 
-from solvers.fixed_points import Step, psd_pinv, readout_map
-from solvers.linear_models import MODELS, required_blocks, solve, weights
-from solvers.metrics import error_matrix, readout_error_matrix, transfer_retention
-from solvers.span import ExplicitBlocks
-from solvers.tasks import GENERATORS, draw_tasks
+from tasksim.solvers.fixed_points import Step, psd_pinv, readout_map
+from tasksim.solvers.linear_models import MODELS, required_blocks, solve, weights
+from tasksim.solvers.metrics import error_matrix, readout_error_matrix, transfer_retention
+from tasksim.solvers.span import ExplicitBlocks
+from tasksim.solvers.tasks import GENERATORS, draw_tasks
 
 NX, NS, NY = 40, 4, 3
 EXACT = 1e-10  # relative agreement of two exact computations (rounding only)

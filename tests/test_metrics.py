@@ -8,8 +8,8 @@ reproducible).
 import numpy as np
 import pytest
 
-from solvers.linear_models import solve, weights
-from solvers.metrics import (
+from tasksim.solvers.linear_models import solve, weights
+from tasksim.solvers.metrics import (
     coefficient_error,
     error_matrix,
     probe_error,
@@ -18,8 +18,8 @@ from solvers.metrics import (
     sampled_readout_moment,
     transfer_retention,
 )
-from solvers.sampled import draw_readouts, sampled_error, sampled_error_matrix
-from solvers.tasks import GENERATORS, draw_tasks
+from tasksim.solvers.sampled import draw_readouts, sampled_error, sampled_error_matrix
+from tasksim.solvers.tasks import GENERATORS, draw_tasks
 
 Z_MAX = 4.5
 FLOOR = 1e-12
@@ -147,14 +147,14 @@ def test_error_matrix_rejects_rho_b_outside_the_unit_interval(rho_b):
 
 def test_coefficient_error_of_the_zero_weight_is_the_readout_power():
     moment = sampled_readout_moment([np.full((2, 3), 2.0), np.zeros((2, 3))])
-    from solvers.span import Span
+    from tasksim.solvers.span import Span
     span = Span(("A1", "A2"), np.eye(6), nx=10, ns=3)
     assert coefficient_error(np.zeros((6, 6)), span, "A1", 1, moment) == pytest.approx(12.0)
 
 
 def test_expected_probe_error_is_the_same_from_the_gram_of_the_drawn_gates():
-    from solvers.features import Features
-    from solvers.linear_models import required_blocks, solve_features
+    from tasksim.solvers.features import Features
+    from tasksim.solvers.linear_models import required_blocks, solve_features
 
     tasks = draw_tasks(nx=NX, ns=NS, ny=NY, rho_a=0.8, rho_b=0.6, n_tasks=3, seed=2)
     explicit = solve("adaptive-gating", tasks, alpha=0.5, seed=3)

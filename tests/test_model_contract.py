@@ -1,6 +1,6 @@
 """One contract, checked for every linear model (scikit-learn's estimator_checks habit).
 
-Each check runs against every model in ``solvers.linear_models.MODELS``. A model that
+Each check runs against every model in ``tasksim.solvers.linear_models.MODELS``. A model that
 deviates from a check for a mathematical reason declares it in ``DEVIATIONS`` with that
 reason; the check then asserts the declared behaviour instead, so a declaration cannot hide a
 regression.
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solvers.features import Features
-from solvers.gd import gradient_descent
-from solvers.gram import GATED_BLOCKS, sample_features
-from solvers.linear_models import MODELS, make_model, required_blocks, solve, solve_features, weights
-from solvers.metrics import error_matrix, transfer_retention
-from solvers.tasks import GENERATORS, TaskSequence, draw_tasks
+from tasksim.solvers.features import Features
+from tasksim.solvers.gd import gradient_descent
+from tasksim.solvers.gram import GATED_BLOCKS, sample_features
+from tasksim.solvers.linear_models import MODELS, make_model, required_blocks, solve, solve_features, weights
+from tasksim.solvers.metrics import error_matrix, transfer_retention
+from tasksim.solvers.tasks import GENERATORS, TaskSequence, draw_tasks
 
 NX, NS, NY = 48, 4, 3
 EXACT = 1e-9
@@ -229,7 +229,7 @@ def test_bad_tasks_and_sizes_raise_value_error(model):
         solve(model, TaskSequence(nan_A, good.B, 0.6, 0.4, "appendix"), seed=0, **params)
     with pytest.raises(ValueError, match="n_tasks must be an integer >= 2"):
         solve(model, tasks_for(n_tasks=1), seed=0, **params)
-    with pytest.raises(ValueError, match="tasks must be a solvers.tasks.TaskSequence"):
+    with pytest.raises(ValueError, match="tasks must be a tasksim.solvers.tasks.TaskSequence"):
         solve(model, good.A, seed=0, **params)
     with pytest.raises(ValueError, match="rho_b must be a number in"):
         error_matrix(solve(model, good, seed=0, **params), rho_b=1.2)

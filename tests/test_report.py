@@ -1,11 +1,11 @@
-"""The report builder: what `trkit report` writes, that it is reproducible, and that the
+"""The report builder: what `tasksim report` writes, that it is reproducible, and that the
 committed report is the one the toolkit builds today."""
 import json
 from pathlib import Path
 
 import pytest
 
-from reports.report import ReportOptions, build_report
+from tasksim.reports.report import ReportOptions, build_report
 
 COMMITTED = Path(__file__).resolve().parent.parent / "reports"
 
@@ -52,4 +52,4 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
     if not committed.is_file():
         pytest.skip("no committed report in this checkout")
     assert json.loads(committed.read_text()) == json.loads((out / "claims.json").read_text()), (
-        "reports/claims.json is stale: run `trkit report` and commit the result")
+        "reports/claims.json is stale: run `tasksim report` and commit the result")

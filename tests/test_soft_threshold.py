@@ -1,8 +1,8 @@
 """Input soft-thresholding model (Sec. 4.3, Appendix B subsec_appndix_input_soft_thresholding).
 
-Specifications of solvers.soft_threshold_moments (exact input moments given A),
-solvers.soft_threshold (exact limit, closed-form GD, error matrices, expectation over B) and
-solvers.soft_threshold_sampled (the paper's literal sampled-gradient protocol).
+Specifications of tasksim.solvers.soft_threshold_moments (exact input moments given A),
+tasksim.solvers.soft_threshold (exact limit, closed-form GD, error matrices, expectation over B) and
+tasksim.solvers.soft_threshold_sampled (the paper's literal sampled-gradient protocol).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import integrate
 
-from solvers.soft_threshold import (
+from tasksim.solvers.soft_threshold import (
     SoftThresholdProblem,
     prepare_soft_threshold,
     soft_threshold_solution,
@@ -25,7 +25,7 @@ from solvers.soft_threshold import (
     task_spectrum,
     transfer_retention,
 )
-from solvers.soft_threshold_moments import (
+from tasksim.solvers.soft_threshold_moments import (
     CRAMER_K,
     active_fraction,
     diagonal_moment,
@@ -36,8 +36,8 @@ from solvers.soft_threshold_moments import (
     soft_threshold,
     threshold_from_sparsity,
 )
-from solvers.soft_threshold_sampled import sampled_gradient, sampled_gradient_descent
-from solvers.tasks import GENERATORS, correlated_successor, draw_tasks
+from tasksim.solvers.soft_threshold_sampled import sampled_gradient, sampled_gradient_descent
+from tasksim.solvers.tasks import GENERATORS, correlated_successor, draw_tasks
 
 # Tolerances, in one place. Closed forms are compared with 30-digit mpmath quadrature at
 # rounding level; with scipy's 2-D quadrature at its own accuracy; Monte Carlo by z-scores.

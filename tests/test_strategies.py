@@ -1,4 +1,4 @@
-"""The Hypothesis strategies of solvers.strategies draw only values the solvers accept, within
+"""The Hypothesis strategies of tasksim.solvers.strategies draw only values the solvers accept, within
 the bounds they are given, and reject bad bounds with a ValueError naming the argument."""
 import math
 
@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solvers import strategies as S
-from solvers.api import resolve_params
-from solvers.linear_models import make_model
-from solvers.rng import as_generator
-from solvers.tasks import check_generator
-from solvers.validation import (
+from tasksim.solvers import strategies as S
+from tasksim.solvers.api import resolve_params
+from tasksim.solvers.linear_models import make_model
+from tasksim.solvers.rng import as_generator
+from tasksim.solvers.tasks import check_generator
+from tasksim.solvers.validation import (
     check_nonnegative,
     check_open_unit_interval,
     check_positive_int,

@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from solvers.sweep import Estimate, grid, sample_seed, sweep
+from tasksim.solvers.sweep import Estimate, grid, sample_seed, sweep
 
 
 def _normal_pair(params, seed):

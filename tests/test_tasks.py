@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from solvers.tasks import draw_gates, draw_tasks
+from tasksim.solvers.tasks import draw_gates, draw_tasks
 
 
 @pytest.mark.parametrize("generator", ["appendix", "gaussian"])

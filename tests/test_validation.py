@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from solvers.validation import (
+from tasksim.solvers.validation import (
     check_nonnegative,
     check_open_unit_interval,
     check_positive_int,

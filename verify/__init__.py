@@ -1,4 +1,4 @@
-"""The correctness suite of trkit: every claim of the paper, symbolically and numerically.
+"""The correctness suite of tasksim: every claim of the paper, symbolically and numerically.
 
 Run with ``pytest verify`` (``--paper-scale`` adds the paper-size statistics). Modules:
 :mod:`verify.tolerances` (the statistical rule and its table), :mod:`verify.theory` (the claim

@@ -1,23 +1,23 @@
-"""Measurements with trkit's exact solvers, in the shape the theory answers in.
+"""Measurements with tasksim's exact solvers, in the shape the theory answers in.
 
 A claim's value and its measurement share one result type (the neural-tangents habit): a
-:class:`Pair` of :class:`solvers.sweep.Estimate` (transfer, retention). Theory gives an
+:class:`Pair` of :class:`tasksim.solvers.sweep.Estimate` (transfer, retention). Theory gives an
 estimate with sem 0 and n = 0 (:func:`theory_pair`); a measurement gives the mean over
 independent samples and its standard error. Every sample draws its own task matrices (or
 their Gram matrix), gates and readouts from its own seed; errors are averaged *exactly* over
-the readouts B given A (:func:`solvers.metrics.error_matrix`) wherever the model allows it, so
+the readouts B given A (:func:`tasksim.solvers.metrics.error_matrix`) wherever the model allows it, so
 the only sampling noise is that of A and the gates.
 
 Measurements
 ------------
 :func:`transfer_retention`
-    :func:`solvers.api.simulate` (the public API): Wishart-sampled Gram matrices for the
+    :func:`tasksim.solvers.api.simulate` (the public API): Wishart-sampled Gram matrices for the
     Gaussian generator and the models that allow it (cost independent of Nx), explicit
     matrices otherwise, or the paper's GD protocol (``method="gd"``).
 :func:`convergence_series`
     the same at several Ns/(alpha Nx), for the convergence property tests.
 :func:`explicit_transfer_retention`
-    explicit task matrices and :func:`solvers.linear_models.solve`, for what ``simulate``
+    explicit task matrices and :func:`tasksim.solvers.linear_models.solve`, for what ``simulate``
     does not expose: the first task's regularization (``first_task``) and the adaptive
     gate's expected probe (``probe="expected"``), with the probe errors eps_pb.
 :func:`uniform_prior_average`
@@ -42,13 +42,13 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from solvers.api import simulate
-from solvers.gram import sample_features
-from solvers.linear_models import required_blocks, solve, solve_features
-from solvers.metrics import error_matrix, transfer_retention as errors_to_transfer_retention
-from solvers.rng import Seed, as_generator, spawn
-from solvers.sweep import Estimate
-from solvers.tasks import draw_gates, draw_tasks
+from tasksim.solvers.api import simulate
+from tasksim.solvers.gram import sample_features
+from tasksim.solvers.linear_models import required_blocks, solve, solve_features
+from tasksim.solvers.metrics import error_matrix, transfer_retention as errors_to_transfer_retention
+from tasksim.solvers.rng import Seed, as_generator, spawn
+from tasksim.solvers.sweep import Estimate
+from tasksim.solvers.tasks import draw_gates, draw_tasks
 
 from . import theory
 
@@ -103,7 +103,7 @@ def transfer_retention(model: str, *, rho_a: float, rho_b: float, nx: int, ns: i
                        gamma: Optional[float] = None, lam: Optional[float] = None,
                        generator: str = "gaussian", method: str = "exact",
                        ny: int = 10) -> Pair:
-    """Transfer and retention of ``model`` through :func:`solvers.api.simulate`."""
+    """Transfer and retention of ``model`` through :func:`tasksim.solvers.api.simulate`."""
     result = simulate(model, rho_a=rho_a, rho_b=rho_b, alpha=alpha, gamma=gamma, lam=lam,
                       nx=nx, ns=ns, ny=ny, seeds=samples, seed=seed, generator=generator,
                       method=method)
@@ -132,7 +132,7 @@ def explicit_transfer_retention(model: str, *, rho_a: float, rho_b: float, nx: i
                                 first_task: Optional[str] = None,
                                 generator: str = "gaussian", ny: int = 2) -> Pair:
     """Transfer and retention from explicit task matrices and
-    :func:`solvers.linear_models.solve`, exact over B given A (``first_task`` as there)."""
+    :func:`tasksim.solvers.linear_models.solve`, exact over B given A (``first_task`` as there)."""
     rows = []
     for child in spawn(seed, samples):
         rng = as_generator(child)
@@ -163,7 +163,7 @@ def adaptive_gating(*, rho_a: float, rho_b: float, alpha: float, nx: int, ns: in
     the exact mean over B given A and the gates, the gates do not depend on the drawn B, and
     the errors are exact over B; with ``"sampled"`` (the paper's rule) everything is on the
     drawn readouts."""
-    from solvers.metrics import readout_error_matrix
+    from tasksim.solvers.metrics import readout_error_matrix
 
     rows = []
     for child in spawn(seed, samples):
@@ -216,7 +216,7 @@ def uniform_prior_average(model: str, *, nx: int, ns: int, samples: int, seed: i
 def task_batch(*, samples: int, nx: int, ns: int, rho_a: float, generator: str,
                seed: Seed) -> tuple[np.ndarray, np.ndarray]:
     """``samples`` independent pairs (A_1, A_2), each Nx x Ns, as arrays of shape
-    (samples, nx, ns), drawn by :func:`solvers.tasks.draw_tasks` (entries are independent
+    (samples, nx, ns), drawn by :func:`tasksim.solvers.tasks.draw_tasks` (entries are independent
     across rows under both generators, so one draw of samples * nx rows is cut in blocks)."""
     tasks = draw_tasks(nx=samples * nx, ns=ns, ny=1, rho_a=rho_a, rho_b=0.0,
                        generator=generator, seed=seed)

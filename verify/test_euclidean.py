@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given
 from scipy.optimize import minimize_scalar
 
-from solvers import strategies as S
-from solvers.sweep import Estimate
+from tasksim.solvers import strategies as S
+from tasksim.solvers.sweep import Estimate
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import CONVERGENCE, assert_agrees, assert_exceeds, check_convergence

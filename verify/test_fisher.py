@@ -32,9 +32,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from solvers import strategies as S
-from solvers.api import simulate
-from solvers.sweep import Estimate
+from tasksim.solvers import strategies as S
+from tasksim.solvers.api import simulate
+from tasksim.solvers.sweep import Estimate
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import (ATOL, CONVERGENCE, assert_agrees, assert_distinguishes,
@@ -190,7 +190,7 @@ def test_fisher_information_prefactor_by_finite_differences():
 
 def _pieces(A1: np.ndarray, A2: np.ndarray, rho_a: float, rho_b: float) -> dict[str, np.ndarray]:
     """Samples of each piece of the appendix's retention expansion, as coefficients of Ns/Nx
-    (verify the definitions against derivations.fisher.retention_piece):
+    (verify the definitions against tasksim.derivations.fisher.retention_piece):
     k = Ns/Nx, c = Ns/(Nx (1 - rho_a^2)), P = (A_2^T - rho_a A_1^T) A_1, S = k A_1^T A_2."""
     _, nx, ns = A1.shape
     k, c = ns / nx, ns / (nx * (1 - rho_a**2))

@@ -33,9 +33,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from solvers import strategies as S
-from solvers.rng import as_generator
-from solvers.sweep import Estimate
+from tasksim.solvers import strategies as S
+from tasksim.solvers.rng import as_generator
+from tasksim.solvers.sweep import Estimate
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import (ATOL, CONVERGENCE, assert_agrees, assert_distinguishes,

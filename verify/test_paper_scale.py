@@ -31,9 +31,9 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from solvers.api import simulate
-from solvers.soft_threshold import prepare_soft_threshold, solve_soft_threshold
-from solvers.tasks import draw_tasks
+from tasksim.solvers.api import simulate
+from tasksim.solvers.soft_threshold import prepare_soft_threshold, solve_soft_threshold
+from tasksim.solvers.tasks import draw_tasks
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import assert_agrees, assert_distinguishes, assert_exceeds

@@ -13,7 +13,7 @@ Input soft-thresholding, phi(x) = sgn(x) max{0, |x| - h}, h = sqrt(2) erfcinv(al
 - erratum soft_threshold.error_diagonal: E[phi(m)^2] by Monte Carlo is the derived
   expression, not the alpha^2 the simplified error uses;
 - erratum soft_threshold.memory_with_diagonal: at the exact fixed point (exact input moments,
-  gradient-flow limit, :mod:`solvers.soft_threshold`) W_2 does not depend on task 1 at all
+  gradient-flow limit, :mod:`tasksim.solvers.soft_threshold`) W_2 does not depend on task 1 at all
   (changing B_1 leaves W_2 unchanged), whereas the printed fixed point
   W = W_o (I - U U^T) + ... carries the change Delta W_1 (I - U_2 U_2^T);
 - erratum soft_threshold.retention_with_diagonal: consequently the retention equals the
@@ -35,11 +35,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from solvers import strategies as S
-from solvers.soft_threshold import soft_threshold_solution
-from solvers.soft_threshold_moments import soft_threshold, threshold_from_sparsity
-from solvers.sweep import Estimate
-from solvers.tasks import TaskSequence, draw_tasks
+from tasksim.solvers import strategies as S
+from tasksim.solvers.soft_threshold import soft_threshold_solution
+from tasksim.solvers.soft_threshold_moments import soft_threshold, threshold_from_sparsity
+from tasksim.solvers.sweep import Estimate
+from tasksim.solvers.tasks import TaskSequence, draw_tasks
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import (ATOL, CONVERGENCE, assert_agrees, assert_distinguishes,

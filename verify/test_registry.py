@@ -14,17 +14,17 @@ import re
 import pytest
 import sympy as sp
 
-from derivations.claims import STATUSES
-from derivations.symbols import Ns, Nx
+from tasksim.derivations.claims import STATUSES
+from tasksim.derivations.symbols import Ns, Nx
 from verify import theory
 from verify.tolerances import LIMIT_RTOL, SYMBOLIC_EQUAL
 
 _ROOT = pathlib.Path(__file__).resolve().parents[1]
-PAPER = next((p for p in (pathlib.Path(os.environ.get("TRKIT_PAPER", "")),
+PAPER = next((p for p in (pathlib.Path(os.environ.get("TASKSIM_PAPER", "")),
                           _ROOT / "paper" / "paper.tex",
                           _ROOT.parent / "shared" / "paper" / "paper.tex") if p.is_file()),
              _ROOT / "paper" / "paper.tex")
-"""The paper's LaTeX source: $TRKIT_PAPER, else paper/paper.tex beside the package, else the
+"""The paper's LaTeX source: $TASKSIM_PAPER, else paper/paper.tex beside the package, else the
 shared copy next to the checkout; the label test is skipped when none exists."""
 SECTION_MODULES = ("verify.test_vanilla", "verify.test_gating",
                    "verify.test_plasticity_soft_threshold", "verify.test_euclidean",
@@ -37,7 +37,7 @@ IDS = theory.claim_ids()
 
 def test_claim_ids_are_unique_and_every_claim_says_where_it_stands():
     assert len(IDS) == len(set(IDS))
-    from derivations.registry import all_claims
+    from tasksim.derivations.registry import all_claims
     for claim in all_claims():
         assert claim.where.strip(), f"{claim.id}: empty 'where'"
         assert claim.printed_latex.strip(), f"{claim.id}: empty printed_latex"
@@ -57,7 +57,7 @@ def test_every_cited_label_exists_in_the_paper():
     if not PAPER.exists():
         pytest.skip(f"{PAPER} not found")
     labels = set(re.findall(r"\\label\{([^}]*)\}", PAPER.read_text()))
-    from derivations.registry import all_claims
+    from tasksim.derivations.registry import all_claims
     missing = []
     for claim in all_claims():
         for token in re.findall(r"\b((?:eq|subsec|sec|fig)_[A-Za-z0-9_+]*[A-Za-z0-9+])",
@@ -97,7 +97,7 @@ def _value(expr: sp.Expr, point: dict) -> complex:
 
 def _scalar_claims() -> list[str]:
     out = []
-    from derivations.registry import all_claims
+    from tasksim.derivations.registry import all_claims
     for claim in all_claims():
         if claim.equivalent is None and claim.derive is not None and _is_scalar(claim.printed):
             out.append(claim.id)

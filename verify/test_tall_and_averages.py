@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers.rng import as_generator
-from solvers.sweep import Estimate
+from tasksim.solvers.rng import as_generator
+from tasksim.solvers.sweep import Estimate
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import assert_agrees, compare

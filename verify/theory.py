@@ -1,9 +1,9 @@
 """The claim registry as numbers: every expression the suite compares with is taken from here.
 
-The registry (:mod:`derivations.registry`) is evaluated once per process: :func:`verdict`
+The registry (:mod:`tasksim.derivations.registry`) is evaluated once per process: :func:`verdict`
 evaluates one claim on first use and keeps it, :func:`all_verdicts` evaluates the rest. A
 claim's printed form, its derived form, the leading order of its derived form
-(:func:`derivations.claims.leading_order`) or one of its derivation steps become plain
+(:func:`tasksim.derivations.claims.leading_order`) or one of its derivation steps become plain
 functions of named parameters (:func:`function`), so no formula of the paper is typed in
 again by the suite.
 
@@ -27,9 +27,9 @@ from typing import Callable
 import scipy.special
 import sympy as sp
 
-from derivations.claims import Verdict, evaluate, leading_order
-from derivations.registry import all_claims
-from derivations.symbols import Ns, Nx, alpha, alpha_t, gamma, gamma_f, h, lam, rho_a, rho_b, rho_g
+from tasksim.derivations.claims import Verdict, evaluate, leading_order
+from tasksim.derivations.registry import all_claims
+from tasksim.derivations.symbols import Ns, Nx, alpha, alpha_t, gamma, gamma_f, h, lam, rho_a, rho_b, rho_g
 
 __all__ = ["PARAMETERS", "claim_ids", "verdict", "all_verdicts", "expression", "parameters",
            "function", "step_expression", "step_function"]
@@ -54,7 +54,7 @@ def claim_ids() -> list[str]:
 
 
 def verdict(claim_id: str) -> Verdict:
-    """The claim's :class:`derivations.claims.Verdict`, evaluated once per process."""
+    """The claim's :class:`tasksim.derivations.claims.Verdict`, evaluated once per process."""
     if claim_id not in _VERDICTS:
         claims = _claims_by_id()
         if claim_id not in claims:

@@ -1,7 +1,7 @@
 """The suite's tolerances and its statistical rule, in one table.
 
 Every numeric check of ``verify/`` compares a mean over independent samples, with its standard
-error ``sem`` (:class:`solvers.sweep.Estimate`), with a target computed from the claim registry:
+error ``sem`` (:class:`tasksim.solvers.sweep.Estimate`), with a target computed from the claim registry:
 
     agree:   |mean - target| <= z * sem + K * scale + atol
     reject:  |mean - target| >  z * sem + K * scale + atol
@@ -68,7 +68,7 @@ SYMBOLIC_EQUAL at moderate Nx.
 
 Examples
 --------
->>> from solvers.sweep import Estimate
+>>> from tasksim.solvers.sweep import Estimate
 >>> c = compare("demo", Estimate(0.501, 0.001, 400), 0.5)
 >>> c.agrees, round(c.allowed, 4)
 (True, 0.005)
@@ -87,7 +87,7 @@ import numpy as np
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from solvers.sweep import Estimate
+from tasksim.solvers.sweep import Estimate
 
 __all__ = [
     "FAMILY_WISE_FALSE_ALARM",
@@ -112,7 +112,7 @@ __all__ = [
     "comparisons_made",
 ]
 
-LOG = logging.getLogger("trkit.verify")
+LOG = logging.getLogger("tasksim.verify")
 
 FAMILY_WISE_FALSE_ALARM = 0.01
 COMPARISON_BUDGET = 20_000

@@ -1,0 +1,31 @@
+"""tasksim: machine verification of the theory of "Disentangling and mitigating the impact of
+task similarity for continual learning" (linear teacher-student model with a latent).
+
+The package has three parts, each a subpackage kept in its own folder of the checkout:
+
+- :mod:`tasksim.derivations` (``derivations/``): sympy derivations and the claim registry;
+- :mod:`tasksim.solvers` (``solvers/``): exact finite-N solvers, the GD protocol, sweeps;
+- :mod:`tasksim.reports` (``reports/``): the command ``tasksim`` and the report builder.
+
+The three-line API:
+
+>>> from tasksim import simulate
+>>> r = simulate("vanilla", rho_a=0.8, rho_b=0.2, nx=300, ns=10, seeds=4, seed=0)
+>>> round(r.transfer.mean, 1), round(r.retention.mean, 1)
+(0.3, 0.8)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.2.0"
+
+__all__ = ["simulate", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use, so that ``tasksim.derivations`` (sympy only) does not load numpy.
+    if name == "simulate":
+        from .solvers.api import simulate
+        return simulate
+    raise AttributeError(f"module 'tasksim' has no attribute {name!r}")
