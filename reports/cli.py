@@ -8,18 +8,23 @@ is a few lines: write the two functions and add an entry.
 [--ns N] [--ny N] [--seeds K] [--seed S] [--generator appendix|gaussian]
 [--method exact|gd] [--gram auto|wishart|explicit] [--workers W] [--json]``
     transfer and retention of one model (:func:`tasksim.solvers.api.simulate`); ``--json`` prints
-    ``{"transfer": {"mean": m, "sem": s}, "retention": {...}, "params": {...}}``.
+    ``{"transfer": {"mean": m, "sem": s}, "retention": {...}, "params": {...},
+    "provenance": {...}}``.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
 ``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures]``
     regenerate the report (:mod:`tasksim.reports.report`): ``REPORT.md``, ``claims.json``,
     ``derivations.tex`` and ``figures/``.
 ``tasksim claims [--json]``
-    the claim registry (:func:`tasksim.derivations.registry.evaluate_all`): a table, or a JSON list
-    of each verdict's ``as_record()``.
+    the claim registry (:func:`tasksim.derivations.registry.evaluate_all`): a table, or JSON
+    ``{"provenance": {...}, "claims": [each verdict's as_record()]}``.
 
-Bad input (an unknown model, a value out of range, a malformed option) prints one line to
-stderr, ``tasksim: error: ...``, and exits with status 2; no traceback.
+Every ``--json`` output carries ``"provenance"`` (:mod:`tasksim.reports.provenance`): the
+tasksim version, the commit when run from a checkout, library versions, seed and command.
+
+Bad input (an unknown model, a value out of range, a malformed option), a request for more
+memory than the machine has, a file that cannot be written and an interruption (Ctrl-C) each
+print one line to stderr, ``tasksim: error: ...``, and exit with status 2; no traceback.
 
 Examples
 --------
@@ -37,12 +42,15 @@ import contextlib
 import json
 import math
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, TextIO
+
+from .provenance import provenance
 
 __all__ = ["main", "Subcommand", "SUBCOMMANDS", "UsageError"]
 
@@ -52,6 +60,16 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """Bad input on the command line: reported as one line on stderr, exit status 2."""
+
+
+class OutputError(Exception):
+    """An output that could not be written, or work that was interrupted: one line, exit 2."""
+
+
+def _os_reason(problem: OSError) -> str:
+    """The operating system's reason for an OSError, without Python's decoration."""
+    reason = problem.strerror or str(problem) or type(problem).__name__
+    return f"{reason} ({problem.filename})" if problem.filename else reason
 
 
 class _Parser(argparse.ArgumentParser):
@@ -164,6 +182,7 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "transfer": {"mean": result.transfer.mean, "sem": _json_number(result.transfer.sem)},
         "retention": {"mean": result.retention.mean, "sem": _json_number(result.retention.sem)},
         "params": {k: _json_number(v) for k, v in result.params.items()},
+        "provenance": provenance(seed=args.seed, command=args.command_line),
     }
     if args.json:
         out.write(json.dumps(record) + "\n")
@@ -199,6 +218,7 @@ def _run_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     figures = run_benchmark(quick=args.quick, log=lambda line: err.write(line + "\n"))
     if args.json:
+        figures = {**figures, "provenance": provenance(seed=None, command=args.command_line)}
         out.write(json.dumps(figures) + "\n")
         return EXIT_OK
     out.write(_format_bench(figures))
@@ -259,10 +279,12 @@ def _short(text: str, width: int) -> str:
 def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tasksim.derivations.claims import STATUSES
     from tasksim.derivations.registry import evaluate_all
+    from tasksim.reports.report import claims_document
 
-    records = [v.as_record() for v in evaluate_all()]
+    verdicts = evaluate_all()
+    records = [v.as_record() for v in verdicts]
     if args.json:
-        out.write(json.dumps(records, indent=1) + "\n")
+        out.write(claims_document(verdicts, provenance(seed=None, command=args.command_line)))
         return EXIT_OK
     if not records:
         out.write("no claims registered\n")
@@ -306,8 +328,14 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.flush()
 
     options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
-                            figures=not args.no_figures)
-    path = build_report(options, progress=progress)
+                            figures=not args.no_figures, command=args.command_line)
+    try:
+        path = build_report(options, progress=progress)
+    except OSError as problem:
+        raise OutputError(f"cannot write the report to {args.out}: {_os_reason(problem)}; "
+                          "the report there is unchanged") from None
+    except KeyboardInterrupt:
+        raise OutputError(f"interrupted; the report in {args.out} is unchanged") from None
     out.write(f"{path}\n")
     return EXIT_OK
 
@@ -351,17 +379,28 @@ def main(
     """
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
         with contextlib.redirect_stdout(out):  # --help goes where the caller asked
-            args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+            args = _parser().parse_args(words)
+        args.command_line = shlex.join(["tasksim", *words])
         return args._run(args, out, err)
     except SystemExit as stop:  # --help
         return int(stop.code or 0)
-    except (UsageError, ValueError) as problem:
-        message = " ".join(str(problem).split())
-        err.write(f"tasksim: error: {message}\n")
-        err.flush()
-        return EXIT_USAGE
+    except (UsageError, ValueError, OutputError) as problem:
+        return _fail(err, str(problem))
+    except MemoryError:
+        return _fail(err, "out of memory: ask for smaller sizes or fewer workers")
+    except OSError as problem:
+        return _fail(err, _os_reason(problem))
+    except KeyboardInterrupt:
+        return _fail(err, "interrupted")
+
+
+def _fail(err: TextIO, message: str) -> int:
+    err.write(f"tasksim: error: {' '.join(message.split())}\n")
+    err.flush()
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,7 +28,7 @@ from __future__ import annotations
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import matplotlib
 
@@ -40,6 +40,7 @@ from .figures_gating import figure_2, figure_3, figure_7
 from .figures_plot import STYLE, save_png
 from .figures_regularization import figure_4, figure_5, figure_8
 from .figures_vanilla import figure_1, figure_1_numeric_heatmaps
+from .provenance import png_metadata
 
 __all__ = ["BUILDERS", "build_figures", "figure_section"]
 
@@ -60,7 +61,8 @@ BUILDERS: tuple[tuple[str, Builder], ...] = (
 
 
 def figure_section(result: FigureResult) -> str:
-    """The Markdown section of one figure: heading, image (relative path), caption.
+    """The Markdown section of one figure: heading, image (relative path), the verdict (what
+    the figure shows about the paper's statements, when the builder states one), caption.
 
     Examples
     --------
@@ -74,25 +76,30 @@ def figure_section(result: FigureResult) -> str:
     **Demo.** A caption.
     <BLANKLINE>
     """
+    verdict = f"**Verdict: {result.verdict}** " if result.verdict else ""
     return (f"### {result.title}\n\n"
             f"![{result.title}](figures/{result.name}.png)\n\n"
-            f"{result.caption}\n")
+            f"{verdict}{result.caption}\n")
 
 
 def build_figures(out_dir: Path, *, quick: bool, seed: int,
-                  progress: Callable[[str], None]) -> list[str]:
-    """Draw every figure into ``out_dir`` (created if missing); return the Markdown sections.
+                  progress: Callable[[str], None],
+                  provenance: Optional[dict[str, Any]] = None) -> tuple[list[str], list[str]]:
+    """Draw every figure into ``out_dir`` (created if missing); return the Markdown sections
+    and the findings (one Markdown bullet per figure verdict, for the report's summary).
 
     ``quick`` uses small sizes and few seeds (:meth:`FigureConfig.quick`); otherwise the
     paper's sizes (:meth:`FigureConfig.paper`), with the numerics on a pool of
     ``config.workers`` processes. ``seed`` is the root of every panel's seed. BLAS runs on
-    one thread during the build (:mod:`tasksim.reports.figures_blas`).
+    one thread during the build (:mod:`tasksim.reports.figures_blas`). ``provenance``
+    (:func:`tasksim.reports.provenance.provenance`) goes into every PNG's text chunks.
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     config = FigureConfig.for_mode(bool(quick))
+    metadata = png_metadata(provenance) if provenance is not None else None
     sections: list[str] = [
         f"Figures built in {config.mode} mode (linear models at {config.sizes()}, "
         f"{config.seeds} seeds per point unless a caption says otherwise; root seed {seed}). "
@@ -100,6 +107,7 @@ def build_figures(out_dir: Path, *, quick: bool, seed: int,
         "(claim ids in the captions, `tasksim claims`). Markers are numerics: exact finite-N "
         "solvers (`solvers/`). Dashed horizontal lines are the vanilla model.\n"
     ]
+    findings: list[str] = []
     with ExitStack() as stack:
         stack.enter_context(matplotlib.rc_context(STYLE))
         stack.enter_context(single_threaded_blas())  # see reports/figures_blas.py
@@ -110,7 +118,10 @@ def build_figures(out_dir: Path, *, quick: bool, seed: int,
         for name, builder in BUILDERS:
             progress(f"figures: building {name}")
             for result in builder(ctx):
-                path = save_png(result.figure, out / f"{result.name}.png", dpi=config.dpi)
+                path = save_png(result.figure, out / f"{result.name}.png", dpi=config.dpi,
+                                metadata=metadata)
                 progress(f"figures: wrote {path}")
                 sections.append(figure_section(result))
-    return sections
+                if result.verdict:
+                    findings.append(f"- {result.title}: {result.verdict}")
+    return sections, findings

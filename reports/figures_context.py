@@ -34,12 +34,15 @@ __all__ = ["FigureResult", "FigureContext", "fmt_number", "fmt_point", "fmt_devi
 
 @dataclass
 class FigureResult:
-    """One figure: its file stem, a title, a Markdown caption and the drawn figure."""
+    """One figure: its file stem, a title, a Markdown caption, the drawn figure, and its verdict
+    (one sentence, computed from the figure's numbers: what it shows about the paper's
+    statements; it leads the caption and the report's summary lists it)."""
 
     name: str
     title: str
     caption: str
     figure: Figure
+    verdict: str = ""
 
 
 @dataclass

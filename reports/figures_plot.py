@@ -102,8 +102,10 @@ def new_figure_grid(size: tuple[float, float], rows: int, cols: int,
     return fig, axes
 
 
-def save_png(fig: Figure, path: Path, *, dpi: int) -> Path:
-    """Write ``fig`` as PNG at ``dpi`` without metadata that changes between runs.
+def save_png(fig: Figure, path: Path, *, dpi: int,
+             metadata: Optional[dict[str, str]] = None) -> Path:
+    """Write ``fig`` as PNG at ``dpi`` without metadata that changes between runs; ``metadata``
+    (PNG text chunks, e.g. the provenance) is written as given.
 
     Same figure code, same bytes. (Saving one figure object twice is not idempotent: its
     first draw settles the constrained layout, so build each figure once per file.)
@@ -111,7 +113,7 @@ def save_png(fig: Figure, path: Path, *, dpi: int) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context(STYLE):
-        fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None})
+        fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None, **(metadata or {})})
     return path
 
 

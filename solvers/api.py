@@ -31,6 +31,7 @@ generator.
 """
 from __future__ import annotations
 
+import os
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, Union
@@ -38,6 +39,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from .sweep import Estimate, Progress, sweep
+from .resources import check_memory
 from .rng import as_generator
 from .tasks import check_generator, draw_tasks
 from .validation import (
@@ -303,7 +305,8 @@ def simulate(
     serial, the default; ``"process"``: a process pool of ``workers``; or any
     ``concurrent.futures.Executor``) and ``progress`` are passed to
     :func:`tasksim.solvers.sweep.sweep`; the numbers do not depend on them. Sample ``j`` uses the
-    child seed (0, j) of ``seed``.
+    child seed (0, j) of ``seed``. A request for more memory than the machine has raises
+    ValueError before anything is allocated (:func:`tasksim.solvers.resources.check_memory`).
 
     Examples
     --------
@@ -314,6 +317,10 @@ def simulate(
     params = resolve_params(model, rho_a=rho_a, rho_b=rho_b, alpha=alpha, gamma=gamma,
                             lam=lam, nx=nx, ns=ns, ny=ny, seeds=seeds, seed=seed,
                             generator=generator, method=method, gram=gram)
+    in_flight = 1 if executor is None else (workers or os.cpu_count() or 1)
+    check_memory(model=params["model"], nx=params["nx"], ns=params["ns"], ny=params["ny"],
+                 gram=params["gram"], method=params["method"], workers=in_flight,
+                 wishart_possible=params["model"] in WISHART_MODELS and params["method"] == "exact")
     result = sweep(simulate_samples, [params], seeds=params["seeds"], seed=params["seed"],
                    executor=executor, workers=workers, vectorized=True, progress=progress,
                    chunk_size=1 if executor is None else None)  # progress after each sample

@@ -5,6 +5,7 @@ import math
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,7 +36,7 @@ def test_simulate_json_is_one_object_with_the_api_numbers():
     code, out, err = run(*SIM, "--json")
     assert code == 0
     record = json.loads(out)
-    assert set(record) == {"transfer", "retention", "params"}
+    assert set(record) == {"transfer", "retention", "params", "provenance"}
     expected = simulate("vanilla", rho_a=0.8, rho_b=0.2, nx=300, ns=10, seeds=3, seed=5)
     assert record["transfer"] == {"mean": expected.transfer.mean, "sem": expected.transfer.sem}
     assert record["retention"]["mean"] == expected.retention.mean
@@ -143,7 +144,9 @@ def demo_registry(monkeypatch):
 def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_registry):
     code, out, err = run("claims", "--json")
     assert code == 0 and err == ""
-    records = json.loads(out)
+    document = json.loads(out)
+    assert set(document) == {"provenance", "claims"}
+    records = document["claims"]
     assert [r["id"] for r in records] == [c.id for c in DEMO_CLAIMS]
     assert [r["status"] for r in records] == ["verified", "leading order", "erratum", "open"]
     assert set(records[0]) == {"id", "where", "printed", "derived", "status", "note"}
@@ -163,7 +166,7 @@ def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry
 def test_claims_with_an_empty_registry_says_so(monkeypatch):
     monkeypatch.setattr(registry, "all_claims", lambda: [])
     assert run("claims") == (0, "no claims registered\n", "")
-    assert json.loads(run("claims", "--json")[1]) == []
+    assert json.loads(run("claims", "--json")[1])["claims"] == []
 
 
 # --- bad input: one line on stderr, exit status 2 ---------------------------------------------
@@ -195,6 +198,10 @@ def test_claims_with_an_empty_registry_says_so(monkeypatch):
          "method must be one of"),
         (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--workers", "0"], "workers"),
         (["claims", "--verbose"], "unrecognized arguments"),
+        (["simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0", "--nx", "100000000000"],
+         "needs about 144 TB of memory per sample"),
+        (["simulate", "soft-threshold", "--rho-a", "0.5", "--rho-b", "0", "--alpha", "0.5",
+          "--nx", "1e6"], "Nx x Nx input covariance"),
     ],
 )
 def test_bad_input_prints_one_line_to_stderr_and_exits_2(argv, message):
@@ -202,6 +209,53 @@ def test_bad_input_prints_one_line_to_stderr_and_exits_2(argv, message):
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("tasksim: error: "), err
     assert message in err, err
+
+
+# --- provenance: every --json output says where it came from -----------------------------------
+
+PROVENANCE_KEYS = {"tasksim", "commit", "dirty", "numpy", "scipy", "sympy", "seed", "command"}
+
+
+def test_every_json_output_records_its_provenance(demo_registry):
+    import numpy
+
+    import tasksim
+
+    for argv, seed in ((SIM + ["--json"], 5), (["claims", "--json"], None),
+                       (["bench", "--quick", "--json"], None)):
+        code, out, _ = run(*argv)
+        record = json.loads(out)["provenance"]
+        assert code == 0 and set(record) == PROVENANCE_KEYS, argv
+        assert record["tasksim"] == tasksim.__version__ and record["numpy"] == numpy.__version__
+        assert record["seed"] == seed and record["command"] == "tasksim " + " ".join(argv)
+
+
+def test_a_checkout_records_its_commit():
+    from tasksim.reports.provenance import provenance
+
+    root = Path(cli.__file__).resolve().parent.parent
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                          text=True)
+    if head.returncode != 0 or not (root / "src" / "tasksim").is_dir():
+        pytest.skip("tasksim is not running from a git checkout")
+    assert provenance(seed=0, command="x")["commit"] == head.stdout.strip()
+
+
+def test_memory_is_refused_before_anything_is_allocated():
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, _, err = run("simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0.5", "--nx",
+                       "100000000000")
+    assert code == 2 and "more than this machine's" in err
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB
+
+
+def test_the_wishart_path_needs_no_memory_in_nx():
+    code, out, err = run("simulate", "vanilla", "--rho-a", "0.5", "--rho-b", "0.5", "--nx",
+                         "100000000000", "--generator", "gaussian", "--seeds", "2", "--json")
+    assert code == 0, err
+    assert abs(json.loads(out)["transfer"]["mean"] - 0.25) < 1e-6  # the limit, Ns/Nx ~ 3e-10
 
 
 def test_help_is_printed_to_stdout_and_exits_0():

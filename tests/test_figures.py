@@ -23,7 +23,7 @@ IMAGE = re.compile(r"!\[[^\]]*\]\((figures/([^)]+\.png))\)")
 
 def _build(directory: Path) -> tuple[list[str], list[str]]:
     messages: list[str] = []
-    sections = build_figures(directory, quick=True, seed=0, progress=messages.append)
+    sections, _ = build_figures(directory, quick=True, seed=0, progress=messages.append)
     return sections, messages
 
 

@@ -1,10 +1,12 @@
 """The report builder: what `tasksim report` writes, that it is reproducible, and that the
 committed report is the one the toolkit builds today."""
+import errno
 import json
 from pathlib import Path
 
 import pytest
 
+from tasksim.reports import cli, report as report_module
 from tasksim.reports.report import ReportOptions, build_report
 
 COMMITTED = Path(__file__).resolve().parent.parent / "reports"
@@ -14,15 +16,19 @@ COMMITTED = Path(__file__).resolve().parent.parent / "reports"
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     messages = []
-    build_report(ReportOptions(out_dir=out, figures=False), progress=messages.append)
+    build_report(ReportOptions(out_dir=out, figures=False, command=COMMAND),
+                 progress=messages.append)
     return out, messages
+
+
+COMMAND = "tasksim report --no-figures"
 
 
 def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     out, messages = built
     for name in ("REPORT.md", "claims.json", "derivations.tex", "build-info.json"):
         assert (out / name).is_file(), name
-    records = json.loads((out / "claims.json").read_text())
+    records = json.loads((out / "claims.json").read_text())["claims"]
     assert records and all(set(r) == {"id", "where", "printed", "derived", "status", "note"}
                            for r in records)
     report = (out / "REPORT.md").read_text()
@@ -32,7 +38,7 @@ def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
 
 def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
     out, _ = built
-    records = json.loads((out / "claims.json").read_text())
+    records = json.loads((out / "claims.json").read_text())["claims"]
     errata = [r["id"] for r in records if r["status"] == "erratum"]
     section = (out / "REPORT.md").read_text().split("## Errata")[1].split("## Figures")[0]
     assert errata, "the registry records errata"
@@ -41,7 +47,7 @@ def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
 
 def test_same_inputs_give_the_same_bytes(built, tmp_path):
     out, _ = built
-    build_report(ReportOptions(out_dir=tmp_path, figures=False))
+    build_report(ReportOptions(out_dir=tmp_path, figures=False, command=COMMAND))
     for name in ("REPORT.md", "claims.json", "derivations.tex"):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
 
@@ -51,5 +57,108 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
     committed = COMMITTED / "claims.json"
     if not committed.is_file():
         pytest.skip("no committed report in this checkout")
-    assert json.loads(committed.read_text()) == json.loads((out / "claims.json").read_text()), (
+    now = json.loads((out / "claims.json").read_text())["claims"]
+    assert json.loads(committed.read_text())["claims"] == now, (
         "reports/claims.json is stale: run `tasksim report` and commit the result")
+
+
+# --- provenance ---------------------------------------------------------------------------------
+
+def test_every_output_records_its_provenance(built):
+    import tasksim
+
+    out, _ = built
+    record = json.loads((out / "claims.json").read_text())["provenance"]
+    assert record["tasksim"] == tasksim.__version__ and record["command"] == COMMAND
+    assert record["seed"] == 0 and {"numpy", "scipy", "sympy", "commit"} <= set(record)
+    assert f"Built by `{COMMAND}`" in (out / "REPORT.md").read_text()
+    assert f"% command: {COMMAND}" in (out / "derivations.tex").read_text()
+
+
+def test_figures_carry_the_provenance_in_their_png_text_chunks(tmp_path):
+    from PIL import Image
+
+    from tasksim.reports.figures_plot import new_figure, save_png
+    from tasksim.reports.provenance import png_metadata, provenance
+
+    fig, (ax,) = new_figure(1, (2, 2))
+    ax.plot([0, 1], [0, 1])
+    record = provenance(seed=7, command="tasksim report")
+    path = save_png(fig, tmp_path / "f.png", dpi=50, metadata=png_metadata(record))
+    text = Image.open(path).text
+    assert text["Software"] == f"tasksim {record['tasksim']}"
+    assert "seed=7" in text["Comment"] and "command=tasksim report" in text["Comment"]
+
+
+# --- a half-written report never replaces a good one -------------------------------------------
+
+def _good_report(folder: Path) -> dict[str, bytes]:
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"REPORT.md": b"good report\n", "claims.json": b"{}\n"}
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return files
+
+
+def _unchanged(folder: Path, files: dict[str, bytes]) -> bool:
+    leftovers = [p.name for p in folder.iterdir() if p.name.startswith(".tasksim-build-")]
+    return not leftovers and all((folder / n).read_bytes() == d for n, d in files.items())
+
+
+def test_a_full_disk_leaves_the_previous_report_and_no_staging_folder(tmp_path, monkeypatch):
+    files = _good_report(tmp_path / "out")
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(report_module, "evaluate_all", lambda: [])
+    monkeypatch.setattr(Path, "write_text", full)
+    code, err = _cli_report(tmp_path / "out")
+    assert code == 2 and err.count("\n") == 1
+    assert "No space left on device" in err and "unchanged" in err
+    assert _unchanged(tmp_path / "out", files)
+
+
+def test_an_interrupted_report_leaves_the_previous_one(tmp_path, monkeypatch):
+    files = _good_report(tmp_path / "out")
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report_module, "evaluate_all", interrupt)
+    code, err = _cli_report(tmp_path / "out")
+    assert code == 2 and err.endswith("interrupted; the report in "
+                                      f"{tmp_path / 'out'} is unchanged\n"), err
+    assert _unchanged(tmp_path / "out", files)
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file", "unwritable"])
+def test_an_impossible_output_folder_is_refused_in_one_line(tmp_path, where, monkeypatch):
+    import os
+
+    plain = tmp_path / "plain"
+    plain.write_text("not a folder")
+    target = {"a file": plain, "under a file": plain / "sub", "unwritable": tmp_path / "ro"}[where]
+    if where == "unwritable":
+        if os.geteuid() == 0:  # root writes anywhere: make the folder fail as it would
+            monkeypatch.setattr(report_module.tempfile, "mkdtemp", _permission_denied)
+        target.mkdir(mode=0o500)
+    derived = []
+    monkeypatch.setattr(report_module, "evaluate_all", lambda: derived.append(1) or [])
+    code, err = _cli_report(target)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("tasksim: error: cannot write")
+    assert not derived, "refused before any work"
+
+
+def _permission_denied(**kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied", kwargs.get("dir"))
+
+
+def _cli_report(out: Path) -> tuple[int, str]:
+    import io
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = cli.main(["report", "--out", str(out), "--no-figures"], stdout=stdout, stderr=stderr)
+    lines = [line for line in stderr.getvalue().splitlines(keepends=True)
+             if line.startswith("tasksim: error")]
+    return code, "".join(lines)

@@ -10,9 +10,12 @@ The package has three parts, each a subpackage kept in its own folder of the che
 The three-line API:
 
 >>> from tasksim import simulate
->>> r = simulate("vanilla", rho_a=0.8, rho_b=0.2, nx=300, ns=10, seeds=4, seed=0)
->>> round(r.transfer.mean, 1), round(r.retention.mean, 1)
-(0.3, 0.8)
+>>> r = simulate("vanilla", rho_a=0.8, rho_b=0.2, seeds=4, seed=0)  # the paper's sizes
+>>> round(r.transfer.mean, 2), round(r.retention.mean, 2)
+(-0.32, 0.15)
+
+(eq_epsilon_vanilla at leading order: rho_a (2 rho_b - rho_a) = -0.32 and
+1 - rho_a^2 (rho_a^2 - 2 rho_a rho_b + 1) = 0.155.)
 """
 from __future__ import annotations
 
