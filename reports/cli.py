@@ -157,25 +157,33 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="exact", help="exact (default) or gd")
     p.add_argument("--gram", default="auto",
                    help="auto (default), wishart or explicit: how the exact method gets A")
-    p.add_argument("--workers", type=_size, default=1,
-                   help="processes (default 1: serial); the numbers do not depend on it")
+    add_executor_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
+    """``--workers N`` and ``--dask ADDRESS`` (:func:`tasksim.solvers.executors.open_executor`)."""
+    p.add_argument("--workers", type=_size, default=1,
+                   help="local processes (default 1: serial); the numbers do not depend on it")
+    p.add_argument("--dask", metavar="ADDRESS",
+                   help="run on the dask.distributed scheduler at ADDRESS (tcp://host:port)")
+
+
 def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from tasksim.solvers.api import simulate
+    from tasksim.solvers.api import resolve_params, simulate
+    from tasksim.solvers.executors import open_executor
 
     if args.workers < 1:
         raise ValueError(f"workers must be a positive integer, got {args.workers}")
+    values = dict(rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha, gamma=args.gamma,
+                  lam=args.lam, nx=args.nx, ns=args.ns, ny=args.ny, seeds=args.seeds,
+                  seed=args.seed, generator=args.generator, method=args.method, gram=args.gram)
+    resolve_params(args.model, **values)  # bad input fails before a pool or a cluster starts
     progress = _StderrProgress(err, f"tasksim simulate {args.model}")
     try:
-        result = simulate(
-            args.model, rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha,
-            gamma=args.gamma, lam=args.lam, nx=args.nx, ns=args.ns, ny=args.ny,
-            seeds=args.seeds, seed=args.seed, generator=args.generator, method=args.method,
-            gram=args.gram, executor="process" if args.workers > 1 else None,
-            workers=args.workers, progress=progress,
-        )
+        with open_executor(workers=args.workers, dask=args.dask) as executor:
+            result = simulate(args.model, **values, executor=executor, workers=args.workers,
+                              progress=progress)
     finally:
         progress.close()
     record = {

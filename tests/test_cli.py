@@ -295,3 +295,13 @@ def test_installed_console_script_reports_bad_input_without_traceback():
     done = _console("simulate", "vanilla", "--rho-a", "2", "--rho-b", "0")
     assert done.returncode == 2
     assert done.stderr == "tasksim: error: rho_a must be a number in [0, 1], got 2.0\n"
+
+
+def test_simulate_on_a_dask_cluster_gives_the_serial_numbers():
+    distributed = pytest.importorskip("distributed")
+    serial = json.loads(run(*SIM, "--json")[1])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        code, out, err = run(*SIM, "--dask", cluster.scheduler_address, "--json")
+    assert code == 0, err
+    assert json.loads(out)["transfer"] == serial["transfer"]
