@@ -69,7 +69,7 @@ import numpy as np
 from .span import Span, inverse_diagonal_name
 
 __all__ = ["EIG_RTOL", "RULES", "Step", "psd_pinv", "readout_map", "selector",
-           "solve_steps"]
+           "solve_steps", "solve_step_updates"]
 
 EIG_RTOL = 1e-10
 """Eigenvalues of a Gram matrix (F^T F, ...) at or below EIG_RTOL times the largest count as
@@ -226,12 +226,38 @@ def solve_steps(steps: Sequence[Step], span: Span, n_tasks: int) -> tuple[np.nda
     array([[0.  ],
            [0.25]])
     """
+    return solve_step_updates(steps, span, n_tasks)[0]
+
+
+def solve_step_updates(steps: Sequence[Step], span: Span, n_tasks: int
+                       ) -> tuple[tuple[np.ndarray, ...], tuple[tuple[np.ndarray, np.ndarray], ...]]:
+    """:func:`solve_steps` and each step's rank-Ns update: C_mu - C_{mu-1} = r_mu M_mu with
+    r_mu = E_mu - C_{mu-1} X^T F the residual coefficients ((n Ns) x Ns) and M_mu the readout
+    map (Ns x (k Ns)); returns (coefficients, ((r_1, M_1), ..)).
+
+    Examples
+    --------
+    >>> from tasksim.solvers.span import Span
+    >>> span = Span(("A1",), 4.0 * np.eye(1), nx=10, ns=1)
+    >>> C, updates = solve_step_updates([Step(1, "least-squares", "A1")], span, 1)
+    >>> updates[0][0] @ updates[0][1] == C[1] - C[0]
+    array([[ True]])
+    """
     ns = span.ns
     C = np.zeros((n_tasks * ns, span.size))
     out = [C]
+    updates = []
+    learned = np.zeros(n_tasks * ns, dtype=bool)  # rows of C that hold a readout already
     for step in steps:
-        residual = selector(step.task, n_tasks, ns) - C @ span.column(step.fit)
-        C = C + residual @ readout_map(step, span)
+        rows = np.flatnonzero(learned)  # the others are zero: skip them
+        residual = selector(step.task, n_tasks, ns)
+        residual[rows] -= C[rows] @ span.column(step.fit)
+        M = readout_map(step, span)
+        cols = np.flatnonzero(np.any(M != 0.0, axis=0))  # the blocks the step changes
+        C = C.copy()
+        C[:, cols] += residual @ M[:, cols]
+        learned |= np.any(residual != 0.0, axis=1)
         out.append(C)
-    return tuple(out)
+        updates.append((residual, M))
+    return tuple(out), tuple(updates)
 

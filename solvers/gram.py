@@ -257,10 +257,14 @@ def sample_gram(
     class_grams = sample_wishart(counts, factor, seed=rng)  # (batch, C, nNs, nNs)
     class_grams = class_grams.reshape(batch, len(classes), n_tasks, ns, n_tasks, ns)
     # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
-    open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in classes] for g in gates])
-    weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
     picked = class_grams[:, :, tasks][:, :, :, :, tasks]  # (batch, C, k, Ns, k, Ns)
-    gram = np.einsum("cij,scixjy->sixjy", weights, picked)
+    if len(classes) == 1:  # no gate: one class, every block open
+        gram = picked[:, 0]
+    else:
+        open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in classes]
+                          for g in gates])
+        weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
+        gram = np.einsum("cij,scixjy->sixjy", weights, picked)
     k = len(names)
     gram = gram.reshape(batch, k * ns, k * ns)
     gram = 0.5 * (gram + np.swapaxes(gram, -1, -2))

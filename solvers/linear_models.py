@@ -71,7 +71,7 @@ from typing import ClassVar, Optional, Sequence
 import numpy as np
 
 from .features import Features
-from .fixed_points import Step, solve_steps
+from .fixed_points import Step, solve_step_updates, solve_steps
 from .metrics import probe_error
 from .rng import Seed, as_generator
 from .solution import Solution, weights
@@ -409,9 +409,10 @@ def _check_gates(gates: Sequence[np.ndarray], n: int, nx: int) -> tuple[np.ndarr
 
 
 def _solution(spec: LinearModel, span: Span, n_tasks: int, **extra: object) -> Solution:
-    coefficients = solve_steps(spec.steps(n_tasks), span, n_tasks)
+    coefficients, updates = solve_step_updates(spec.steps(n_tasks), span, n_tasks)
     seen = tuple(spec.seen(mu) for mu in range(1, n_tasks + 1))
-    return Solution(spec.name, n_tasks, span, seen, coefficients, spec.parameters, **extra)
+    return Solution(spec.name, n_tasks, span, seen, coefficients, spec.parameters,
+                    updates=updates, **extra)
 
 
 def draw_inputs(spec: LinearModel, tasks: TaskSequence, gates: Optional[Sequence[np.ndarray]],
