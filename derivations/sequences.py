@@ -28,9 +28,9 @@ What is derived (:mod:`tasksim.derivations.sequence_algebra` for the route and i
 
 Examples
 --------
->>> E = leading_errors("vanilla", "shared", 3)
->>> sp.factor(E[0, 3] - E[0, 2])            # task 1 is forgotten further by task 3
-rho_a**2*(rho_a - 1)**2*(-2*rho_a*rho_b + rho_a**2 + 1)
+>>> half = {rho_a: sp.Rational(1, 2), rho_b: sp.Rational(1, 2)}
+>>> [leading_errors("vanilla", s, 3)[0, 2:].subs(half) for s in STRUCTURES]  # eps_1[W_2], eps_1[W_3]
+[Matrix([[3/16, 15/64]]), Matrix([[3/16, 19/64]])]
 """
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def two_task_values(remedy: str, structure: str) -> sp.Tuple:
     the K-task algebra at K = 2.
 
     >>> two_task_values("euclidean", "chain")[0]
-    gamma*rho_a*(-gamma*rho_a + 2*rho_b)
+    -gamma*rho_a*(gamma*rho_a - 2*rho_b)
     """
     E = error_matrices(remedy, structure)[0]
     return sp.Tuple(sp.factor(E[1, 0] - E[1, 1]), sp.factor(E[0, 0] - E[0, 2]))
