@@ -245,3 +245,52 @@ def test_soft_thresholding_runs_over_a_shared_sequence():
     r = simulate("soft-threshold", rho_a=0.5, rho_b=0.5, alpha=0.5, nx=30, ns=3, ny=2, seeds=2,
                  tasks=3, structure="shared")
     assert r.errors.mean.shape == (4, 3) and np.isfinite(r.errors.mean).all()
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+def _run(*argv):
+    import io
+
+    from tasksim.reports.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+SEQ = ["simulate", "euclidean", "--rho-a", "0.6", "--rho-b", "0.3", "--gamma", "0.5",
+       "--nx", "200", "--ns", "4", "--ny", "3", "--seeds", "4", "--seed", "2", "--tasks", "3",
+       "--structure", "shared"]
+
+
+def test_simulate_json_of_a_sequence_adds_the_error_matrix_by_weight_and_the_metrics():
+    code, out, err = _run(*SEQ, "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert set(record) == {"transfer", "retention", "params", "provenance", "errors", "metrics"}
+    api = simulate("euclidean", rho_a=0.6, rho_b=0.3, gamma=0.5, nx=200, ns=4, ny=3, seeds=4,
+                   seed=2, tasks=3, structure="shared")
+    np.testing.assert_array_equal(np.array(record["errors"]["mean"]), api.errors.mean)
+    np.testing.assert_array_equal(np.array(record["errors"]["sem"]), api.errors.sem)
+    assert set(record["metrics"]) == {"average_error", "backward_transfer", "forward_transfer"}
+    assert record["metrics"]["forward_transfer"]["mean"] == api.metrics["forward_transfer"].mean
+    assert record["params"]["tasks"] == 3 and record["params"]["structure"] == "shared"
+
+
+def test_simulate_text_of_a_sequence_prints_the_matrix_and_the_metrics():
+    code, out, _ = _run(*SEQ)
+    assert code == 0
+    assert "3 tasks, shared structure" in out and "W_3" in out
+    assert "backward_transfer" in out and "forward_transfer" in out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--tasks", "0"], "tasks must be an integer >= 2"),
+    (["--structure", "tree"], "structure must be one of chain, shared"),
+    (["--penalty", "sum"], "penalty is not a parameter of euclidean"),
+])
+def test_simulate_refuses_bad_sequence_options_in_one_line(extra, message):
+    code, out, err = _run(*SEQ, *extra)
+    assert code == 2 and out == ""
+    assert err.startswith("tasksim: error: ") and message in err and err.count("\n") == 1
