@@ -4,7 +4,7 @@ paper analyses K = 2 only, so every claim here is ``open``: nothing is printed t
 
 What is derived (:mod:`tasksim.derivations.sequence_algebra` for the route and its steps):
 
-- ``sequences.<remedy>.<structure>.errors``: the error matrix E[mu - 1, nu] = eps_mu[W_nu] at
+- ``sequences.<remedy>.<structure>.errors`` (remedy names with underscores): the error matrix E[mu - 1, nu] = eps_mu[W_nu] at
   leading order in Ns/Nx for each K = 2 .. :data:`MAX_K` (the claim's value is the last; the
   steps hold every K), for the remedies vanilla, random gating, Euclidean and Fisher with the
   previous task's or the accumulated metric, in the ``chain`` (correlation rho^|mu - nu|) and
@@ -15,12 +15,12 @@ What is derived (:mod:`tasksim.derivations.sequence_algebra` for the route and i
 - ``sequences.<remedy>.<structure>.two_tasks``: the K-task algebra at K = 2 reproduces the
   paper's printed transfer and retention (eq_epsilon_vanilla, eq_rcg_epsilon_TF/RT,
   eq_wr_epsilon_TF, Fisher's Delta eps_RT = 1 for rho_a < 1, Sec. 6.2): a check of the route.
-- ``sequences.fisher-accumulated.never_forgets``: with the accumulated metric every task is
+- ``sequences.fisher_accumulated.never_forgets``: with the accumulated metric every task is
   kept exactly, E[j - 1, i] = 0 for all j <= i, for both structures and every K <= MAX_K; the
   reason holds for every K: the step's readout map is the fit row of Z^{-1}, Z the Gram of
   [metric blocks, fit block], so applied to any earlier task's column (a column of Z) it
   gives 0. The same holds for the previous task's metric in the chain
-  (``sequences.fisher-previous.chain.never_forgets``): a_mu - rho a_{mu-1} is orthogonal to
+  (``sequences.fisher_previous.chain.never_forgets``): a_mu - rho a_{mu-1} is orthogonal to
   every earlier task there, but not in the shared structure.
 - ``sequences.ranking``: the first task's retention after K tasks, 1 - eps_1[W_K], averaged over
   the uniform prior on (rho_a, rho_b) in [0, 1]^2 (the paper's averages, Figs. 2D, 4D, 5C),
@@ -47,6 +47,7 @@ from .symbols import alpha, gamma, rho_a, rho_b
 
 __all__ = [
     "MAX_K",
+    "claim_id",
     "RANKING_LEVEL",
     "leading_errors",
     "first_task_errors",
@@ -62,6 +63,17 @@ MAX_K = 5
 """The largest K derived symbolically for the claims (the issue asks for K <= 5 at least)."""
 RANKING_LEVEL = sp.Rational(1, 2)
 """alpha (random gating) and gamma (Euclidean) of the ranking: the middle of (0, 1]."""
+
+
+def claim_id(remedy: str, *parts: str) -> str:
+    """The id of a claim about ``remedy`` (hyphens become underscores, as in every id).
+
+    >>> claim_id("random-gating", "chain", "errors")
+    'sequences.random_gating.chain.errors'
+    """
+    if remedy not in REMEDIES:
+        raise ValueError(f"remedy must be one of {', '.join(REMEDIES)}, got {remedy!r}")
+    return ".".join(("sequences", remedy.replace("-", "_")) + parts)
 
 
 @lru_cache(maxsize=None)
@@ -265,21 +277,21 @@ def _claims() -> list[Claim]:
         transfer, retention, label = _PRINTED_TWO_TASKS[remedy]
         for structure in STRUCTURES:
             claims.append(Claim(
-                f"sequences.{remedy}.{structure}.errors", _WHERE_OF[remedy], None,
+                claim_id(remedy, structure, "errors"), _WHERE_OF[remedy], None,
                 "(not printed: the paper analyses two tasks)",
                 _derive_errors(remedy, structure),
                 note=f"error matrix of K tasks, {structure} structure"))
             claims.append(Claim(
-                f"sequences.{remedy}.{structure}.two_tasks", _WHERE_OF[remedy],
+                claim_id(remedy, structure, "two_tasks"), _WHERE_OF[remedy],
                 sp.Tuple(transfer, retention), f"({label})",
                 _derive_two_tasks(remedy, structure), equivalent=_two_task_equal,
                 note="the K-task derivation at K = 2 against the paper's two-task formulas"))
     claims.append(Claim(
-        "sequences.fisher-accumulated.never_forgets", _WHERE_OF["fisher-accumulated"], None,
+        claim_id("fisher-accumulated", "never_forgets"), _WHERE_OF["fisher-accumulated"], None,
         "(not printed)", _derive_never_forgets("fisher-accumulated", STRUCTURES),
         note="every learned task is kept exactly, any structure"))
     claims.append(Claim(
-        "sequences.fisher-previous.chain.never_forgets", _WHERE_OF["fisher-previous"], None,
+        claim_id("fisher-previous", "chain", "never_forgets"), _WHERE_OF["fisher-previous"], None,
         "(not printed)", _derive_never_forgets("fisher-previous", ("chain",)),
         note="the previous task's metric suffices in the chain (not in the shared structure)"))
     claims.append(Claim(

@@ -1,5 +1,5 @@
 """Sequences of K tasks (beyond the paper's two; Appendix A defines them): the leading-order
-error matrices of ``sequences.<remedy>.<structure>.errors`` against the exact solvers.
+error matrices of ``sequences.<remedy>.<structure>.errors`` (remedy with underscores) against the exact solvers.
 
 Every entry eps_mu[W_nu] of the derived K = 4 matrix is compared with the mean over samples of
 the exact fixed points (errors averaged exactly over B given A), under the rule of
@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from tasksim.derivations.sequence_algebra import REMEDIES, STRUCTURES
+from tasksim.derivations.sequences import claim_id
 from tasksim.solvers.api import simulate
 from tasksim.solvers.sweep import Estimate
 from verify import estimators as E
@@ -41,7 +43,7 @@ def _levels(remedy: str) -> dict:
 
 def _predicted(remedy: str, structure: str) -> list[list[float]]:
     """The derived matrix, in the interfaces' convention (rows W_0..W_K, columns tasks)."""
-    fn = theory.step_matrix_function(f"sequences.{remedy}.{structure}.errors",
+    fn = theory.step_matrix_function(claim_id(remedy, structure, "errors"),
                                      f"E[mu-1, nu] = eps_mu[W_nu], K = {K}")
     by_task = fn(**POINT)
     return [[by_task[j][i] for j in range(K)] for i in range(K + 1)]
@@ -91,9 +93,9 @@ def test_the_appendix_generator_has_the_same_leading_order(remedy, structure):
 
 @pytest.mark.parametrize("structure", STRUCTURES)
 def test_the_accumulated_fisher_metric_keeps_every_task_exactly_at_finite_size(structure):
-    """sequences.fisher-accumulated.never_forgets holds per sample at Nx = 12 Ns (K Ns <= Nx),
+    """sequences.fisher_accumulated.never_forgets holds per sample at Nx = 12 Ns (K Ns <= Nx),
     not only at leading order: eps_j[W_i] = 0 for every j <= i."""
-    assert theory.verdict("sequences.fisher-accumulated.never_forgets").derived is not None
+    assert theory.verdict(claim_id("fisher-accumulated", "never_forgets")).derived == sp.true
     result = simulate("fisher", rho_a=0.6, rho_b=0.3, gamma=0.5, penalty="accumulated",
                       nx=60, ns=5, ny=3, seeds=10, seed=93, generator="appendix", tasks=K,
                       structure=structure)
