@@ -87,8 +87,8 @@ WISHART_MODELS: tuple[str, ...] = ("vanilla", "random-gating", "plasticity-gatin
 METHODS: tuple[str, ...] = ("exact", "gd")
 GRAM_MODES: tuple[str, ...] = ("auto", "wishart", "explicit")
 PENALTY_MODELS: tuple[str, ...] = ("fisher", "fisher-diag")
-_PENALTIES: dict[str, tuple[str, ...]] = {"fisher": ("previous", "accumulated"),
-                                           "fisher-diag": ("previous",)}
+"""The models that take ``penalty`` (its values: tasksim.solvers.linear_models.PENALTIES;
+fisher-diag has the previous task's metric only)."""
 
 
 @dataclass(frozen=True)
@@ -192,8 +192,7 @@ def resolve_params(
     tasks = int(tasks)
     structure = check_structure(structure)
     if model in PENALTY_MODELS:
-        penalty = "previous" if penalty is None else penalty
-        _one_of("penalty", penalty, _PENALTIES[model])
+        penalty = "previous" if penalty is None else penalty  # checked by make_model below
     elif penalty is not None:
         raise ValueError(f"penalty is not a parameter of {model} (only of "
                          f"{', '.join(PENALTY_MODELS)})")
