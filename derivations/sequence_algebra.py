@@ -73,6 +73,7 @@ __all__ = [
     "readout_limit",
     "readout_maps",
     "coefficients",
+    "numeric_inputs",
     "leading_errors",
     "PARAMETERS",
 ]
@@ -179,7 +180,7 @@ def gram_limit(structure: str, K: int, gated: bool = False) -> sp.Matrix:
     T = correlation_matrix(structure, K)
     ungated, same, cross = _pair_means()
     if not gated:
-        return T.applyfunc(lambda c: ungated.subs(rho_a, c) if c != 1 else ungated.subs(rho_a, 1))
+        return T.applyfunc(lambda c: ungated.subs(rho_a, c))
     return sp.Matrix(K, K, lambda p, q: same if p == q else cross.subs(rho_a, T[p, q]))
 
 
@@ -197,8 +198,9 @@ def readout_limit(structure: str, K: int) -> sp.Matrix:
 # -- the algebra, over any field (fraction-field elements or plain numbers) ----------------
 
 def _solve_row(Z: list[list[Any]], last: int) -> list[Any]:
-    """The row ``last`` of Z^{-1} for a symmetric invertible Z (Gauss-Jordan, no pivoting
-    beyond a row swap on an exact zero)."""
+    """The row ``last`` of Z^{-1} for a symmetric invertible Z (Gauss-Jordan with a row swap
+    on an exact zero only: Z is a correlation matrix, positive definite for rho_a < 1, where
+    elimination without pivoting is stable)."""
     n = len(Z)
     A = [list(row) + [1 if i == last else 0] for i, row in enumerate(Z)]  # solve Z x = e_last
     zero = A[0][0] * 0
@@ -317,6 +319,30 @@ def _check_point(point: Mapping[str, Any]) -> dict[sp.Symbol, Any]:
     return out
 
 
+def numeric_inputs(remedy: str, structure: str, K: int, point: Mapping[str, Any]
+                   ) -> tuple[list[list[Any]], list[list[Any]], Any]:
+    """(G, T_b, 1/gamma - 1) at ``point`` (names -> numbers): floats if every value is a float,
+    else exact rationals. Raises ValueError when the remedy needs a parameter the point lacks.
+
+    >>> numeric_inputs("random-gating", "chain", 2, {"rho_a": 0.5, "rho_b": 0.0, "alpha": 0.5})[0]
+    [[0.5, 0.125], [0.125, 0.5]]
+    """
+    spec = _remedy(remedy)
+    values = _check_point(point)
+    needed = {rho_a, rho_b} | ({alpha} if spec.gated else set()) | (
+        {gamma} if spec.rule == "euclidean" else set())
+    missing = sorted(x.name for x in needed - set(values))
+    if missing:
+        raise ValueError(f"point must give {', '.join(missing)} for remedy {remedy}")
+    if all(isinstance(v, float) for v in values.values()):
+        # parameters the remedy does not use enter as 1/2; they multiply nothing
+        return _compiled(remedy, structure, K)(*[float(values.get(x, 0.5)) for x in PARAMETERS])
+    G, Tb, ridge = _inputs(remedy, structure, K)
+    exact = {x: sp.nsimplify(v, rational=True) for x, v in values.items()}
+    rows = lambda M: [[sp.sympify(x).subs(exact) for x in row] for row in M]  # noqa: E731
+    return rows(G), rows(Tb), (ridge.subs(exact) if spec.rule == "euclidean" else None)
+
+
 def leading_errors(remedy: str, structure: str, K: int, *,
                    point: Optional[Mapping[str, Any]] = None) -> sp.Matrix:
     """The leading-order error matrix E[mu - 1, nu] = eps_mu[W_nu] of K tasks (module
@@ -335,26 +361,13 @@ def leading_errors(remedy: str, structure: str, K: int, *,
     K = positive_size("K", K)
     if K < 2:
         raise ValueError(f"K must be an integer >= 2, got {K}")
-    G, Tb, ridge = _inputs(remedy, structure, K)
     if point is None:
+        G, Tb, ridge = _inputs(remedy, structure, K)
         Gf = [[_FIELD.from_sympy(x) for x in row] for row in G]
         Tf = [[_FIELD.from_sympy(x) for x in row] for row in Tb]
         r = _FIELD.from_sympy(ridge)
     else:
-        values = _check_point(point)
-        needed = {rho_a, rho_b} | ({alpha} if spec.gated else set()) | (
-            {gamma} if spec.rule == "euclidean" else set())
-        missing = sorted(x.name for x in needed - set(values))
-        if missing:
-            raise ValueError(f"point must give {', '.join(missing)} for remedy {remedy}")
-        if all(isinstance(v, float) for v in values.values()):
-            args = [float(values.get(x, 0.5)) for x in PARAMETERS]
-            Gf, Tf, r = _compiled(remedy, structure, K)(*args)
-        else:
-            exact = {x: sp.nsimplify(v, rational=True) for x, v in values.items()}
-            Gf = [[sp.sympify(x).subs(exact) for x in row] for row in G]
-            Tf = [[sp.sympify(x).subs(exact) for x in row] for row in Tb]
-            r = ridge.subs(exact) if spec.rule == "euclidean" else None
+        Gf, Tf, r = numeric_inputs(remedy, structure, K, point)
     E = _errors(coefficients(readout_maps(remedy, Gf, r), Gf), Tf)
     if point is None:
         return sp.Matrix(K, K + 1, lambda i, j: sp.factor(_FIELD.to_sympy(E[i][j])))

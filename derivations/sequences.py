@@ -42,7 +42,8 @@ import sympy as sp
 
 from .claims import Claim, Derivation, Step
 from .sequence_algebra import (REMEDIES, STRUCTURES, coefficients, correlation_matrix,
-                               gram_limit, leading_errors, readout_limit, readout_maps)
+                               gram_limit, leading_errors, numeric_inputs, readout_limit,
+                               readout_maps)
 from .symbols import alpha, gamma, rho_a, rho_b
 
 __all__ = [
@@ -96,11 +97,7 @@ def first_task_errors(remedy: str, structure: str, K: int, point: Mapping[str, f
     >>> round(e[2], 6), round(e[40], 6)        # rho^2 (1 - rho^(2(K - 1))) -> rho^2 = 0.25
     (0.1875, 0.25)
     """
-    from .sequence_algebra import _compiled, _check_point, PARAMETERS  # the numeric inputs
-
-    values = _check_point(point)
-    args = [float(values.get(x, 0.5)) for x in PARAMETERS]
-    G, Tb, ridge = _compiled(remedy, structure, K)(*args)
+    G, Tb, ridge = numeric_inputs(remedy, structure, K, point)
     Qs = coefficients(readout_maps(remedy, G, ridge), G)
     out = []
     for Q in Qs:

@@ -247,9 +247,10 @@ def _metrics_figure(ctx: FigureContext) -> FigureResult:
             panel_label(ax, "ABCDEF"[row * len(METRICS) + col], f"{structure}")
     axes[0].legend(loc="best", fontsize=6.5)
     first, last = max(gaps[Ks_numeric[0]]), max(gaps[Ks_numeric[-1]])
+    trend = "grows" if last[0] > first[0] else "does not grow"
     verdict = (
-        f"at {c.sizes()} the exact solvers' gap to the leading order grows with the number of "
-        f"tasks: at most {fmt_number(first[0])} at K = {Ks_numeric[0]} ({first[2]}), "
+        f"at {c.sizes()} the exact solvers' gap to the leading order {trend} with the number "
+        f"of tasks: at most {fmt_number(first[0])} at K = {Ks_numeric[0]} ({first[2]}), "
         f"{fmt_number(last[0])} at K = {Ks_numeric[-1]} ({last[2]}, "
         f"{fmt_number(last[1], 2)} standard errors): the leading order is a limit Ns/Nx -> 0 "
         f"at fixed K, and K tasks fill K Ns = {Ks_numeric[-1] * c.ns} of the Nx = {c.nx} "

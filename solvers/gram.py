@@ -2,8 +2,9 @@
 
 Under the ``gaussian`` generator (solvers/tasks.py) the rows of [A_1, ..., A_n] are i.i.d.
 N(0, Sigma / Ns) with Sigma = T(rho_a) kron I_Ns, T the tasks' correlation matrix
-(``tasksim.solvers.tasks.task_correlation``: rho_a^{|mu - nu|} in the ``chain`` structure, rho_a
-off the diagonal in the ``shared`` one; for two tasks both are [[I, rho_a I], [rho_a I, I]]). The Gram matrix of the stacked blocks is then a
+(``tasksim.solvers.tasks.task_correlation``: rho_a^{|mu - nu|} in the ``chain`` structure,
+rho_a off the diagonal in the ``shared`` one; for two tasks both are
+[[I, rho_a I], [rho_a I, I]]). The Gram matrix of the stacked blocks is then a
 sum of Nx independent rank-one terms, i.e. Wishart(Nx, Sigma / Ns), which this module samples
 directly by the Bartlett decomposition: chi and normal draws, O((n Ns)^3) work per sample,
 independent of Nx (Nx = 10^6 degrees of freedom is no harder than Nx = 10^3).

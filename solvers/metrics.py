@@ -19,9 +19,9 @@ the same correlation; the shared parent gives rho_b to every pair.
 
 Two tasks are evaluated entry by entry (the two-task toolkit's numbers, bit for bit). Longer
 sequences are evaluated for all tasks at once: for each weight W_nu the residuals of every
-task are R = I - C_nu X^T [F_1 .. F_n] (only the rows and columns where C_nu is nonzero are
-multiplied), and the Kronecker form of E_B[Y^T Y] is applied as an n x n product, never as an
-(n Ns) x (n Ns) one.
+task are R = I - Q_nu with Q_nu = C_nu X^T [F_1 .. F_n], updated by each step's rank-Ns change
+of C (or, without it, from the rows and columns where C_nu is nonzero), and the Kronecker form
+of E_B[Y^T Y] is applied as an n x n product, never as an (n Ns) x (n Ns) one.
 
 Transfer and retention (eq_def_delta_epsilon_TF_RT, general mu): with W_0 = 0,
 Delta eps^TF_mu = eps_mu[W_0] - eps_mu[W_{mu-1}] (mu = 2..n) and
@@ -131,16 +131,15 @@ def _errors_all_tasks(solution: Solution,
     n, ns, span = solution.n_tasks, solution.ns, solution.span
     seen = np.concatenate([span.column(block) for block in solution.seen], axis=1)
     E = np.empty((n, n + 1))
-    Q = np.zeros((n * ns, n * ns))
+    stepwise = solution.updates is not None and len(solution.updates) == n
+    Q = np.zeros((n * ns, n * ns))  # Q_0 = 0: W_0 = 0
     for nu, C in enumerate(solution.coefficients):
-        if nu == 0:
-            pass
-        elif solution.updates is not None and len(solution.updates) == n:
+        if nu > 0 and stepwise:
             residual, readout = solution.updates[nu - 1]
             rows = np.flatnonzero(np.any(residual != 0.0, axis=1))
             cols = np.flatnonzero(np.any(readout != 0.0, axis=0))
             Q[rows] += residual[rows] @ (readout[:, cols] @ seen[cols])
-        else:
+        elif nu > 0:
             rows = np.flatnonzero(np.any(C != 0.0, axis=1))
             cols = np.flatnonzero(np.any(C != 0.0, axis=0))
             Q = np.zeros((n * ns, n * ns))
@@ -155,7 +154,6 @@ def _errors_all_tasks(solution: Solution,
 def _times_kronecker(correlation: np.ndarray, ns: int) -> Callable[[np.ndarray], np.ndarray]:
     """R -> (T kron I_Ns / Ns) R, as an n x n product on the task index."""
     n = correlation.shape[0]
-
     scaled = correlation / ns
 
     def apply(R: np.ndarray) -> np.ndarray:

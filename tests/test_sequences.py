@@ -195,18 +195,22 @@ def test_the_accumulated_fisher_penalty_is_the_gradient_flow_limit():
     assert worst < 1e-9
 
 
-def test_the_exact_solver_matches_the_leading_order_as_nx_grows():
-    """Not a statistical test: the same sample at growing Nx/Ns approaches the derived
-    matrix (Fisher, previous metric, shared structure, K = 3)."""
+def test_the_exact_solver_approaches_the_leading_order_as_nx_grows():
+    """Fisher, previous metric, shared structure, K = 3: the largest entry-wise gap between
+    a sample's error matrix and the derived one, averaged over 20 samples, shrinks at least
+    fivefold from Nx = 100 Ns to 10^4 Ns (its fluctuation alone shrinks tenfold)."""
     derived = np.array(leading_errors("fisher-previous", "shared", 3,
                                       point={"rho_a": 0.5, "rho_b": 0.5}), dtype=float)
-    gaps = []
-    for nx in (400, 4000, 40000):
-        t = draw_tasks(nx=nx, ns=4, ny=2, rho_a=0.5, rho_b=0.5, n_tasks=3, generator="gaussian",
-                       structure="shared", seed=8)
-        gaps.append(np.abs(error_matrix(solve("fisher", t, gamma=0.5), 0.5, "shared")
-                           - derived).max())
-    assert gaps[2] < gaps[0] / 10 and gaps[2] < 0.01, gaps
+    mean_gap = []
+    for nx in (400, 40000):
+        gaps = []
+        for seed in range(20):
+            t = draw_tasks(nx=nx, ns=4, ny=2, rho_a=0.5, rho_b=0.5, n_tasks=3,
+                           generator="gaussian", structure="shared", seed=seed)
+            E = error_matrix(solve("fisher", t, gamma=0.5), 0.5, "shared")
+            gaps.append(np.abs(E - derived).max())
+        mean_gap.append(np.mean(gaps))
+    assert mean_gap[1] < mean_gap[0] / 5, mean_gap
 
 
 # -- bad input and resources -----------------------------------------------------------------
