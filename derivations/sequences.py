@@ -24,7 +24,8 @@ What is derived (:mod:`tasksim.derivations.sequence_algebra` for the route and i
   every earlier task there, but not in the shared structure.
 - ``sequences.ranking``: the first task's retention after K tasks, 1 - eps_1[W_K], averaged over
   the uniform prior on (rho_a, rho_b) in [0, 1]^2 (the paper's averages, Figs. 2D, 4D, 5C),
-  for each remedy at alpha = gamma = 1/2, at K = 2 and K = MAX_K, with the ranking.
+  for each remedy at alpha = gamma = 1/2, at K = 2 and K = MAX_K: true when no remedy
+  overtakes one that ranked above it at K = 2 (:func:`inversions`).
 
 Examples
 --------
@@ -56,7 +57,7 @@ __all__ = [
     "two_task_values",
     "prior_average_retention",
     "ranking",
-    "ranked_groups",
+    "inversions",
     "CLAIMS",
 ]
 
@@ -173,19 +174,17 @@ def ranking(structure: str, K: int) -> tuple[tuple[str, sp.Expr], ...]:
     return tuple(sorted(values, key=lambda item: (-float(item[1]), item[0])))
 
 
-def ranked_groups(structure: str, K: int) -> tuple[frozenset[str], ...]:
-    """:func:`ranking` as groups of equal mean retention (equal to 1e-12), best first.
+def inversions(before: Mapping[str, float], after: Mapping[str, float],
+               tol: float = 1e-9) -> list[tuple[str, str]]:
+    """Pairs (a, b) with a above b ``before`` and b above a ``after``; equal values (to
+    ``tol``) have no order, so a tie that splits is not an inversion.
 
-    >>> ranked_groups("chain", 2)[0] == frozenset({"fisher-accumulated", "fisher-previous"})
-    True
+    >>> inversions({"x": 1.0, "y": 0.5, "z": 0.5}, {"x": 0.4, "y": 0.6, "z": 0.7})
+    [('x', 'y'), ('x', 'z')]
     """
-    groups: list[tuple[float, set[str]]] = []
-    for name, value in ranking(structure, K):
-        if groups and abs(groups[-1][0] - float(value)) <= 1e-12:
-            groups[-1][1].add(name)
-        else:
-            groups.append((float(value), {name}))
-    return tuple(frozenset(g) for _, g in groups)
+    return [(a, b) for a in before for b in before
+            if float(before[a]) > float(before[b]) + tol
+            and float(after[b]) > float(after[a]) + tol]
 
 
 # -- claims ------------------------------------------------------------------------------------
@@ -241,17 +240,26 @@ def _derive_never_forgets(remedy: str, structures: tuple[str, ...]):
     return derive
 
 
+def _ordered(ranked: tuple[tuple[str, sp.Expr], ...], values: bool) -> str:
+    """``a > b = c``: the names best first, '=' between equal values (to 1e-12)."""
+    text = ranked[0][0] + (f" {float(ranked[0][1]):.3f}" if values else "")
+    for (_, before), (name, value) in zip(ranked, ranked[1:]):
+        text += (" = " if abs(float(before) - float(value)) <= 1e-12 else " > ") + name
+        text += f" {float(value):.3f}" if values else ""
+    return text
+
+
 def _derive_ranking() -> Derivation:
     steps, summary = [], []
     for structure in STRUCTURES:
         for K in (2, MAX_K):
             ranked = ranking(structure, K)
             steps.append(Step(f"{structure}, K = {K}: mean retention of task 1",
-                              sp.Tuple(*[v for _, v in ranked]),
-                              " > ".join(name for name, _ in ranked)))
-            summary.append(f"{structure} K={K}: " + " > ".join(
-                f"{name} {float(v):.3f}" for name, v in ranked))
-    same = all(ranked_groups(s, 2) == ranked_groups(s, MAX_K) for s in STRUCTURES)
+                              sp.Tuple(*[v for _, v in ranked]), _ordered(ranked, False)))
+            summary.append(f"{structure} K={K}: {_ordered(ranked, True)}")
+    flips = {s: inversions(dict(ranking(s, 2)), dict(ranking(s, MAX_K))) for s in STRUCTURES}
+    same = not any(flips.values())
+    summary += [f"{s}: {b} overtakes {a}" for s, pairs in flips.items() for a, b in pairs]
     return Derivation(sp.true if same else sp.false, tuple(steps), exact=False,
                       note="; ".join(summary) + f" (alpha = gamma = {RANKING_LEVEL})")
 
@@ -294,8 +302,8 @@ def _claims() -> list[Claim]:
     claims.append(Claim(
         "sequences.ranking", "Secs. 5-6: the paper's comparison of remedies, K tasks", None,
         "(not printed)", _derive_ranking,
-        note="true when the ranking by mean retention of task 1 is the same at K = 2 and "
-             f"K = {MAX_K} in both structures"))
+        note="true when no remedy overtakes one ranked above it at K = 2 (mean retention of "
+             f"task 1, K = {MAX_K}, both structures; a tie may split)"))
     return claims
 
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from tasksim.derivations.sequence_algebra import REMEDIES, STRUCTURES
-from tasksim.derivations.sequences import claim_id, first_task_errors, leading_errors
+from tasksim.derivations.sequences import (claim_id, first_task_errors, inversions,
+                                           leading_errors)
 from tasksim.solvers.sequence_metrics import METRICS, sequence_metrics
 
 from .figures_config import midpoint_grid
@@ -115,17 +116,6 @@ def _ranking_text(values: dict[str, float]) -> str:
     return text
 
 
-def inversions(before: dict[str, float], after: dict[str, float],
-               tol: float = 1e-9) -> list[tuple[str, str]]:
-    """Pairs (a, b) with a above b before and b above a after (ties are no order).
-
-    Examples
-    --------
-    >>> inversions({"x": 1.0, "y": 0.5, "z": 0.5}, {"x": 0.4, "y": 0.6, "z": 0.7})
-    [('x', 'y'), ('x', 'z')]
-    """
-    return [(a, b) for a in before for b in before
-            if before[a] > before[b] + tol and after[b] > after[a] + tol]
 
 
 def _retention_figure(ctx: FigureContext) -> FigureResult:

@@ -298,3 +298,14 @@ def test_simulate_refuses_bad_sequence_options_in_one_line(extra, message):
     code, out, err = _run(*SEQ, *extra)
     assert code == 2 and out == ""
     assert err.startswith("tasksim: error: ") and message in err and err.count("\n") == 1
+
+
+def test_adaptive_gating_runs_a_probe_trial_at_every_switch():
+    t = draw_tasks(nx=300, ns=3, ny=2, rho_a=0.9, rho_b=0.9, n_tasks=4, structure="shared",
+                   seed=9)
+    s = solve("adaptive-gating", t, alpha=0.5, seed=10)
+    assert len(s.gates) == 4 and len(s.gate_correlations) == 3
+    assert all(0.0 <= r <= 1.0 for r in s.gate_correlations)
+    r = simulate("adaptive-gating", rho_a=0.9, rho_b=0.9, alpha=0.5, nx=300, ns=3, ny=2,
+                 seeds=3, tasks=4, structure="shared")
+    assert np.isfinite(r.errors.mean).all()
