@@ -356,7 +356,7 @@ def leading_errors(remedy: str, structure: str, K: int, *,
     >>> leading_errors("random-gating", "chain", 2)[1, 1]
     alpha**2*rho_a**2 - 2*alpha*rho_a*rho_b + 1
     """
-    spec = _remedy(remedy)
+    _remedy(remedy)  # a bad name fails here, naming the remedies
     check_structure(structure)
     K = positive_size("K", K)
     if K < 2:

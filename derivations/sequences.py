@@ -1,10 +1,12 @@
 """Beyond two tasks: the leading-order error matrix of K tasks for vanilla learning and the
 paper's linear remedies, registered as claims (Sec. 3 and Appendix A define the sequence; the
-paper analyses K = 2 only, so every claim here is ``open``: nothing is printed to compare with).
+paper analyses K = 2 only, so the claims about K tasks are ``open``: nothing is printed to
+compare with; the K = 2 checks compare with the printed two-task formulas).
 
-What is derived (:mod:`tasksim.derivations.sequence_algebra` for the route and its steps):
+What is derived (:mod:`tasksim.derivations.sequence_algebra` for the route and its steps;
+remedy names appear in ids with underscores, :func:`claim_id`):
 
-- ``sequences.<remedy>.<structure>.errors`` (remedy names with underscores): the error matrix E[mu - 1, nu] = eps_mu[W_nu] at
+- ``sequences.<remedy>.<structure>.errors``: the error matrix E[mu - 1, nu] = eps_mu[W_nu] at
   leading order in Ns/Nx for each K = 2 .. :data:`MAX_K` (the claim's value is the last; the
   steps hold every K), for the remedies vanilla, random gating, Euclidean and Fisher with the
   previous task's or the accumulated metric, in the ``chain`` (correlation rho^|mu - nu|) and
@@ -36,7 +38,7 @@ Examples
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Mapping
 
 import mpmath
 import sympy as sp

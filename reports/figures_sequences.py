@@ -1,6 +1,5 @@
 """Beyond two tasks: how forgetting and transfer accumulate over K tasks, and which remedies
-still work (the issue's report section; Appendix A defines the sequence, the paper analyses
-K = 2).
+still work (Appendix A defines the sequence; the paper analyses K = 2).
 
 Two figures:
 
