@@ -51,7 +51,8 @@ from typing import Any, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from .metrics import transfer_retention
-from .sequence_metrics import METRICS, sequence_metrics
+from .sequence_metrics import (METRICS, pairwise_retention, pairwise_transfer,
+                               sequence_metrics)
 from .sweep import Estimate, Progress, sweep
 from .resources import check_memory
 from .rng import as_generator
@@ -109,6 +110,27 @@ class ErrorMatrix:
         sem = (samples.std(axis=0, ddof=1) / np.sqrt(n) if n > 1
                else np.full(samples.shape[1:], np.nan))
         return cls(samples.mean(axis=0), sem, samples)
+
+    def pairwise(self, which: str) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and standard error over seeds of the paper's transfer (``"transfer"``) or
+        retention (``"retention"``) for every pair of tasks, K x K with NaN where undefined
+        (:func:`tasksim.solvers.sequence_metrics.pairwise_transfer`, ``pairwise_retention``).
+
+        Examples
+        --------
+        >>> m = ErrorMatrix.from_samples(np.array([[[1.0, 1.0], [0.0, 0.6], [0.3, 0.0]]] * 2))
+        >>> m.pairwise("retention")[0]          # eps_1[W_0] - eps_1[W_2]
+        array([[nan, 0.7],
+               [nan, nan]])
+        """
+        fn = {"transfer": pairwise_transfer, "retention": pairwise_retention}.get(which)
+        if fn is None:
+            raise ValueError(f"which must be transfer or retention, got {which!r}")
+        values = np.array([fn(m.T) for m in self.samples])
+        n = values.shape[0]
+        sem = (values.std(axis=0, ddof=1) / np.sqrt(n) if n > 1
+               else np.full(values.shape[1:], np.nan))
+        return values.mean(axis=0), sem
 
 
 @dataclass(frozen=True)

@@ -309,3 +309,16 @@ def test_adaptive_gating_runs_a_probe_trial_at_every_switch():
     r = simulate("adaptive-gating", rho_a=0.9, rho_b=0.9, alpha=0.5, nx=300, ns=3, ny=2,
                  seeds=3, tasks=4, structure="shared")
     assert np.isfinite(r.errors.mean).all()
+
+
+def test_the_papers_transfer_and_retention_for_every_pair_come_with_standard_errors():
+    r = simulate("vanilla", rho_a=0.6, rho_b=0.4, nx=80, ns=3, ny=2, seeds=5, seed=12, tasks=4)
+    tf_mean, tf_sem = r.errors.pairwise("transfer")
+    rt_mean, rt_sem = r.errors.pairwise("retention")
+    assert tf_mean.shape == rt_mean.shape == (4, 4)
+    assert tf_mean[0, 1] == pytest.approx(r.transfer.mean)      # Delta eps_TF of tasks 1, 2
+    assert rt_mean[0, 1] == pytest.approx(r.retention.mean)     # Delta eps_RT of tasks 1, 2
+    assert tf_sem[0, 1] == pytest.approx(r.transfer.sem)
+    assert np.isnan(tf_mean[1, 0]) and np.isfinite(rt_mean[0, 3])
+    with pytest.raises(ValueError, match="which must be transfer or retention"):
+        r.errors.pairwise("forgetting")
