@@ -6,10 +6,16 @@ is a few lines: write the two functions and add an entry.
 
 ``tasksim simulate MODEL --rho-a A --rho-b B [--alpha X] [--gamma G | --lam L] [--nx N]
 [--ns N] [--ny N] [--seeds K] [--seed S] [--generator appendix|gaussian]
-[--method exact|gd] [--gram auto|wishart|explicit] [--workers W] [--json]``
+[--method exact|gd] [--gram auto|wishart|explicit] [--tasks K] [--structure chain|shared]
+[--penalty previous|accumulated] [--workers W] [--json]``
     transfer and retention of one model (:func:`tasksim.solvers.api.simulate`); ``--json`` prints
     ``{"transfer": {"mean": m, "sem": s}, "retention": {...}, "params": {...},
-    "provenance": {...}}``.
+    "provenance": {...}}``. With ``--tasks K`` > 2 it adds the error matrix, one row per
+    weight W_0..W_K and one column per task (errors, not performances),
+    ``"errors": {"mean": [[...]], "sem": [[...]]}``, and its summaries
+    ``"metrics": {"average_error": {"mean": m, "sem": s}, "backward_transfer": ...,
+    "forward_transfer": ...}`` (:mod:`tasksim.solvers.sequence_metrics`); transfer and
+    retention are then those of the first two tasks.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
 ``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures]``
@@ -157,6 +163,14 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default="exact", help="exact (default) or gd")
     p.add_argument("--gram", default="auto",
                    help="auto (default), wishart or explicit: how the exact method gets A")
+    p.add_argument("--tasks", type=_size, default=2,
+                   help="number of tasks learned in a row, K >= 2 (default 2)")
+    p.add_argument("--structure", default="chain",
+                   help="chain (default: task mu+1 drawn from task mu) or shared (every pair "
+                        "correlated through a common parent)")
+    p.add_argument("--penalty",
+                   help="fisher only: previous (default, the paper's) or accumulated (the sum "
+                        "of every earlier task's Fisher metric)")
     add_executor_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -177,7 +191,8 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise ValueError(f"workers must be a positive integer, got {args.workers}")
     values = dict(rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha, gamma=args.gamma,
                   lam=args.lam, nx=args.nx, ns=args.ns, ny=args.ny, seeds=args.seeds,
-                  seed=args.seed, generator=args.generator, method=args.method, gram=args.gram)
+                  seed=args.seed, generator=args.generator, method=args.method, gram=args.gram,
+                  tasks=args.tasks, structure=args.structure, penalty=args.penalty)
     resolve_params(args.model, **values)  # bad input fails before a pool or a cluster starts
     progress = _StderrProgress(err, f"tasksim simulate {args.model}")
     try:
@@ -192,6 +207,13 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "params": {k: _json_number(v) for k, v in result.params.items()},
         "provenance": provenance(seed=args.seed, command=args.command_line),
     }
+    sequence = result.params["tasks"] > 2
+    if sequence:
+        record["errors"] = {name: [[_json_number(float(x)) for x in row] for row in values]
+                            for name, values in (("mean", result.errors.mean),
+                                                 ("sem", result.errors.sem))}
+        record["metrics"] = {name: {"mean": est.mean, "sem": _json_number(est.sem)}
+                             for name, est in result.metrics.items()}
     if args.json:
         out.write(json.dumps(record) + "\n")
         return EXIT_OK
@@ -201,11 +223,36 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(f"  Nx={p['nx']}, Ns={p['ns']}, Ny={p['ny']}, {p['seeds']} seeds from seed "
               f"{p['seed']}, generator={p['generator']}, method={p['method']}, "
               f"gram={p['gram']}\n")
+    if sequence:
+        penalty = f", penalty={p['penalty']}" if p.get("penalty") else ""
+        out.write(f"  {p['tasks']} tasks, {p['structure']} structure{penalty}; transfer and "
+                  "retention of tasks 1 and 2:\n")
     for label, est in (("transfer  Delta eps_TF", result.transfer),
                        ("retention Delta eps_RT", result.retention)):
-        sem = "n/a (one seed)" if not math.isfinite(est.sem) else f"{est.sem:.6f}"
-        out.write(f"  {label} = {est.mean:+.6f}  (sem {sem})\n")
+        out.write(f"  {label} = {est.mean:+.6f}  (sem {_sem_text(est.sem)})\n")
+    if sequence:
+        out.write(_format_errors(result))
     return EXIT_OK
+
+
+def _sem_text(sem: float) -> str:
+    return "n/a (one seed)" if not math.isfinite(sem) else f"{sem:.6f}"
+
+
+def _format_errors(result: Any) -> str:
+    """The error matrix (rows W_0..W_K, columns tasks) and its summaries, as text."""
+    mean, sem = result.errors.mean, result.errors.sem
+    K = mean.shape[1]
+    lines = ["  error matrix eps_j[W_i] (mean over seeds; rows W_i, columns tasks j):",
+             "        " + "".join(f"{f'j={j}':>10s}" for j in range(1, K + 1))]
+    for i in range(K + 1):
+        lines.append(f"  W_{i:<4d}" + "".join(f"{x:10.5f}" for x in mean[i]))
+    finite = [float(x) for row in sem for x in row if math.isfinite(x)]
+    worst = max(finite) if finite else math.nan
+    lines.append(f"  (largest standard error {_sem_text(worst)})")
+    for name, est in result.metrics.items():
+        lines.append(f"  {name:<18s} = {est.mean:+.6f}  (sem {_sem_text(est.sem)})")
+    return "\n".join(lines) + "\n"
 
 
 # --- tasksim bench ------------------------------------------------------------------------------

@@ -88,6 +88,18 @@ def _math(latex: str) -> str:
     return f"${_escape_cell(latex)}$" if latex else ""
 
 
+LARGE_LATEX = 4000
+"""Expressions longer than this many characters of LaTeX (the error matrices of long task
+sequences) are named, not shown, in REPORT.md; claims.json and derivations.tex hold them."""
+
+
+def _shown(latex: str, where: str) -> str:
+    """``latex`` in REPORT.md, or a pointer to ``where`` when it is too long to read there."""
+    if len(latex) <= LARGE_LATEX:
+        return latex
+    return rf"\text{{({len(latex)} characters of LaTeX: see {where})}}"
+
+
 def claims_markdown(verdicts: Sequence[Verdict]) -> str:
     """The claims table and a count per status, as Markdown."""
     lines = [
@@ -98,7 +110,8 @@ def claims_markdown(verdicts: Sequence[Verdict]) -> str:
         r = v.as_record()
         lines.append(
             f"| `{r['id']}` | {_escape_cell(r['where'])} | **{r['status']}** | "
-            f"{_math(r['printed'])} | {_math(r['derived'])} | {_escape_cell(r['note'])} |"
+            f"{_math(r['printed'])} | {_math(_shown(r['derived'], 'claims.json'))} | "
+            f"{_escape_cell(r['note'])} |"
         )
     counts = {s: sum(v.status == s for v in verdicts) for s in STATUSES}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -115,6 +128,7 @@ SECTIONS = (
     ("euclidean", "Sec. 6.1, Euclidean weight regularization (Appendix C.1)"),
     ("fisher", "Sec. 6.2, Fisher-metric regularization (Appendix C.2)"),
     ("tall", "Appendix D, very tall random matrices"),
+    ("sequences", "Appendix A, sequences of K tasks (beyond the paper's two)"),
 )
 """The part of the paper each registry module's claims belong to (by claim-id prefix)."""
 
@@ -215,7 +229,8 @@ def derivations_markdown(verdicts: Sequence[Verdict]) -> str:
         if not steps:
             continue
         body = "\n".join(
-            f"{i}. **{name}**{': ' + note if note else ''}\n\n   $$ {latex} $$\n"
+            f"{i}. **{name}**{': ' + note if note else ''}\n\n"
+            f"   $$ {_shown(latex, 'derivations.tex')} $$\n"
             for i, (name, latex, note) in enumerate(steps, 1)
         )
         parts.append(f"### `{v.claim.id}`\n\n{body}")

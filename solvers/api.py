@@ -16,6 +16,18 @@ Fisher and fisher-diag (Sec. 5.2) lambda = 1/gamma - 1.
 Transfer and retention are eq_def_delta_epsilon_TF_RT, one sample per seed, reported as the
 mean over seeds with its standard error (:class:`tasksim.solvers.sweep.Estimate`).
 
+Sequences: ``tasks=K`` (default 2) learns K tasks in a row, related by ``structure``:
+``"chain"`` (default; task mu + 1 drawn from task mu, correlations rho^|mu - nu|, the paper's
+Appendix A) or ``"shared"`` (every pair correlated by rho through a common parent;
+:mod:`tasksim.solvers.tasks`). The result then also holds the error matrix
+``errors.mean[i][j - 1] = eps_j[W_i]`` (i = 0..K, j = 1..K) with its standard errors and the
+field's summaries ``average_error``, ``backward_transfer``, ``forward_transfer``
+(:mod:`tasksim.solvers.sequence_metrics`); ``transfer`` and ``retention`` stay those of the
+first two tasks, eps_2[W_0] - eps_2[W_1] and eps_1[W_0] - eps_1[W_2]. With K = 2 and the chain
+every number is what the two-task toolkit gave for the same seed. ``penalty`` (fisher only):
+``"previous"`` (default, the paper's: the previous task's Fisher metric) or ``"accumulated"``
+(the sum of every earlier task's metric).
+
 ``method="exact"`` solves for the exact fixed point of each task's learning (the gradient-flow
 limit), with the expectation over the readouts B taken exactly given A wherever the model
 allows it; ``method="gd"`` runs the paper's GD protocol (Appendix D,
@@ -38,10 +50,13 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from .metrics import transfer_retention
+from .sequence_metrics import (METRICS, pairwise_retention, pairwise_transfer,
+                               sequence_metrics)
 from .sweep import Estimate, Progress, sweep
 from .resources import check_memory
 from .rng import as_generator
-from .tasks import check_generator, draw_tasks
+from .tasks import check_generator, check_structure, draw_tasks
 from .validation import (
     check_nonnegative,
     check_open_unit_interval,
@@ -56,6 +71,8 @@ __all__ = [
     "WISHART_MODELS",
     "METHODS",
     "GRAM_MODES",
+    "PENALTY_MODELS",
+    "ErrorMatrix",
     "SimulationResult",
     "resolve_params",
     "simulate",
@@ -70,19 +87,68 @@ WISHART_MODELS: tuple[str, ...] = ("vanilla", "random-gating", "plasticity-gatin
                                    "euclidean", "fisher")
 METHODS: tuple[str, ...] = ("exact", "gd")
 GRAM_MODES: tuple[str, ...] = ("auto", "wishart", "explicit")
+PENALTY_MODELS: tuple[str, ...] = ("fisher", "fisher-diag")
+"""The models that take ``penalty`` (its values: tasksim.solvers.linear_models.PENALTIES;
+fisher-diag has the previous task's metric only)."""
+
+
+@dataclass(frozen=True)
+class ErrorMatrix:
+    """The error matrix over seeds, one row per weight: ``mean[i, j - 1]`` is the mean of
+    eps_j[W_i] (i = 0..K, j = 1..K), ``sem`` its standard error (nan with one seed), and
+    ``samples[s]`` the matrix of seed s."""
+
+    mean: np.ndarray
+    sem: np.ndarray
+    samples: np.ndarray = field(repr=False)
+
+    @classmethod
+    def from_samples(cls, samples: np.ndarray) -> "ErrorMatrix":
+        """From per-seed matrices of shape (seeds, K + 1, K)."""
+        samples = np.asarray(samples, dtype=float)
+        n = samples.shape[0]
+        sem = (samples.std(axis=0, ddof=1) / np.sqrt(n) if n > 1
+               else np.full(samples.shape[1:], np.nan))
+        return cls(samples.mean(axis=0), sem, samples)
+
+    def pairwise(self, which: str) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and standard error over seeds of the paper's transfer (``"transfer"``) or
+        retention (``"retention"``) for every pair of tasks, K x K with NaN where undefined
+        (:func:`tasksim.solvers.sequence_metrics.pairwise_transfer`, ``pairwise_retention``).
+
+        Examples
+        --------
+        >>> m = ErrorMatrix.from_samples(np.array([[[1.0, 1.0], [0.0, 0.6], [0.3, 0.0]]] * 2))
+        >>> m.pairwise("retention")[0]          # eps_1[W_0] - eps_1[W_2]
+        array([[nan, 0.7],
+               [nan, nan]])
+        """
+        fn = {"transfer": pairwise_transfer, "retention": pairwise_retention}.get(which)
+        if fn is None:
+            raise ValueError(f"which must be transfer or retention, got {which!r}")
+        values = np.array([fn(m.T) for m in self.samples])
+        n = values.shape[0]
+        sem = (values.std(axis=0, ddof=1) / np.sqrt(n) if n > 1
+               else np.full(values.shape[1:], np.nan))
+        return values.mean(axis=0), sem
 
 
 @dataclass(frozen=True)
 class SimulationResult:
     """Transfer and retention (mean and standard error over seeds), the parameters, samples.
 
-    ``samples`` has one row per seed: (transfer, retention).
+    ``samples`` has one row per seed: (transfer, retention), of the first two tasks.
+    ``errors`` is the error matrix of the whole sequence (:class:`ErrorMatrix`, one row per
+    weight W_0..W_K) and ``metrics`` its summaries by name
+    (:data:`tasksim.solvers.sequence_metrics.METRICS`), each an Estimate over seeds.
     """
 
     transfer: Estimate
     retention: Estimate
     params: dict[str, Any]
     samples: np.ndarray = field(repr=False)
+    errors: Optional[ErrorMatrix] = field(default=None, repr=False)
+    metrics: dict[str, Estimate] = field(default_factory=dict)
 
 
 def _one_of(name: str, value: object, allowed: Sequence[str]) -> str:
@@ -107,8 +173,17 @@ def resolve_params(
     generator: str = "appendix",
     method: str = "exact",
     gram: str = "auto",
+    tasks: int = 2,
+    structure: str = "chain",
+    penalty: Optional[str] = None,
 ) -> dict[str, Any]:
-    """Validate the parameters of :func:`simulate` and complete them (gamma <-> lambda, gram).
+    """Validate the parameters of :func:`simulate` and complete them (gamma <-> lambda, gram,
+    penalty).
+
+    ``gram="auto"`` takes the Wishart path wherever it applies, except for a gated model with
+    more than two tasks when drawing the matrices is cheaper: the gated Gram is a sum over the
+    2^K gate patterns of a row (:mod:`tasksim.solvers.gram`), O(2^K (K Ns)^3) work against
+    O(Nx (K Ns)^2) for explicit matrices, so it is used when 2^K K Ns <= Nx.
 
     Raises ValueError naming the parameter and its allowed range.
 
@@ -134,6 +209,15 @@ def resolve_params(
     generator = check_generator(generator)
     method = _one_of("method", method, METHODS)
     gram = _one_of("gram", gram, GRAM_MODES)
+    if isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 2:
+        raise ValueError(f"tasks must be an integer >= 2, got {tasks!r}")
+    tasks = int(tasks)
+    structure = check_structure(structure)
+    if model in PENALTY_MODELS:
+        penalty = "previous" if penalty is None else penalty  # checked by make_model below
+    elif penalty is not None:
+        raise ValueError(f"penalty is not a parameter of {model} (only of "
+                         f"{', '.join(PENALTY_MODELS)})")
 
     if model in GATED_MODELS:
         if alpha is None:
@@ -164,7 +248,8 @@ def resolve_params(
         from .linear_models import make_model
 
         make_model(model, nx=nx, ns=ns, **({} if alpha is None else {"alpha": alpha}),
-                   **({} if lam is None else {"lam": lam}))
+                   **({} if lam is None else {"lam": lam}),
+                   **({} if penalty is None else {"penalty": penalty}))
 
     wishart_possible = generator == "gaussian" and method == "exact" and model in WISHART_MODELS
     if gram == "wishart" and not wishart_possible:
@@ -173,10 +258,11 @@ def resolve_params(
             f"{', '.join(WISHART_MODELS)}; got generator={generator!r}, method={method!r}, "
             f"model={model!r}")
     if gram == "auto":
-        gram = "wishart" if wishart_possible else "explicit"
+        gated_cost = model in GATED_MODELS and tasks > 2 and 2**tasks * tasks * ns > nx
+        gram = "wishart" if wishart_possible and not gated_cost else "explicit"
     return dict(model=model, rho_a=rho_a, rho_b=rho_b, alpha=alpha, gamma=gamma, lam=lam,
                 nx=nx, ns=ns, ny=ny, seeds=seeds, seed=int(seed), generator=generator,
-                method=method, gram=gram)
+                method=method, gram=gram, tasks=tasks, structure=structure, penalty=penalty)
 
 
 def _linear_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -186,77 +272,91 @@ def _linear_parameters(params: Mapping[str, Any]) -> dict[str, Any]:
         out["alpha"] = params["alpha"]
     if params["lam"] is not None:
         out["lam"] = params["lam"]
+    if params.get("penalty") is not None:
+        out["penalty"] = params["penalty"]
     return out
 
 
-def _gd_transfer_retention(curves: Any, tasks: Any, params: Mapping[str, Any]) -> tuple[float, float]:
-    """Transfer and retention from the GD learning curves (errors on the drawn B).
+def _gd_errors(curves: Any, tasks: Any, params: Mapping[str, Any]) -> np.ndarray:
+    """The error matrix E[mu - 1, nu] = eps_mu[W_nu] of the GD weights on the drawn B.
 
-    ``curves.errors[t, nu - 1]`` is eps_nu[W(t)]; eps_mu[W_0] = ||B_mu||^2 / Ny. Adaptive
-    gating draws g_2 at the switch, so the curve has no eps_2 at the end of task 1: then
-    eps_2[W_1] is computed from W_1 and the input task 2 sees (D_2 A_2).
+    eps_mu[W_0] = ||B_mu||^2 / Ny; for nu >= 1 the residual B_mu - W_nu F_mu with F_mu the
+    input task mu sees under the final gates (adaptive gating draws g_mu at a switch, so its
+    learning curve has no eps_mu before then; the weights and gates give it afterwards).
     """
     from .linear_models import make_model
     from .span import ExplicitBlocks
 
-    E, T = curves.errors, curves.epochs
-    baseline = [float(np.sum(B * B)) / tasks.ny for B in tasks.B]
-    eps2_w1, eps1_w2 = float(E[T, 1]), float(E[2 * T, 0])
-    if not np.isfinite(eps2_w1):
-        spec = make_model(params["model"], nx=tasks.nx, ns=tasks.ns,
-                          **_linear_parameters(params))
-        seen = ExplicitBlocks(tasks.A, curves.gates).block(spec.seen(2))
-        residual = tasks.B[1] - curves.weights[1] @ seen
-        eps2_w1 = float(np.sum(residual * residual)) / tasks.ny
-    return baseline[1] - eps2_w1, baseline[0] - eps1_w2
+    spec = make_model(params["model"], nx=tasks.nx, ns=tasks.ns, **_linear_parameters(params))
+    blocks = ExplicitBlocks(tasks.A, curves.gates)
+    n = tasks.n_tasks
+    E = np.empty((n, n + 1))
+    for mu in range(1, n + 1):
+        B = tasks.B[mu - 1]
+        seen = blocks.block(spec.seen(mu))
+        E[mu - 1, 0] = float(np.sum(B * B)) / tasks.ny
+        for nu in range(1, n + 1):
+            residual = B - curves.weights[nu] @ seen
+            E[mu - 1, nu] = float(np.einsum("ij,ij->", residual, residual)) / tasks.ny
+    return E
 
 
-def _one_sample(params: Mapping[str, Any], rng: np.random.Generator) -> tuple[float, float]:
-    """(transfer, retention) of one sample (eq_def_delta_epsilon_TF_RT), drawn from ``rng``."""
-    model = params["model"]
+def _sample_errors(params: Mapping[str, Any], rng: np.random.Generator) -> np.ndarray:
+    """The error matrix E[mu - 1, nu] = eps_mu[W_nu] (shape (K, K + 1)) of one sample, drawn
+    from ``rng`` (see :func:`simulate_samples` for what is averaged over B)."""
+    model, n = params["model"], params["tasks"]
     if params["gram"] == "wishart":
         from .gram import sample_features
         from .linear_models import required_blocks, solve_features
-        from .metrics import error_matrix, transfer_retention
+        from .metrics import error_matrix
 
+        names = required_blocks(model, n, penalty=params["penalty"])
         features = sample_features(nx=params["nx"], ns=params["ns"], rho_a=params["rho_a"],
-                                   names=required_blocks(model, 2), alpha=params["alpha"],
-                                   rho_g=0.0, n_tasks=2, seed=rng)
-        solution = solve_features(model, features, n_tasks=2, **_linear_parameters(params))
-        tf, rt = transfer_retention(error_matrix(solution, params["rho_b"]))
-        return float(tf[0]), float(rt[0])
+                                   names=names, alpha=params["alpha"], rho_g=0.0, n_tasks=n,
+                                   structure=params["structure"], seed=rng)
+        solution = solve_features(model, features, n_tasks=n, **_linear_parameters(params))
+        return error_matrix(solution, params["rho_b"], params["structure"])
 
     tasks = draw_tasks(nx=params["nx"], ns=params["ns"], ny=params["ny"],
-                       rho_a=params["rho_a"], rho_b=params["rho_b"], n_tasks=2,
-                       generator=params["generator"], seed=rng)
+                       rho_a=params["rho_a"], rho_b=params["rho_b"], n_tasks=n,
+                       generator=params["generator"], structure=params["structure"], seed=rng)
     if model == "soft-threshold":
-        from .soft_threshold import transfer_retention as soft_transfer_retention
+        from .soft_threshold import soft_threshold_solution
 
         # "exact": the gradient-flow limit; "gd": the paper's protocol with exact gradients;
         # both averaged exactly over B given A
-        tr = soft_transfer_retention(tasks, params["alpha"], method=params["method"])
-        return tr.transfer, tr.retention
+        result = soft_threshold_solution(tasks, params["alpha"], method=params["method"])
+        return result.expected_errors
     if params["method"] == "gd":
         from .gd import gradient_descent
 
         curves = gradient_descent(model, tasks, seed=rng, **_linear_parameters(params))
-        return _gd_transfer_retention(curves, tasks, params)
+        return _gd_errors(curves, tasks, params)
 
     from .linear_models import solve
-    from .metrics import error_matrix, readout_error_matrix, transfer_retention
+    from .metrics import error_matrix, readout_error_matrix
 
     solution = solve(model, tasks, seed=rng, **_linear_parameters(params))
     if model == "adaptive-gating":
-        # g_2 depends on the drawn B through the probe: average over nothing, use that B
-        errors = readout_error_matrix(solution)
-    else:
-        errors = error_matrix(solution, params["rho_b"])
-    tf, rt = transfer_retention(errors)
-    return float(tf[0]), float(rt[0])
+        # g_2.. depend on the drawn B through the probes: average over nothing, use that B
+        return readout_error_matrix(solution)
+    return error_matrix(solution, params["rho_b"], params["structure"])
+
+
+def error_key(i: int, j: int) -> str:
+    """The sweep output holding eps_j[W_i] (:func:`simulate_samples`).
+
+    Examples
+    --------
+    >>> error_key(0, 1)
+    'eps_1[W_0]'
+    """
+    return f"eps_{j}[W_{i}]"
 
 
 def simulate_samples(params: Mapping[str, Any], seeds: Sequence[np.random.SeedSequence]) -> dict[str, np.ndarray]:
-    """Transfer and retention of one sample per seed (the sweep's vectorized sample function).
+    """Transfer and retention of one sample per seed (the sweep's vectorized sample function),
+    and every entry of the error matrix (outputs :func:`error_key`).
 
     ``params`` is the output of :func:`resolve_params`; sample j draws everything (tasks or
     their Gram, gates, readouts) from ``seeds[j]`` alone.
@@ -273,10 +373,18 @@ def simulate_samples(params: Mapping[str, Any], seeds: Sequence[np.random.SeedSe
     >>> out = simulate_samples(p, np.random.SeedSequence(0).spawn(3))
     >>> bool(np.all(np.abs(out["transfer"]) < 0.05)), out["retention"].shape
     (True, (3,))
+    >>> out[error_key(1, 1)].shape          # eps_1[W_1] of each sample
+    (3,)
     """
-    pairs = [_one_sample(params, as_generator(s)) for s in seeds]
-    return {"transfer": np.array([p[0] for p in pairs]),
-            "retention": np.array([p[1] for p in pairs])}
+    matrices = [_sample_errors(params, as_generator(s)) for s in seeds]
+    pairs = [transfer_retention(E) for E in matrices]  # the first pair's: [0] of each
+    out = {"transfer": np.array([float(tf[0]) for tf, _ in pairs]),
+           "retention": np.array([float(rt[0]) for _, rt in pairs])}
+    n = params["tasks"]
+    for i in range(n + 1):
+        for j in range(1, n + 1):
+            out[error_key(i, j)] = np.array([E[j - 1, i] for E in matrices])
+    return out
 
 
 def simulate(
@@ -295,13 +403,17 @@ def simulate(
     generator: str = "appendix",
     method: str = "exact",
     gram: str = "auto",
+    tasks: int = 2,
+    structure: str = "chain",
+    penalty: Optional[str] = None,
     executor: Union[Executor, None, str] = None,
     workers: Optional[int] = None,
     progress: Optional[Progress] = None,
 ) -> SimulationResult:
-    """Transfer and retention of ``model`` at (rho_a, rho_b), over ``seeds`` samples.
+    """Transfer and retention of ``model`` at (rho_a, rho_b), over ``seeds`` samples, and the
+    error matrix of the whole sequence of ``tasks`` tasks with its summaries.
 
-    See the module docstring for the models, methods and parameters. ``executor`` (None:
+    See the module docstring for the models, methods, sequences and parameters. ``executor`` (None:
     serial, the default; ``"process"``: a process pool of ``workers``; or any
     ``concurrent.futures.Executor``) and ``progress`` are passed to
     :func:`tasksim.solvers.sweep.sweep`; the numbers do not depend on them. Sample ``j`` uses the
@@ -313,17 +425,31 @@ def simulate(
     >>> r = simulate("euclidean", rho_a=1.0, rho_b=1.0, gamma=1.0, nx=200, ns=5, seeds=2)
     >>> round(r.transfer.mean, 9), round(r.retention.mean, 9), r.params["lam"]
     (1.0, 1.0, 0.0)
+    >>> r = simulate("vanilla", rho_a=0.0, rho_b=0.0, nx=10**6, ns=5, seeds=3, tasks=4,
+    ...              generator="gaussian")
+    >>> r.errors.mean.shape, bool(abs(r.metrics["backward_transfer"].mean) < 1e-3)
+    ((5, 4), True)
     """
     params = resolve_params(model, rho_a=rho_a, rho_b=rho_b, alpha=alpha, gamma=gamma,
                             lam=lam, nx=nx, ns=ns, ny=ny, seeds=seeds, seed=seed,
-                            generator=generator, method=method, gram=gram)
+                            generator=generator, method=method, gram=gram, tasks=tasks,
+                            structure=structure, penalty=penalty)
     in_flight = 1 if executor is None else (workers or os.cpu_count() or 1)
     check_memory(model=params["model"], nx=params["nx"], ns=params["ns"], ny=params["ny"],
-                 gram=params["gram"], method=params["method"], workers=in_flight,
+                 gram=params["gram"], method=params["method"], n_tasks=params["tasks"],
+                 workers=in_flight,
                  wishart_possible=params["model"] in WISHART_MODELS and params["method"] == "exact")
     result = sweep(simulate_samples, [params], seeds=params["seeds"], seed=params["seed"],
                    executor=executor, workers=workers, vectorized=True, progress=progress,
                    chunk_size=1 if executor is None else None)  # progress after each sample
     transfer, retention = result.column("transfer")[0], result.column("retention")[0]
+    n = params["tasks"]
+    matrices = np.empty((params["seeds"], n + 1, n))
+    for i in range(n + 1):
+        for j in range(1, n + 1):
+            matrices[:, i, j - 1] = result.column(error_key(i, j))[0]
+    per_seed = [sequence_metrics(m.T) for m in matrices]
+    metrics = {name: Estimate.from_samples([m[name] for m in per_seed]) for name in METRICS}
     return SimulationResult(Estimate.from_samples(transfer), Estimate.from_samples(retention),
-                            params, np.stack([transfer, retention], axis=1))
+                            params, np.stack([transfer, retention], axis=1),
+                            ErrorMatrix.from_samples(matrices), metrics)

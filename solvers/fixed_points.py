@@ -28,8 +28,10 @@ Rules (gradient flow limits; ``K = F^T F``, ``^+`` the pseudo-inverse of :func:`
 ``euclidean`` (eq_main_lmu_wreg, Appendix C.1)
     loss 1/2 ||B - W F||^2 + lam/2 ||W - W_{mu-1}||^2. Push-through form of
     (B F^T + lam W_{mu-1})(F F^T + lam I)^{-1}: M = (K + lam I)^+ on block F.
-``fisher`` (Appendix "Elastic weight regularization", eq_ap_defQ_wr_fim)
-    loss 1/2 ||B - W F||^2 + lam/2 ||(W - W_{mu-1}) G||^2 with G the metric block (A_{mu-1}).
+``fisher`` (Appendix C.2, eq_ap_defQ_wr_fim)
+    loss 1/2 ||B - W F||^2 + lam/2 ||(W - W_{mu-1}) G||^2 with G the metric block (A_{mu-1}),
+    or G = [G_1 .. G_m] for several metric blocks: lam/2 sum_k ||(W - W_{mu-1}) G_k||^2, the
+    sum of their Fisher metrics G_k G_k^T (the accumulated penalty of online consolidation).
     W - W_{mu-1} stays in the span of Z = [G, F]; with H^{1/2} = diag(sqrt(lam) I, I) and
     N = H^{1/2} Z^T Z H^{1/2}, the limit is R0 F^T (Z H Z^T)^+ = R0 e_F^T N^+ H^{1/2} Z^T, so
     M = e_F^T N^+ H^{1/2}. One path for rho_a < 1 and rho_a = 1 (G = F, where it reduces to
@@ -60,14 +62,14 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
 from .span import Span, inverse_diagonal_name
 
 __all__ = ["EIG_RTOL", "RULES", "Step", "psd_pinv", "readout_map", "selector",
-           "solve_steps"]
+           "solve_steps", "solve_step_updates"]
 
 EIG_RTOL = 1e-10
 """Eigenvalues of a Gram matrix (F^T F, ...) at or below EIG_RTOL times the largest count as
@@ -84,7 +86,8 @@ class Step:
     ``fit`` is the block the network sees as input on the task (``"A2"`` or ``"D2A2"``);
     ``plastic`` the block of plastic inputs (plasticity gating only, ``"D2A2"``); ``lam`` the
     regularizer amplitude; ``metric`` the block whose (diagonal) Fisher metric regularizes
-    (``fisher`` and ``fisher-diag`` only).
+    (``fisher`` and ``fisher-diag`` only), or for ``fisher`` a tuple of blocks whose metrics
+    are summed.
     """
 
     task: int
@@ -92,7 +95,7 @@ class Step:
     fit: str
     plastic: Optional[str] = None
     lam: float = 0.0
-    metric: Optional[str] = None
+    metric: Optional[Union[str, tuple[str, ...]]] = None
 
     def __post_init__(self) -> None:
         if self.rule not in RULES:
@@ -103,13 +106,22 @@ class Step:
             raise ValueError("metric is given exactly for the fisher and fisher-diag rules")
         if not (self.lam >= 0.0 and np.isfinite(self.lam)):
             raise ValueError(f"lam must be a number in [0, inf), got {self.lam!r}")
+        if isinstance(self.metric, tuple) and (self.rule != "fisher" or not self.metric):
+            raise ValueError("several metric blocks are summed by the fisher rule only")
+
+    @property
+    def metric_blocks(self) -> tuple[str, ...]:
+        """The metric blocks as a tuple (empty when the rule has no metric)."""
+        if self.metric is None:
+            return ()
+        return self.metric if isinstance(self.metric, tuple) else (self.metric,)
 
     def blocks(self) -> tuple[str, ...]:
         """Every block the step needs in the span (the input first)."""
         if self.rule == "plasticity-gated":
             return (self.fit, self.plastic)
         if self.rule == "fisher":
-            return (self.fit, self.metric)
+            return (self.fit,) + self.metric_blocks
         if self.rule == "fisher-diag" and self.lam > 0.0:
             return (self.fit, inverse_diagonal_name(self.metric, self.fit))
         return (self.fit,)
@@ -185,13 +197,14 @@ def readout_map(step: Step, span: Span) -> np.ndarray:
             )
         M[:, span.index(step.plastic)] = np.linalg.inv(PF)
     elif step.rule == "fisher":
-        G, F = step.metric, step.fit
-        Z = np.block([[span.block(G, G), span.block(G, F)], [span.block(F, G), span.block(F, F)]])
-        h = np.concatenate([np.full(ns, np.sqrt(step.lam)), np.ones(ns)])
+        names = step.metric_blocks + (step.fit,)
+        Z = np.block([[span.block(a, b) for b in names] for a in names])
+        m = len(names) - 1
+        h = np.concatenate([np.full(m * ns, np.sqrt(step.lam)), np.ones(ns)])
         N_pinv = psd_pinv(h[:, None] * Z * h[None, :])[0]
-        MZ = N_pinv[ns:, :] * h[None, :]  # e_F^T N^+ H^{1/2}
-        M[:, span.index(G)] += MZ[:, :ns]
-        M[:, span.index(F)] += MZ[:, ns:]
+        MZ = N_pinv[m * ns:, :] * h[None, :]  # e_F^T N^+ H^{1/2}
+        for k, name in enumerate(names):
+            M[:, span.index(name)] += MZ[:, k * ns:(k + 1) * ns]
     else:  # fisher-diag, lam > 0
         V = inverse_diagonal_name(step.metric, step.fit)
         K = span.block(step.fit, V)
@@ -213,12 +226,38 @@ def solve_steps(steps: Sequence[Step], span: Span, n_tasks: int) -> tuple[np.nda
     array([[0.  ],
            [0.25]])
     """
+    return solve_step_updates(steps, span, n_tasks)[0]
+
+
+def solve_step_updates(steps: Sequence[Step], span: Span, n_tasks: int
+                       ) -> tuple[tuple[np.ndarray, ...], tuple[tuple[np.ndarray, np.ndarray], ...]]:
+    """:func:`solve_steps` and each step's rank-Ns update: C_mu - C_{mu-1} = r_mu M_mu with
+    r_mu = E_mu - C_{mu-1} X^T F the residual coefficients ((n Ns) x Ns) and M_mu the readout
+    map (Ns x (k Ns)); returns (coefficients, ((r_1, M_1), ..)).
+
+    Examples
+    --------
+    >>> from tasksim.solvers.span import Span
+    >>> span = Span(("A1",), 4.0 * np.eye(1), nx=10, ns=1)
+    >>> C, updates = solve_step_updates([Step(1, "least-squares", "A1")], span, 1)
+    >>> updates[0][0] @ updates[0][1] == C[1] - C[0]
+    array([[ True]])
+    """
     ns = span.ns
     C = np.zeros((n_tasks * ns, span.size))
     out = [C]
+    updates = []
+    learned = np.zeros(n_tasks * ns, dtype=bool)  # rows of C that hold a readout already
     for step in steps:
-        residual = selector(step.task, n_tasks, ns) - C @ span.column(step.fit)
-        C = C + residual @ readout_map(step, span)
+        rows = np.flatnonzero(learned)  # the others are zero: skip them
+        residual = selector(step.task, n_tasks, ns)
+        residual[rows] -= C[rows] @ span.column(step.fit)
+        M = readout_map(step, span)
+        cols = np.flatnonzero(np.any(M != 0.0, axis=0))  # the blocks the step changes
+        C = C.copy()
+        C[:, cols] += residual @ M[:, cols]
+        learned |= np.any(residual != 0.0, axis=1)
         out.append(C)
-    return tuple(out)
+        updates.append((residual, M))
+    return tuple(out), tuple(updates)
 

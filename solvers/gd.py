@@ -8,7 +8,8 @@ the weight left by the previous one, on the loss of its :class:`tasksim.solvers.
 
 - least squares (vanilla, activity gating): W <- W - eta (W F - B) F^T, F = D A;
 - plasticity gating: W <- W - eta (W A - B)(D A)^T;
-- euclidean: adds lam (W - W_{mu-1}); fisher: lam ((W - W_{mu-1}) A_{mu-1}) A_{mu-1}^T;
+- euclidean: adds lam (W - W_{mu-1}); fisher: lam ((W - W_{mu-1}) A_{mu-1}) A_{mu-1}^T (with
+  the accumulated penalty, the sum of that term over every earlier task's A_nu);
   fisher-diag: lam (W - W_{mu-1}) Delta, Delta = diag(sum_n a_{jn}^2) of A_{mu-1}.
 
 Normalization: the gradient is that of 1/2 ||B - W F||_F^2 (+ the regularizer), not of the
@@ -95,7 +96,7 @@ def largest_hessian_eigenvalue(step: Step, blocks: ExplicitBlocks, *, iterations
         return float(np.max(np.abs(np.linalg.eigvals(PF))))
     if step.rule == "fisher":
         ns = F.shape[1]
-        Z = np.hstack([np.sqrt(step.lam) * blocks.block(step.metric), F])
+        Z = np.hstack([np.sqrt(step.lam) * blocks.block(g) for g in step.metric_blocks] + [F])
         return float(np.linalg.eigvalsh(Z.T @ Z)[-1]) if ns else 0.0
     top = float(np.linalg.eigvalsh(F.T @ F)[-1])
     if step.rule == "euclidean":
@@ -134,6 +135,7 @@ def gradient_descent(
     seed: Seed = None,
     first_task: Optional[str] = None,
     probe: Optional[str] = None,
+    penalty: Optional[str] = None,
     eta: float = PAPER_ETA,
     epochs: Optional[int] = None,
 ) -> LearningCurves:
@@ -154,7 +156,7 @@ def gradient_descent(
     """
     tasks = check_tasks(tasks)
     spec = make_model(model, nx=tasks.nx, ns=tasks.ns, alpha=alpha, gamma=gamma, lam=lam,
-                      first_task=first_task, probe=probe)
+                      first_task=first_task, probe=probe, penalty=penalty)
     if not (isinstance(eta, (int, float)) and not isinstance(eta, bool) and np.isfinite(eta)
             and eta > 0):
         raise ValueError(f"eta must be a number in (0, inf), got {eta!r}")
@@ -205,15 +207,17 @@ def gradient_descent(
         P = blocks.block(step.plastic) if step.plastic is not None else F
         B = tasks.B[mu - 1]
         W_prev = W.copy()
-        M = blocks.block(step.metric) if step.rule == "fisher" else None
+        metrics = ([blocks.block(g) for g in step.metric_blocks] if step.rule == "fisher"
+                   else None)
         d = (blocks.metric_diagonal(step.metric)
              if step.rule == "fisher-diag" and step.lam > 0 else None)
         for t in range(epochs):
             grad = (W @ F - B) @ P.T
             if step.rule == "euclidean":
                 grad += step.lam * (W - W_prev)
-            elif M is not None:
-                grad += step.lam * ((W - W_prev) @ M) @ M.T
+            elif metrics is not None:
+                for M in metrics:
+                    grad += step.lam * ((W - W_prev) @ M) @ M.T
             elif d is not None:
                 grad += step.lam * (W - W_prev) * d[None, :]
             W = W - eta * grad

@@ -1,8 +1,10 @@
 """The Gram matrix of the feature blocks, sampled without drawing the Nx x Ns task matrices.
 
 Under the ``gaussian`` generator (solvers/tasks.py) the rows of [A_1, ..., A_n] are i.i.d.
-N(0, Sigma / Ns) with Sigma = T(rho_a) kron I_Ns, T_{mu nu} = rho_a^{|mu - nu|} (for two
-tasks Sigma = [[I, rho_a I], [rho_a I, I]]). The Gram matrix of the stacked blocks is then a
+N(0, Sigma / Ns) with Sigma = T(rho_a) kron I_Ns, T the tasks' correlation matrix
+(``tasksim.solvers.tasks.task_correlation``: rho_a^{|mu - nu|} in the ``chain`` structure,
+rho_a off the diagonal in the ``shared`` one; for two tasks both are
+[[I, rho_a I], [rho_a I, I]]). The Gram matrix of the stacked blocks is then a
 sum of Nx independent rank-one terms, i.e. Wishart(Nx, Sigma / Ns), which this module samples
 directly by the Bartlett decomposition: chi and normal draws, O((n Ns)^3) work per sample,
 independent of Nx (Nx = 10^6 degrees of freedom is no harder than Nx = 10^3).
@@ -46,6 +48,7 @@ import numpy as np
 
 from .features import Features, parse_block
 from .rng import Seed, as_generator
+from .tasks import check_structure
 from .validation import check_open_unit_interval, check_positive_int, check_unit_interval
 
 __all__ = [
@@ -63,12 +66,18 @@ UNGATED_BLOCKS: tuple[str, ...] = ("A1", "A2")
 GATED_BLOCKS: tuple[str, ...] = ("A1", "A2", "D1A1", "D2A2", "D1A2", "D2A1")
 
 
-def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2) -> np.ndarray:
+def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2,
+                           structure: str = "chain") -> np.ndarray:
     """A factor L with L L^T = (T(rho_a) kron I_Ns) / Ns: the row covariance of [A_1 .. A_n].
 
-    T_{mu nu} = rho_a^{|mu - nu|} is the correlation of the ``gaussian`` generator's chain
-    A_mu = rho_a A_{mu-1} + sqrt(1 - rho_a^2) Z_mu. L is that recursion written as a matrix
-    (lower block-triangular), so it exists at rho_a = 1 too, where the covariance is singular.
+    Both factors are a recursion written as a matrix (lower block-triangular), so they exist at
+    rho_a = 1 too, where the covariance is singular:
+
+    ``chain``: A_mu = rho_a A_{mu-1} + sqrt(1 - rho_a^2) Z_mu (the ``gaussian`` generator);
+    ``shared``: A_mu = beta_mu (A_1 + .. + A_{mu-1}) + sqrt(v_mu) Z_mu, the regression of A_mu on
+    the tasks before it when every pair has correlation rho_a: beta_mu = rho_a / (1 + (mu - 2)
+    rho_a), v_mu = (1 - rho_a)(1 + (mu - 1) rho_a) / (1 + (mu - 2) rho_a). For two tasks the
+    two factors are equal.
 
     Examples
     --------
@@ -78,15 +87,29 @@ def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2) -> np.ndarra
            [0. , 1. , 0. , 0.5],
            [0.5, 0. , 1. , 0. ],
            [0. , 0.5, 0. , 1. ]])
+    >>> L = task_covariance_factor(1, 0.3, 4, "shared")
+    >>> np.round(L @ L.T, 12)
+    array([[1. , 0.3, 0.3, 0.3],
+           [0.3, 1. , 0.3, 0.3],
+           [0.3, 0.3, 1. , 0.3],
+           [0.3, 0.3, 0.3, 1. ]])
     """
     ns = check_positive_int("ns", ns)
     n_tasks = check_positive_int("n_tasks", n_tasks)
     rho_a = check_unit_interval("rho_a", rho_a)
-    fresh = np.sqrt(1.0 - rho_a * rho_a)
+    check_structure(structure)
     chain = np.zeros((n_tasks, n_tasks))
-    for mu in range(n_tasks):
-        for nu in range(mu + 1):
-            chain[mu, nu] = rho_a ** (mu - nu) * (1.0 if nu == 0 else fresh)
+    if structure == "shared":
+        chain[0, 0] = 1.0
+        for mu in range(1, n_tasks):  # 0-based: task mu + 1 of the docstring
+            beta = rho_a / (1.0 + (mu - 1) * rho_a)
+            chain[mu] = beta * chain[:mu].sum(axis=0)
+            chain[mu, mu] = np.sqrt((1.0 - rho_a) * (1.0 + mu * rho_a) / (1.0 + (mu - 1) * rho_a))
+    else:
+        fresh = np.sqrt(1.0 - rho_a * rho_a)
+        for mu in range(n_tasks):
+            for nu in range(mu + 1):
+                chain[mu, nu] = rho_a ** (mu - nu) * (1.0 if nu == 0 else fresh)
     return np.kron(chain, np.eye(ns)) / np.sqrt(ns)
 
 
@@ -187,6 +210,7 @@ def sample_gram(
     rho_g: float | Sequence[float] = 0.0,
     n_tasks: Optional[int] = None,
     size: Optional[int] = None,
+    structure: str = "chain",
     seed: Seed = None,
 ) -> np.ndarray:
     """Gram matrices of the named blocks under the ``gaussian`` generator, in a batch.
@@ -194,12 +218,13 @@ def sample_gram(
     Returns an array of shape (k Ns, k Ns) (``size`` None) or (size, k Ns, k Ns), k the
     number of blocks, ordered as ``names``; it has the distribution of
     ``Features.from_matrices(A, gates, names).gram`` for A from
-    ``draw_tasks(generator="gaussian")`` and gates from ``draw_gates`` (see the module
-    docstring for the construction and for the models that cannot use it).
+    ``draw_tasks(generator="gaussian", structure=structure)`` and gates from ``draw_gates``
+    (see the module docstring for the construction and for the models that cannot use it).
 
     ``alpha`` (and ``rho_g``) are required when a block is gated ("D1A2") and ignored
     otherwise. ``n_tasks`` defaults to the largest task or gate number among the names.
-    Cost O(size 2^n (n Ns)^3), independent of ``nx``.
+    Cost O(size 2^n (n Ns)^3) with gated blocks, O(size (n Ns)^3) without; independent of
+    ``nx``. Memory O(size 2^n (n Ns)^2) with gated blocks.
 
     Examples
     --------
@@ -220,7 +245,7 @@ def sample_gram(
     tasks, gates = _block_plan(names, n_tasks)
     batch = 1 if size is None else check_positive_int("size", size)
     rng = as_generator(seed)
-    factor = task_covariance_factor(ns, rho_a, n_tasks)
+    factor = task_covariance_factor(ns, rho_a, n_tasks, structure)
 
     if any(g is not None for g in gates):
         if alpha is None:
@@ -233,10 +258,14 @@ def sample_gram(
     class_grams = sample_wishart(counts, factor, seed=rng)  # (batch, C, nNs, nNs)
     class_grams = class_grams.reshape(batch, len(classes), n_tasks, ns, n_tasks, ns)
     # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
-    open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in classes] for g in gates])
-    weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
     picked = class_grams[:, :, tasks][:, :, :, :, tasks]  # (batch, C, k, Ns, k, Ns)
-    gram = np.einsum("cij,scixjy->sixjy", weights, picked)
+    if len(classes) == 1:  # no gate: one class, every block open
+        gram = picked[:, 0]
+    else:
+        open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in classes]
+                          for g in gates])
+        weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
+        gram = np.einsum("cij,scixjy->sixjy", weights, picked)
     k = len(names)
     gram = gram.reshape(batch, k * ns, k * ns)
     gram = 0.5 * (gram + np.swapaxes(gram, -1, -2))
@@ -252,6 +281,7 @@ def sample_features(
     alpha: Optional[float] = None,
     rho_g: float | Sequence[float] = 0.0,
     n_tasks: Optional[int] = None,
+    structure: str = "chain",
     seed: Seed = None,
 ) -> Features:
     """One :class:`tasksim.solvers.features.Features` sampled by :func:`sample_gram` (gaussian generator).
@@ -263,7 +293,7 @@ def sample_features(
     (2, 2)
     """
     gram = sample_gram(nx=nx, ns=ns, rho_a=rho_a, names=names, alpha=alpha, rho_g=rho_g,
-                       n_tasks=n_tasks, seed=seed)
+                       n_tasks=n_tasks, structure=structure, seed=seed)
     return Features(tuple(names), gram, int(nx), int(ns))
 
 
@@ -277,6 +307,7 @@ def sample_features_batch(
     alpha: Optional[float] = None,
     rho_g: float | Sequence[float] = 0.0,
     n_tasks: Optional[int] = None,
+    structure: str = "chain",
     seed: Seed = None,
 ) -> list[Features]:
     """``size`` independent :class:`Features`, drawn in one vectorized batch.
@@ -288,5 +319,5 @@ def sample_features_batch(
     (4, 100)
     """
     grams = sample_gram(nx=nx, ns=ns, rho_a=rho_a, names=names, alpha=alpha, rho_g=rho_g,
-                        n_tasks=n_tasks, size=size, seed=seed)
+                        n_tasks=n_tasks, size=size, structure=structure, seed=seed)
     return [Features(tuple(names), g, int(nx), int(ns)) for g in grams]

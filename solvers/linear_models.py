@@ -32,6 +32,12 @@ Parameters
 ``gamma`` or ``lam`` (regularized models, one of the two)
     euclidean: lam = (Nx / Ns)(1 / gamma - 1) (eq_main_lmu_wreg); fisher and fisher-diag:
     lam = 1 / gamma - 1 (Section "Weight regularization in Fisher information metric").
+``penalty`` (fisher)
+    ``"previous"`` (default, the paper's): the penalty of task mu is the Fisher metric of task
+    mu - 1 alone; ``"accumulated"``: the sum of the metrics of tasks 1 .. mu - 1, as online
+    consolidation methods accumulate them (lam/2 sum_nu ||(W - W_{mu-1}) A_nu||^2). The first
+    task is regularized as ``first_task`` says in both (A_0 does not enter later penalties).
+    ``fisher-diag`` takes the previous task's metric only.
 ``first_task``
     euclidean: ``"regularized"`` (default; toward W_0 = 0, as the appendix's W_1) or
     ``"unregularized"``. fisher and fisher-diag: ``"unregularized"`` (default, the paper's
@@ -65,7 +71,7 @@ from typing import ClassVar, Optional, Sequence
 import numpy as np
 
 from .features import Features
-from .fixed_points import Step, solve_steps
+from .fixed_points import Step, solve_step_updates, solve_steps
 from .metrics import probe_error
 from .rng import Seed, as_generator
 from .solution import Solution, weights
@@ -80,6 +86,7 @@ from .validation import (
 
 __all__ = [
     "MODELS",
+    "PENALTIES",
     "PROBES",
     "LinearModel",
     "Solution",
@@ -93,6 +100,7 @@ __all__ = [
 ]
 
 PROBES: tuple[str, ...] = ("sampled", "expected")
+PENALTIES: tuple[str, ...] = ("previous", "accumulated")
 
 
 class LinearModel:
@@ -104,6 +112,7 @@ class LinearModel:
     name: ClassVar[str]
     accepts: ClassVar[tuple[str, ...]] = ()
     first_tasks: ClassVar[tuple[str, ...]] = ()
+    penalties: ClassVar[tuple[str, ...]] = ()
     gated: ClassVar[bool] = False
     gram_solvable: ClassVar[bool] = True
     needs_tall: ClassVar[bool] = False
@@ -112,9 +121,10 @@ class LinearModel:
 
     def __init__(self, *, nx: int, ns: int, alpha: Optional[float] = None,
                  lam: Optional[float] = None, gamma: Optional[float] = None,
-                 first_task: Optional[str] = None, probe: Optional[str] = None) -> None:
+                 first_task: Optional[str] = None, probe: Optional[str] = None,
+                 penalty: Optional[str] = None) -> None:
         given = {"alpha": alpha, "gamma": gamma, "lam": lam, "first_task": first_task,
-                 "probe": probe}
+                 "probe": probe, "penalty": penalty}
         for key, value in given.items():
             if value is not None and key not in self.accepts:
                 raise ValueError(f"{key} is not a parameter of model {self.name}")
@@ -140,6 +150,12 @@ class LinearModel:
             if probe not in PROBES:
                 raise ValueError(f"probe must be one of {', '.join(PROBES)}, got {probe!r}")
         self.probe = probe
+        if self.penalties:
+            penalty = self.penalties[0] if penalty is None else penalty
+            if penalty not in self.penalties:
+                raise ValueError(f"penalty must be one of {', '.join(self.penalties)} for model "
+                                 f"{self.name}, got {penalty!r}")
+        self.penalty = penalty
         if self.needs_tall:
             check_tall(nx, ns, why=f"the task matrices of model {self.name}")
 
@@ -150,7 +166,7 @@ class LinearModel:
     def parameters(self) -> dict[str, object]:
         """The resolved parameters (for the record)."""
         out: dict[str, object] = {}
-        for key in ("alpha", "gamma", "lam", "first_task", "probe"):
+        for key in ("alpha", "gamma", "lam", "first_task", "probe", "penalty"):
             if key in self.accepts:
                 out[key] = getattr(self, key)
         return out
@@ -264,12 +280,15 @@ class Euclidean(LinearModel):
 class Fisher(LinearModel):
     """Weight regularization in the Fisher metric of the previous task (eq_ap_defQ_wr_fim).
 
-    Loss 1/2 ||B_mu - W A_mu||^2 + lam/2 ||(W - W_{mu-1}) A_{mu-1}||^2, lam = 1/gamma - 1.
+    Loss 1/2 ||B_mu - W A_mu||^2 + lam/2 ||(W - W_{mu-1}) A_{mu-1}||^2, lam = 1/gamma - 1;
+    with ``penalty="accumulated"`` the penalty sums the metrics of every earlier task,
+    lam/2 sum_{nu < mu} ||(W - W_{mu-1}) A_nu||^2.
     """
 
     name = "fisher"
-    accepts = ("gamma", "lam", "first_task")
+    accepts = ("gamma", "lam", "first_task", "penalty")
     first_tasks = ("unregularized", "independent-metric", "own-metric")
+    penalties = PENALTIES
     rule: ClassVar[str] = "fisher"
 
     def lam_from_gamma(self, gamma: float) -> float:
@@ -281,8 +300,15 @@ class Fisher(LinearModel):
         else:
             metric = "A0" if self.first_task == "independent-metric" else "A1"
             first = Step(1, self.rule, "A1", lam=self.lam, metric=metric)
-        return (first,) + tuple(Step(mu, self.rule, f"A{mu}", lam=self.lam, metric=f"A{mu - 1}")
+        return (first,) + tuple(Step(mu, self.rule, f"A{mu}", lam=self.lam,
+                                     metric=self.metric_of(mu))
                                 for mu in range(2, n_tasks + 1))
+
+    def metric_of(self, mu: int) -> str | tuple[str, ...]:
+        """The metric block(s) of task ``mu`` >= 2's penalty (``penalty``)."""
+        if self.penalty == "accumulated" and mu > 2:
+            return tuple(f"A{nu}" for nu in range(1, mu))
+        return f"A{mu - 1}"
 
 
 class FisherDiag(Fisher):
@@ -293,6 +319,7 @@ class FisherDiag(Fisher):
 
     name = "fisher-diag"
     rule = "fisher-diag"
+    penalties = ("previous",)
     gram_solvable = False
 
 
@@ -321,7 +348,8 @@ def make_model(model: str, *, nx: int, ns: int, **parameters: object) -> LinearM
     return MODELS[model](nx=nx, ns=ns, **parameters)
 
 
-def required_blocks(model: str, n_tasks: int = 2, *, first_task: Optional[str] = None) -> tuple[str, ...]:
+def required_blocks(model: str, n_tasks: int = 2, *, first_task: Optional[str] = None,
+                    penalty: Optional[str] = None) -> tuple[str, ...]:
     """The Features block names :func:`solve_features` needs for ``model`` and ``n_tasks``.
 
     ``"A0"`` (the independent metric task of ``first_task="independent-metric"``) is listed
@@ -336,6 +364,8 @@ def required_blocks(model: str, n_tasks: int = 2, *, first_task: Optional[str] =
     """
     n_tasks = _check_n_tasks(n_tasks)
     parameters: dict[str, object] = {"first_task": first_task} if first_task is not None else {}
+    if penalty is not None:
+        parameters["penalty"] = penalty
     if "lam" in MODELS.get(model, LinearModel).accepts:
         parameters["lam"] = 1.0  # the block list does not depend on lam > 0
     return make_model(model, nx=2, ns=1, **parameters).blocks(n_tasks)
@@ -379,9 +409,10 @@ def _check_gates(gates: Sequence[np.ndarray], n: int, nx: int) -> tuple[np.ndarr
 
 
 def _solution(spec: LinearModel, span: Span, n_tasks: int, **extra: object) -> Solution:
-    coefficients = solve_steps(spec.steps(n_tasks), span, n_tasks)
+    coefficients, updates = solve_step_updates(spec.steps(n_tasks), span, n_tasks)
     seen = tuple(spec.seen(mu) for mu in range(1, n_tasks + 1))
-    return Solution(spec.name, n_tasks, span, seen, coefficients, spec.parameters, **extra)
+    return Solution(spec.name, n_tasks, span, seen, coefficients, spec.parameters,
+                    updates=updates, **extra)
 
 
 def draw_inputs(spec: LinearModel, tasks: TaskSequence, gates: Optional[Sequence[np.ndarray]],
@@ -423,7 +454,7 @@ def _adaptive_gates(spec: LinearModel, tasks: TaskSequence, first_gate: np.ndarr
         learned = solve_steps(spec.steps(mu + 1)[:mu], span, mu + 1)
         partial = Solution(spec.name, mu + 1, span, (), learned, readouts=tasks.B[:mu + 1])
         eps_pb, eps_o = probe_error(partial, mu, expected=spec.probe == "expected",
-                                    rho_b=tasks.rho_b)
+                                    rho_b=tasks.rho_b, structure=tasks.structure)
         rho_g = max(0.0, 1.0 - eps_pb / eps_o)
         gates.append(next_gate(gates[-1], spec.alpha, rho_g, rng))
     return tuple(gates)
@@ -440,6 +471,7 @@ def solve(
     seed: Seed = None,
     first_task: Optional[str] = None,
     probe: Optional[str] = None,
+    penalty: Optional[str] = None,
 ) -> Solution:
     """Fixed points W_1 .. W_n of ``model`` on explicit task matrices (module docstring).
 
@@ -457,7 +489,7 @@ def solve(
     """
     tasks = check_tasks(tasks)
     spec = make_model(model, nx=tasks.nx, ns=tasks.ns, alpha=alpha, gamma=gamma, lam=lam,
-                      first_task=first_task, probe=probe)
+                      first_task=first_task, probe=probe, penalty=penalty)
     n = tasks.n_tasks
     rng = as_generator(seed)
     gates, auxiliary = draw_inputs(spec, tasks, gates, rng)
@@ -467,14 +499,16 @@ def solve(
     span = explicit.span(spec.blocks(n))
     solution = _solution(spec, span, n, gates=gates, readouts=tasks.B, explicit=explicit)
     if isinstance(spec, AdaptiveGating):
-        solution = _with_probes(solution, spec, tasks.rho_b)
+        solution = _with_probes(solution, spec, tasks.rho_b, tasks.structure)
     return solution
 
 
-def _with_probes(solution: Solution, spec: LinearModel, rho_b: float) -> Solution:
+def _with_probes(solution: Solution, spec: LinearModel, rho_b: float,
+                 structure: str) -> Solution:
     pb, base = [], []
     for mu in range(1, solution.n_tasks):
-        e, o = probe_error(solution, mu, expected=spec.probe == "expected", rho_b=rho_b)
+        e, o = probe_error(solution, mu, expected=spec.probe == "expected", rho_b=rho_b,
+                           structure=structure)
         pb.append(e)
         base.append(o)
     rho = tuple(max(0.0, 1.0 - e / o) for e, o in zip(pb, base))
@@ -493,6 +527,7 @@ def solve_features(
     first_task: Optional[str] = None,
     metric_block: Optional[str] = None,
     probe: Optional[str] = None,
+    penalty: Optional[str] = None,
 ) -> Solution:
     """Fixed points of ``model`` from the Gram matrix of its blocks alone.
 
@@ -514,7 +549,7 @@ def solve_features(
         raise ValueError(f"features must be a tasksim.solvers.features.Features, got {type(features).__name__}")
     n_tasks = _check_n_tasks(n_tasks)
     spec = make_model(model, nx=features.nx, ns=features.ns, alpha=alpha, gamma=gamma, lam=lam,
-                      first_task=first_task, probe=probe)
+                      first_task=first_task, probe=probe, penalty=penalty)
     if not spec.gram_solvable:
         raise NotImplementedError(
             f"model {model} needs explicit task matrices: its metric diag(sum_n a_jn^2) is "

@@ -9,11 +9,19 @@ R = E_mu - C X^T F_mu, so
     eps_mu[W] = tr(R^T S R),   S = Y^T Y / Ny,
 
 and the expectation over the readouts given A is exact: E_B[Y^T Y] / Ny = T(rho_b) kron I_Ns / Ns
-with T_{mu nu} = rho_b^{|mu - nu|} (:func:`readout_second_moment`). Both generators of
-``tasksim.solvers.tasks`` have this second moment: under ``appendix`` an entry of B_nu equals the
-entry of B_mu (nu > mu) when it was kept at every step in between (probability
-rho_b^{nu - mu}) and is independent of it otherwise; under ``gaussian`` the chain
-B_nu = rho_b B_{nu-1} + sqrt(1 - rho_b^2) Z gives the same correlation.
+with T the tasks' correlation matrix (:func:`readout_second_moment`): T_{mu nu} =
+rho_b^{|mu - nu|} in the ``chain`` structure, rho_b off the diagonal in the ``shared`` one
+(``tasksim.solvers.tasks.task_correlation``). Both generators of ``tasksim.solvers.tasks`` have
+these second moments: under ``appendix`` an entry of B_nu equals the entry of B_mu (nu > mu)
+when it was kept at every step in between (probability rho_b^{nu - mu}) and is independent of
+it otherwise; under ``gaussian`` the chain B_nu = rho_b B_{nu-1} + sqrt(1 - rho_b^2) Z gives
+the same correlation; the shared parent gives rho_b to every pair.
+
+Two tasks are evaluated entry by entry (the two-task toolkit's numbers, bit for bit). Longer
+sequences are evaluated for all tasks at once: for each weight W_nu the residuals of every
+task are R = I - Q_nu with Q_nu = C_nu X^T [F_1 .. F_n], updated by each step's rank-Ns change
+of C (or, without it, from the rows and columns where C_nu is nonzero), and the Kronecker form
+of E_B[Y^T Y] is applied as an n x n product, never as an (n Ns) x (n Ns) one.
 
 Transfer and retention (eq_def_delta_epsilon_TF_RT, general mu): with W_0 = 0,
 Delta eps^TF_mu = eps_mu[W_0] - eps_mu[W_{mu-1}] (mu = 2..n) and
@@ -36,14 +44,15 @@ array([[1., 0., 0.],
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
 from .fixed_points import selector
 from .solution import Solution
 from .span import Span
-from .validation import check_positive_int, check_unit_interval
+from .tasks import task_correlation
+from .validation import check_positive_int
 
 __all__ = [
     "readout_second_moment",
@@ -56,8 +65,10 @@ __all__ = [
 ]
 
 
-def readout_second_moment(rho_b: float, n_tasks: int, ns: int) -> np.ndarray:
-    """E_B[Y^T Y] / Ny = T(rho_b) kron I_Ns / Ns for Y = [B_1 .. B_n], T_{mu nu} = rho_b^|mu-nu|.
+def readout_second_moment(rho_b: float, n_tasks: int, ns: int,
+                          structure: str = "chain") -> np.ndarray:
+    """E_B[Y^T Y] / Ny = T(rho_b) kron I_Ns / Ns for Y = [B_1 .. B_n], T the tasks' correlation
+    matrix (``chain``: T_{mu nu} = rho_b^|mu-nu|; ``shared``: rho_b off the diagonal).
 
     Examples
     --------
@@ -65,11 +76,8 @@ def readout_second_moment(rho_b: float, n_tasks: int, ns: int) -> np.ndarray:
     array([[1. , 0.5],
            [0.5, 1. ]])
     """
-    rho_b = check_unit_interval("rho_b", rho_b)
-    n_tasks = check_positive_int("n_tasks", n_tasks)
     ns = check_positive_int("ns", ns)
-    lags = np.abs(np.subtract.outer(np.arange(n_tasks), np.arange(n_tasks)))
-    T = np.power(rho_b, lags.astype(float))
+    T = task_correlation(rho_b, n_tasks, structure, name="rho_b")
     return np.kron(T, np.eye(ns)) / ns
 
 
@@ -112,6 +120,48 @@ def _moment(solution: Solution, rho_b: Optional[float]) -> np.ndarray:
     return readout_second_moment(rho_b, solution.n_tasks, solution.ns)
 
 
+def _errors_all_tasks(solution: Solution,
+                      times_moment: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """The error matrix with every task at once; ``times_moment(R)`` is S R (module docstring).
+
+    The products Q_nu = C_nu X^T [F_1 .. F_n] follow the solver's rank-Ns steps when it kept
+    them, Q_nu = Q_{nu-1} + r_nu (M_nu X^T [F_1 .. F_n]): O(n Ns (k Ns)(n Ns)) per weight
+    instead of O((n Ns)^2 (k Ns)).
+    """
+    n, ns, span = solution.n_tasks, solution.ns, solution.span
+    seen = np.concatenate([span.column(block) for block in solution.seen], axis=1)
+    E = np.empty((n, n + 1))
+    stepwise = solution.updates is not None and len(solution.updates) == n
+    Q = np.zeros((n * ns, n * ns))  # Q_0 = 0: W_0 = 0
+    for nu, C in enumerate(solution.coefficients):
+        if nu > 0 and stepwise:
+            residual, readout = solution.updates[nu - 1]
+            rows = np.flatnonzero(np.any(residual != 0.0, axis=1))
+            cols = np.flatnonzero(np.any(readout != 0.0, axis=0))
+            Q[rows] += residual[rows] @ (readout[:, cols] @ seen[cols])
+        elif nu > 0:
+            rows = np.flatnonzero(np.any(C != 0.0, axis=1))
+            cols = np.flatnonzero(np.any(C != 0.0, axis=0))
+            Q = np.zeros((n * ns, n * ns))
+            Q[rows] = C[np.ix_(rows, cols)] @ seen[cols]
+        R = np.negative(Q)
+        R.flat[::n * ns + 1] += 1.0  # R = I - Q
+        per_column = np.einsum("ic,ic->c", R, times_moment(R))
+        E[:, nu] = per_column.reshape(n, ns).sum(axis=1)
+    return E
+
+
+def _times_kronecker(correlation: np.ndarray, ns: int) -> Callable[[np.ndarray], np.ndarray]:
+    """R -> (T kron I_Ns / Ns) R, as an n x n product on the task index."""
+    n = correlation.shape[0]
+    scaled = correlation / ns
+
+    def apply(R: np.ndarray) -> np.ndarray:
+        return (scaled @ R.reshape(n, -1)).reshape(R.shape)
+
+    return apply
+
+
 def _errors(solution: Solution, moment: np.ndarray) -> np.ndarray:
     n = solution.n_tasks
     E = np.empty((n, n + 1))
@@ -121,12 +171,13 @@ def _errors(solution: Solution, moment: np.ndarray) -> np.ndarray:
     return E
 
 
-def error_matrix(solution: Solution, rho_b: float) -> np.ndarray:
+def error_matrix(solution: Solution, rho_b: float, structure: str = "chain") -> np.ndarray:
     """E[mu - 1, nu] = E_B eps_mu[W_nu] given A (and gates), exact; shape (n, n + 1), W_0 = 0.
 
-    For adaptive gating with the sampled probe the gates depend on B; this averages over B
-    with the gates held at their drawn values (see :func:`readout_error_matrix` for the error
-    on the readouts actually drawn).
+    The readouts' correlations follow ``structure`` (``chain`` or ``shared``). For adaptive
+    gating with the sampled probe the gates depend on B; this averages over B with the gates
+    held at their drawn values (see :func:`readout_error_matrix` for the error on the readouts
+    actually drawn).
 
     Examples
     --------
@@ -137,7 +188,10 @@ def error_matrix(solution: Solution, rho_b: float) -> np.ndarray:
     >>> E[:, 0]                       # eps_mu[W_0] = E ||B_mu||^2 / Ny = 1
     array([1., 1.])
     """
-    return _errors(solution, readout_second_moment(rho_b, solution.n_tasks, solution.ns))
+    if solution.n_tasks == 2:
+        return _errors(solution, readout_second_moment(rho_b, 2, solution.ns, structure))
+    correlation = task_correlation(rho_b, solution.n_tasks, structure, name="rho_b")
+    return _errors_all_tasks(solution, _times_kronecker(correlation, solution.ns))
 
 
 def readout_error_matrix(solution: Solution) -> np.ndarray:
@@ -152,7 +206,10 @@ def readout_error_matrix(solution: Solution) -> np.ndarray:
     >>> bool(np.isclose(E[1, 0], np.sum(t.B[1] ** 2) / 2))
     True
     """
-    return _errors(solution, _moment(solution, None))
+    moment = _moment(solution, None)
+    if solution.n_tasks == 2:
+        return _errors(solution, moment)
+    return _errors_all_tasks(solution, lambda R: moment @ R)
 
 
 def transfer_retention(errors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -178,13 +235,14 @@ def transfer_retention(errors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def probe_error(solution: Solution, switch: int, *, expected: bool = False,
                 rho_b: Optional[float] = None,
-                readouts: Optional[Sequence[np.ndarray]] = None) -> tuple[float, float]:
+                readouts: Optional[Sequence[np.ndarray]] = None,
+                structure: str = "chain") -> tuple[float, float]:
     """(eps_pb, eps_o) at the switch from task ``switch`` to task ``switch + 1`` (Appendix B.1).
 
     eps_pb = (1/Ny) ||B_{mu+1} - W_mu D_mu A_{mu+1}||^2, eps_o = (1/Ny) ||B_{mu+1}||^2 on the
     sampled readouts (the solution's, or ``readouts``); with ``expected=True`` both are exact
-    expectations over B given A and the gates (then eps_o = 1), which needs ``rho_b``. The
-    solution's span must hold the block ``D<mu>A<mu+1>``.
+    expectations over B given A and the gates (then eps_o = 1), which needs ``rho_b`` (and the
+    readouts' ``structure``). The solution's span must hold the block ``D<mu>A<mu+1>``.
 
     Examples
     --------
@@ -205,7 +263,7 @@ def probe_error(solution: Solution, switch: int, *, expected: bool = False,
     if expected:
         if rho_b is None:
             raise ValueError("the expected probe error needs rho_b")
-        moment = readout_second_moment(rho_b, n, solution.ns)
+        moment = readout_second_moment(rho_b, n, solution.ns, structure)
     else:
         readouts = solution.readouts if readouts is None else readouts
         if readouts is None:

@@ -4,7 +4,8 @@ machine does not have it.
 The estimate is an upper bound of the peak per sample in flight, from what each path holds:
 
 - the Wishart path (``gram="wishart"``) holds Gram matrices of a few Ns x Ns blocks: a cost
-  independent of Nx;
+  independent of Nx; with gates, one (n Ns) x (n Ns) Gram per gate pattern, 2^n of them
+  (``tasksim.solvers.gram``), which matters for long sequences;
 - the explicit path holds the Nx x Ns task matrices, a temporary of the same size while they
   are drawn, and the (gated) feature blocks of the span: at most ``2 n_tasks + 4`` matrices of
   Nx x Ns float64 (measured: 751 MB peak at Nx = 10^6, Ns = 30 for vanilla, against 1.44 GB
@@ -35,6 +36,7 @@ __all__ = ["estimate_bytes", "machine_bytes", "check_memory", "human_bytes"]
 
 _FLOAT = 8  # bytes of a float64
 _EXPLICIT_EXTRA_BLOCKS = 4  # at most four feature blocks in the span (gated models)
+_GATED = ("random-gating", "adaptive-gating", "plasticity-gating")
 
 
 def estimate_bytes(*, model: str, nx: int, ns: int, ny: int, gram: str, method: str,
@@ -42,7 +44,10 @@ def estimate_bytes(*, model: str, nx: int, ns: int, ny: int, gram: str, method: 
     """An upper bound of the peak memory of one sample, in bytes (module docstring)."""
     if gram == "wishart":
         k = n_tasks * ns * 4
-        return 16 * k * k * _FLOAT
+        total = 16 * k * k * _FLOAT
+        if model in _GATED:
+            total += 4 * 2**n_tasks * (n_tasks * ns) ** 2 * _FLOAT
+        return total
     matrices = 2 * n_tasks + _EXPLICIT_EXTRA_BLOCKS if model != "vanilla" else 2 * n_tasks + 2
     total = matrices * nx * ns * _FLOAT
     if method == "gd":
@@ -97,9 +102,15 @@ def check_memory(*, model: str, nx: int, ns: int, ny: int, gram: str, method: st
                           n_tasks=n_tasks) * max(1, workers)
     limit = machine_bytes() if available is None else available
     if limit is not None and need > limit:
+        per = "per sample" if workers <= 1 else f"for {workers} workers"
+        if gram == "wishart":
+            patterns = f", one per gate pattern (2^{n_tasks})" if model in _GATED else ""
+            raise ValueError(
+                f"tasks={n_tasks} needs about {human_bytes(need)} of memory {per} "
+                f"(Wishart-sampled Grams{patterns}), more than this machine's "
+                f"{human_bytes(limit)}; use fewer tasks or gram='explicit'")
         what = ("explicit Nx x Ns task matrices" + (" and the Nx x Nx input covariance"
                                                     if model == "soft-threshold" else ""))
-        per = "per sample" if workers <= 1 else f"for {workers} workers"
         raise ValueError(
             f"nx={nx} needs about {human_bytes(need)} of memory {per} ({what}), more than "
             f"this machine's {human_bytes(limit)}; use smaller sizes"

@@ -36,10 +36,11 @@ sizes) 5,000 steps at eta = 0.01 barely move W, so ``"exact"`` and ``"gd"`` diff
 
 The result carries errors for the drawn B and, for ``"exact"`` and ``"gd"``, their exact
 expectation over B given A: W_nu is linear in B_1..B_nu, W_nu = sum_k B_k M_{k nu}, and
-E[B_k^T B_l] = (Ny / Ns) rho_b^|k - l| I for both task generators, so
+E[B_k^T B_l] = (Ny / Ns) T_kl I for both task generators (T_kl = rho_b^|k - l| in the
+``chain`` structure, rho_b for k != l in the ``shared`` one), so
 
-    E_B eps_mu[W_nu] = 1 + (1/Ns) sum_{k,l} rho_b^|k-l| tr(M_k C_mu M_l^T)
-                         - (2/Ns) sum_k rho_b^|k-mu| tr(X_mu M_k^T).
+    E_B eps_mu[W_nu] = 1 + (1/Ns) sum_{k,l} T_kl tr(M_k C_mu M_l^T)
+                         - (2/Ns) sum_k T_k mu tr(X_mu M_k^T).
 
 Cost per task: the covariance (O(Nx^2 Ns)), one symmetric eigendecomposition (O(Nx^3)),
 and O((Ny + n_tasks Ns) Nx^2) for the updates and errors; memory O(Nx^2) per task.
@@ -70,7 +71,7 @@ import scipy.linalg
 from .rng import Seed, as_generator
 from .soft_threshold_moments import InputMoments, input_moments
 from .soft_threshold_sampled import sampled_gradient_descent
-from .tasks import TaskSequence
+from .tasks import TaskSequence, task_correlation
 from .validation import check_open_unit_interval, check_positive_int
 
 __all__ = [
@@ -210,16 +211,17 @@ def task_error(W: np.ndarray, B: np.ndarray, moments: InputMoments) -> float:
 
 
 def _expected_task_error(
-    M: list[np.ndarray], mu: int, moments: InputMoments, rho_b: float
+    M: list[np.ndarray], mu: int, moments: InputMoments, correlation: np.ndarray
 ) -> float:
-    """E_B eps_mu[W] for W = sum_k B_k M[k] (k = 0..len(M)-1; task index mu is 0-based)."""
+    """E_B eps_mu[W] for W = sum_k B_k M[k] (k = 0..len(M)-1; task index mu is 0-based);
+    ``correlation[k, l]`` is the readouts' correlation T_kl."""
     ns = moments.ns
     value = 1.0
     projected = [moments.times_covariance(Mk) for Mk in M]
     for k, Mk in enumerate(M):
         for l, Ml in enumerate(M):
-            value += rho_b ** abs(k - l) * float(np.einsum("ij,ij->", projected[k], Ml)) / ns
-        value -= 2.0 * rho_b ** abs(k - mu) * float(np.einsum("ij,ij->", moments.cross, Mk)) / ns
+            value += correlation[k, l] * float(np.einsum("ij,ij->", projected[k], Ml)) / ns
+        value -= 2.0 * correlation[k, mu] * float(np.einsum("ij,ij->", moments.cross, Mk)) / ns
     return value
 
 
@@ -389,10 +391,11 @@ def solve_soft_threshold(
     expected = None
     if method != "sampled":
         expected = np.ones((n_tasks, n_tasks + 1))  # E_B eps_mu[W_0 = 0] = 1
+        correlation = task_correlation(tasks.rho_b, n_tasks, tasks.structure, name="rho_b")
         for mu in range(n_tasks):
             for nu in range(1, n_tasks + 1):
                 expected[mu, nu] = _expected_task_error(coefficients[nu - 1], mu,
-                                                        spectra[mu].moments, tasks.rho_b)
+                                                        spectra[mu].moments, correlation)
     return SoftThresholdResult(
         alpha=problem.alpha, h=problem.h, method=method,
         n_steps=None if method == "exact" else n_steps,

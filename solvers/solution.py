@@ -26,7 +26,9 @@ class Solution:
     is. ``readouts`` are the sampled B (None on the Features path), ``explicit`` the matrices
     the blocks come from (None on the Features path). For adaptive gating, ``probe_errors``
     and ``probe_baselines`` are eps_pb and eps_o at each switch and ``gate_correlations`` the
-    rho_g = max{0, 1 - eps_pb/eps_o} used to draw the next gate.
+    rho_g = max{0, 1 - eps_pb/eps_o} used to draw the next gate. ``updates[mu - 1]`` is the
+    rank-Ns step (r_mu, M_mu) with C_mu = C_{mu-1} + r_mu M_mu
+    (:func:`tasksim.solvers.fixed_points.solve_step_updates`), when the solver kept it.
     """
 
     model: str
@@ -41,6 +43,8 @@ class Solution:
     probe_errors: Optional[tuple[float, ...]] = None
     probe_baselines: Optional[tuple[float, ...]] = None
     gate_correlations: Optional[tuple[float, ...]] = None
+    updates: Optional[tuple[tuple[np.ndarray, np.ndarray], ...]] = field(default=None,
+                                                                        repr=False)
 
     @property
     def nx(self) -> int:

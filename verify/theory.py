@@ -32,7 +32,7 @@ from tasksim.derivations.registry import all_claims
 from tasksim.derivations.symbols import Ns, Nx, alpha, alpha_t, gamma, gamma_f, h, lam, rho_a, rho_b, rho_g
 
 __all__ = ["PARAMETERS", "claim_ids", "verdict", "all_verdicts", "expression", "parameters",
-           "function", "step_expression", "step_function"]
+           "function", "step_expression", "step_function", "step_matrix_function"]
 
 PARAMETERS: dict[str, sp.Symbol] = {
     "nx": Nx, "ns": Ns, "rho_a": rho_a, "rho_b": rho_b, "rho_g": rho_g, "alpha": alpha,
@@ -147,3 +147,23 @@ def step_function(claim_id: str, step_name: str) -> Callable[..., float]:
     expr = _scalar(step_expression(claim_id, step_name), f"{claim_id} step {step_name!r}")
     return _lambdify(expr)
 
+
+@lru_cache(maxsize=None)
+def step_matrix_function(claim_id: str, step_name: str) -> Callable[..., list[list[float]]]:
+    """A derivation step whose expression is a matrix, as a function of named parameters that
+    returns its entries (a list of rows of floats).
+
+    >>> E = step_matrix_function("sequences.vanilla.chain.errors", "E[mu-1, nu] = eps_mu[W_nu], K = 2")
+    >>> [round(x, 6) for x in E(rho_a=0.8, rho_b=0.2)[1]]    # eps_2[W_0], eps_2[W_1], eps_2[W_2]
+    [1.0, 1.32, 0.0]
+    """
+    matrix = step_expression(claim_id, step_name)
+    if not isinstance(matrix, sp.MatrixBase):
+        raise ValueError(f"{claim_id} step {step_name!r} is not a matrix")
+    entries = [[_lambdify(sp.sympify(matrix[i, j])) for j in range(matrix.cols)]
+               for i in range(matrix.rows)]
+
+    def evaluate_at(**values: float) -> list[list[float]]:
+        return [[f(**{n: values[n] for n in f.parameters}) for f in row] for row in entries]
+
+    return evaluate_at
