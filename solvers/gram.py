@@ -252,6 +252,9 @@ class _Plan:
         """(batch, C, nNs, nNs) Grams of the gate classes -> (batch, k Ns, k Ns) of the blocks:
         block (D_p A_i, D_q A_j) sums the (i, j) blocks of the classes with gates p, q open."""
         batch, n, ns = class_grams.shape[0], self.n_tasks, self.ns
+        if not self.gated and self.tasks == list(range(n)):  # the blocks are A_1 .. A_n
+            gram = class_grams[:, 0]
+            return 0.5 * (gram + np.swapaxes(gram, -1, -2))
         class_grams = class_grams.reshape(batch, len(self.classes), n, ns, n, ns)
         # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
         open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in self.classes]
@@ -262,20 +265,6 @@ class _Plan:
         k = len(self.names)
         gram = gram.reshape(batch, k * ns, k * ns)
         return 0.5 * (gram + np.swapaxes(gram, -1, -2))
-
-
-def _bartlett_factor(rng: np.random.Generator, dof: int, p: int, out: np.ndarray) -> None:
-    """One Bartlett factor R (:func:`sample_wishart`) into ``out`` (p x p, zeroed here):
-    the strict upper triangle N(0, 1) row by row, then chi(dof - i) on the diagonal; rows at
-    or beyond ``dof`` are zero."""
-    out[...] = 0.0
-    alive = min(p, dof)
-    if alive <= 0:
-        return
-    rows, cols = np.triu_indices(p, k=1)
-    keep = rows < alive
-    out[rows[keep], cols[keep]] = rng.standard_normal(int(keep.sum()))
-    out[np.arange(alive), np.arange(alive)] = np.sqrt(rng.chisquare(dof - np.arange(alive)))
 
 
 def sample_gram_seeded(
@@ -315,13 +304,26 @@ def sample_gram_seeded(
     if not seeds:
         raise ValueError("seeds must hold at least one SeedSequence")
     plan = _Plan(names, nx, ns, rho_a, alpha, rho_g, n_tasks)
-    p = plan.n_tasks * ns
-    R = np.empty((len(seeds), len(plan.classes), p, p))
+    p, n_classes = plan.n_tasks * ns, len(plan.classes)
+    rows, cols = np.triu_indices(p, k=1)
+    normals = np.empty((len(seeds), n_classes, rows.size))
+    chi = np.empty((len(seeds), n_classes, p))
+    dofs = np.empty((len(seeds), n_classes, 1), dtype=np.int64)
+    steps = np.arange(p)
     for j, seed in enumerate(seeds):
+        # per seed: the class counts, then for each class the strict upper triangle of its
+        # Bartlett factor (row-major) and chi^2(dof - i) for its diagonal
         rng = np.random.Generator(np.random.PCG64(seed))
         counts = rng.multinomial(nx, plan.probabilities) if plan.gated else (nx,)
         for c, count in enumerate(counts):
-            _bartlett_factor(rng, int(count), p, R[j, c])
+            rng.standard_normal(out=normals[j, c])
+            chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))
+            dofs[j, c] = count
+    alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
+    R = np.zeros((len(seeds), n_classes, p, p))
+    R[:, :, rows, cols] = normals
+    R[:, :, steps, steps] = np.sqrt(chi)
+    R *= alive[..., :, None]
     M = R @ plan.factor.T
     return plan.assemble(np.swapaxes(M, -1, -2) @ M)
 

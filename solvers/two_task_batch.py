@@ -82,8 +82,10 @@ def psd_pinv_batch(K: np.ndarray, rtol: float = EIG_RTOL) -> np.ndarray:
     return (V * inverse[..., None, :]) @ np.swapaxes(V, -1, -2)
 
 
-def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool) -> np.ndarray:
-    """K^+ R for a batch of symmetric positive semi-definite K.
+def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool
+               ) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """(K^+ R, K^+) for a batch of symmetric positive semi-definite K; K^+ is None when K was
+    solved as invertible (then K^+ K = I).
 
     ``full_rank``: every K is positive definite by construction (an ungated Gram block of a
     tall Gaussian block, or one shifted by lam > 0): an LU solve, falling back to the
@@ -96,8 +98,9 @@ def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool) -> np.ndarray:
         except np.linalg.LinAlgError:
             solution = None
         if solution is not None and np.all(np.isfinite(solution)):
-            return solution
-    return psd_pinv_batch(K) @ R
+            return solution, None
+    inverse = psd_pinv_batch(K)
+    return inverse @ R, inverse
 
 
 def _blocks(grams: np.ndarray, ns: int, k: int) -> list[list[np.ndarray]]:
@@ -141,16 +144,21 @@ def two_task_maps(model: str, grams: np.ndarray, *, ns: int, lam: Optional[float
         return M, N, np.broadcast_to(eye, M.shape)
     shift = lam if model == "euclidean" else 0.0
     full_rank = model != "random-gating"
-    first = _solve_psd(G[0][0] + shift * eye, np.concatenate([G[0][1], G[0][0]], axis=-1),
-                       full_rank=full_rank)
-    M, H = first[..., :ns], first[..., ns:]
+    K = G[0][0] + shift * eye
+    M, inverse = _solve_psd(K, G[0][1], full_rank=full_rank)
+    if inverse is not None:  # pseudo-inverse: H = K^+ G_11, a projector at lam = 0
+        H = inverse @ G[0][0]
+    elif shift > 0.0:
+        H = np.linalg.solve(K, G[0][0])
+    else:
+        H = np.broadcast_to(eye, M.shape)
     if model == "fisher":
         h = np.concatenate([np.full(ns, np.sqrt(lam)), np.ones(ns)])
         Z = grams  # the Gram of [A_1, A_2] (metric block A_1, fit block A_2)
         N_pinv = psd_pinv_batch(h[:, None] * Z * h[None, :])
         N = (N_pinv[:, ns:, :] * h) @ Z[:, :, :ns]
         return M, N, H
-    N = _solve_psd(G[1][1] + shift * eye, G[1][0], full_rank=full_rank)
+    N, _ = _solve_psd(G[1][1] + shift * eye, G[1][0], full_rank=full_rank)
     return M, N, H
 
 
