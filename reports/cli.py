@@ -10,6 +10,12 @@ is a few lines: write the two functions and add an entry.
     transfer and retention of one model (:func:`tasksim.solvers.api.simulate`); ``--json`` prints
     ``{"transfer": {"mean": m, "sem": s}, "retention": {...}, "params": {...},
     "provenance": {...}}``.
+``tasksim probe MODEL --rho-a A --rho-b B [--alpha X] [--gamma G | --lam L] [--ns N]
+[--ny N] [--nx N1,N2,...] [--seeds K] [--seed S] [--generator gaussian|appendix]
+[--workers W] [--dask ADDRESS] [--out DIR] [--json]``
+    finite-size corrections (:mod:`tasksim.reports.probe_command`): transfer and retention
+    measured at each Nx, against the leading order and the derived 1/Nx term; a table (or
+    ``--json``), a CSV and a PNG under ``--out``; resumable after an interruption.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
 ``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures]``
@@ -208,6 +214,68 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+# --- tasksim probe ------------------------------------------------------------------------------
+
+def _size_list(text: str) -> list[int]:
+    """Comma-separated integer sizes (``300,1000,1e4``); an empty list is refused later."""
+    return [_size(part) for part in text.split(",") if part.strip()]
+
+
+def _probe_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL",
+                   help="vanilla, random-gating, adaptive-gating, plasticity-gating, "
+                        "soft-threshold, euclidean, fisher or fisher-diag")
+    p.add_argument("--rho-a", type=_number, required=True, help="feature similarity in [0, 1]")
+    p.add_argument("--rho-b", type=_number, required=True, help="readout similarity in [0, 1]")
+    p.add_argument("--alpha", type=_number, help="gating level in (0, 1] (gating models)")
+    strength = p.add_mutually_exclusive_group()
+    strength.add_argument("--gamma", type=_number,
+                          help="regularizer level in (0, 1] (held fixed as Nx varies)")
+    strength.add_argument("--lam", type=_number,
+                          help="regularizer amplitude lambda >= 0 (held fixed as Nx varies)")
+    p.add_argument("--ns", type=_size, default=30, help="latent dimension (default 30)")
+    p.add_argument("--ny", type=_size, default=10, help="output width (default 10)")
+    p.add_argument("--nx", type=_size_list, default=[300, 1000, 3000, 10000, 30000, 100000],
+                   metavar="N1,N2,...",
+                   help="increasing input widths (default 300,1000,3000,10000,30000,100000)")
+    p.add_argument("--seeds", type=_size, default=1000, help="samples per Nx (default 1000)")
+    p.add_argument("--seed", type=_size, default=0, help="root seed (default 0)")
+    p.add_argument("--generator", default="gaussian",
+                   help="gaussian (default: cost independent of Nx for the Gram models) or "
+                        "appendix")
+    add_executor_arguments(p)
+    p.add_argument("--out", default="probe", metavar="DIR",
+                   help="folder for the CSV, the PNG and the finished chunks (default ./probe)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tasksim.reports.probe_command import ProbeRequest, run_probe
+
+    request = ProbeRequest(
+        model=args.model, rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha,
+        gamma=args.gamma, lam=args.lam, ns=args.ns, ny=args.ny, nx=tuple(args.nx),
+        seeds=args.seeds, seed=args.seed, generator=args.generator, workers=args.workers,
+        dask=args.dask, out=Path(args.out), command=args.command_line)
+    progress = _StderrProgress(err, f"tasksim probe {args.model}")
+    try:
+        result = run_probe(request, progress=progress)
+    except OSError as problem:
+        raise OutputError(f"cannot write the probe's results to {args.out}: "
+                          f"{_os_reason(problem)}") from None
+    except KeyboardInterrupt:
+        raise OutputError(f"interrupted; the finished chunks are stored in {args.out}: rerun "
+                          "the same command to resume") from None
+    finally:
+        progress.close()
+    if args.json:
+        out.write(json.dumps(result.record) + "\n")
+    else:
+        out.write(result.table)
+        out.write(f"wrote {result.csv} and {result.png}\n")
+    return EXIT_OK
+
+
 # --- tasksim bench ------------------------------------------------------------------------------
 
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
@@ -353,6 +421,8 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 SUBCOMMANDS: dict[str, Subcommand] = {
     "simulate": Subcommand("transfer and retention of one model, by exact solution or GD",
                            _simulate_arguments, _run_simulate),
+    "probe": Subcommand("finite-size corrections: measured against the derived 1/Nx term",
+                        _probe_arguments, _run_probe),
     "bench": Subcommand("time the solvers (prints the benchmark's figures)",
                         _bench_arguments, _run_bench),
     "claims": Subcommand("the paper's claims and their computed status",

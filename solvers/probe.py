@@ -51,7 +51,7 @@ from .two_task_batch import BLOCKS, GRAM_MODELS, gram_transfer_retention
 from .validation import check_positive_int
 
 __all__ = ["CHUNK", "QUANTITIES", "ProbeSpec", "Moments", "ChunkResult", "PointResult",
-           "sample_seed", "chunks", "run_chunk", "probe"]
+           "sample_seed", "chunks", "run_chunk", "check_probe", "probe"]
 
 CHUNK = 250
 """Samples per job: fixed, so that chunk boundaries (and numbers) never depend on the workers."""
@@ -214,6 +214,42 @@ def run_chunk(spec: ProbeSpec, nx: int, seed: int, index: int, start: int, stop:
                        Moments.from_samples(retention))
 
 
+def check_probe(spec: ProbeSpec, nxs: Sequence[int], *, seeds: int, seed: int = 0,
+                workers: int = 1) -> list[int]:
+    """Validate a probe before any work (ValueError, one line) and return the Nx as ints:
+    a non-empty, strictly increasing list above Ns, at least 2 seeds, a known model with
+    valid parameters at every Nx (:meth:`ProbeSpec.check`), and memory for ``workers`` jobs
+    at the largest Nx (:func:`tasksim.solvers.resources.check_memory`).
+
+    >>> check_probe(ProbeSpec("vanilla", rho_a=0.5, rho_b=0.5, ns=3), [30, 10], seeds=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: nx must be strictly increasing, got [30, 10]
+    """
+    if spec.model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, got {spec.model!r}")
+    nxs = [check_positive_int("nx", n) for n in nxs]
+    if not nxs:
+        raise ValueError("nx must list at least one input size")
+    if any(b <= a for a, b in zip(nxs, nxs[1:])):
+        raise ValueError(f"nx must be strictly increasing, got {nxs}")
+    seeds = check_positive_int("seeds", seeds)
+    if seeds < 2:
+        raise ValueError(f"seeds must be at least 2 (a standard error needs two samples), "
+                         f"got {seeds}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    workers = check_positive_int("workers", workers)
+    for nx in nxs:
+        params = spec.check(nx)
+    explicit = spec.path == "samples" or spec.generator == "appendix"
+    check_memory(model=spec.model, nx=nxs[-1], ns=spec.ns, ny=params["ny"],
+                 gram="explicit" if explicit else "wishart", method="exact",
+                 workers=workers * (1 if explicit else CHUNK),
+                 wishart_possible=spec.model in GRAM_MODELS)
+    return nxs
+
+
 def probe(
     spec: ProbeSpec,
     nxs: Sequence[int],
@@ -232,29 +268,10 @@ def probe(
     error needs two). ``executor`` (None: serial) runs the chunks; ``workers`` is how many
     run at once (for the memory check). ``progress(done, total)`` counts samples;
     ``on_chunk`` is called with every chunk finished here (to store it), ``done`` holds
-    chunks finished before, keyed by (nx, index), which are not run again. Raises ValueError
-    (one line) for bad input or a request beyond the machine's memory, before any work.
+    chunks finished before, keyed by (nx, index), which are not run again. Bad input raises
+    ValueError before any work (:func:`check_probe`).
     """
-    nxs = [check_positive_int("nx", n) for n in nxs]
-    if not nxs:
-        raise ValueError("nx must list at least one input size")
-    if any(b <= a for a, b in zip(nxs, nxs[1:])):
-        raise ValueError(f"nx must be strictly increasing, got {nxs}")
-    seeds = check_positive_int("seeds", seeds)
-    if seeds < 2:
-        raise ValueError(f"seeds must be at least 2 (a standard error needs two samples), "
-                         f"got {seeds}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if spec.model not in MODELS:
-        raise ValueError(f"model must be one of {', '.join(MODELS)}, got {spec.model!r}")
-    for nx in nxs:
-        params = spec.check(nx)
-    explicit = spec.path == "samples" or spec.generator == "appendix"
-    check_memory(model=spec.model, nx=nxs[-1], ns=spec.ns, ny=params["ny"],
-                 gram="explicit" if explicit else "wishart", method="exact",
-                 workers=max(1, workers) * (CHUNK if not explicit else 1),
-                 wishart_possible=spec.model in GRAM_MODELS)
+    nxs = check_probe(spec, nxs, seeds=seeds, seed=seed, workers=workers)
     finished: dict[tuple[int, int], ChunkResult] = dict(done or {})
     jobs = [(nx, k, start, stop) for nx in nxs for k, start, stop in chunks(seeds)
             if (nx, k) not in finished]
