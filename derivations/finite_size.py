@@ -31,8 +31,9 @@ Route
 
 Random gating draws independent gates (rho_g = 0, alpha~ = alpha). Euclidean uses the main
 text's amplitude lam = (Nx/Ns)(1/gamma - 1) (eq_main_lmu_wreg) and a regularized first task.
-Fisher at rho_a = 1 is a different fixed point (fisher.rho1.*): exact at every Nx, so its 1/Nx
-term vanishes; the coefficients here are for rho_a < 1.
+Fisher needs lam > 0 (at lam = 0 it is the vanilla model); at rho_a = 1 it is a different
+fixed point (fisher.rho1.*), exact at every Nx, so its 1/Nx term vanishes; the coefficients
+here are for lam > 0 and rho_a < 1.
 
 Examples
 --------

@@ -17,6 +17,7 @@ Sources
   (:func:`tasksim.derivations.fisher.transfer_rho1`, ``retention_rho1``: no Nx at all).
 - Euclidean at a fixed lambda (``--lam``): gamma = Nx/(Nx + lambda Ns) drifts to 1, so the
   limit is gamma = 1's and the 1/Nx coefficient gains -lambda Ns d(leading)/d gamma at 1.
+- Fisher at lambda = 0 (gamma = 1) is the vanilla model, and predicted as such.
 - Adaptive gating, soft-thresholding and diagonal Fisher: measured only. (Adaptive gating's
   gate correlation comes from the sampled readouts, so even its Nx -> infinity limit is not
   the leading order of the registry, which uses the mean probe error.)
@@ -133,6 +134,10 @@ def _fisher_fixed_features(spec: ProbeSpec, quantity: str) -> QuantityTheory:
 def probe_theory(spec: ProbeSpec) -> dict[str, QuantityTheory]:
     """{quantity: :class:`QuantityTheory`} for transfer and retention (module docstring)."""
     out = {}
+    if spec.model == "fisher" and (spec.lam == 0.0 or spec.gamma == 1.0):
+        # lam = 0: no regularizer, the vanilla model (the Fisher coefficients need lam > 0)
+        spec = ProbeSpec("vanilla", rho_a=spec.rho_a, rho_b=spec.rho_b, ns=spec.ns,
+                         ny=spec.ny, generator=spec.generator)
     for quantity in QUANTITIES:
         if spec.model not in finite_size.MODELS:
             out[quantity] = QuantityTheory(None, None, None, source="measured only")
