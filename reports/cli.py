@@ -317,6 +317,25 @@ def _format_bench(f: dict[str, Any]) -> str:
     for nx, t in zip(w["nx"], w["seconds_per_sample"]):
         lines.append(f"  Nx = {nx:>8d}: {1e3 * t:10.3f} ms per sample")
     lines.append(f"  ratio of costs, largest / smallest Nx: {w['ratio']:.2f}")
+    ps = f["probe_scaling"]
+    lines.append(f"Finite-size probe, vanilla, gaussian generator (Ns = {ps['ns']}, "
+                 f"{ps['seeds']} seeds per Nx, {ps['workers']} processes):")
+    lines.append(f"  Nx = {ps['nx'][0]} .. {ps['nx'][-1]} ({len(ps['nx'])} sizes): "
+                 f"{ps['seconds']:.2f} s (required: under 60 s)")
+    for nx, t in zip(ps["nx"], ps["seconds_per_nx"]):
+        lines.append(f"  Nx = {nx:>8d} alone: {t:8.3f} s")
+    lines.append(f"  cost ratio Nx = {ps['nx'][-1]} / Nx = {ps['nx'][0]}: {ps['ratio']:.2f} "
+                 "(required: below 1.5)")
+    gt = f["gram_throughput"]
+    lines.append(f"Gram path, vanilla, two tasks (Ns = {gt['ns']}): {gt['samples']} samples in "
+                 f"{gt['seconds']:.1f} s on {gt['workers']} processes (required for 10^6: "
+                 "under 180 s)")
+    lines.append(f"  {1e6 * gt['seconds_per_sample_per_process']:.1f} us per sample per "
+                 f"process; matrix products run at {gt['matrix_product_flops'] / 1e9:.1f} "
+                 "GFLOP/s per process")
+    lines.append(f"  arithmetic floor ({gt['floor_flop_per_sample'] / 1e6:.1f} MFLOP per sample "
+                 f"at that rate): {gt['floor_seconds']:.1f} s; achieved fraction of the floor: "
+                 f"{gt['fraction_of_floor']:.2f}")
     g = f["fig1_exact_vs_gd"]
     lines.append(f"Fig. 1 sweep ({g['grid']} rho grid x {g['seeds']} seeds, Nx = {g['nx']}, "
                  f"Ns = {g['ns']}, Ny = {g['ny']}, gaussian, vanilla):")

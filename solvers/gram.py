@@ -81,6 +81,13 @@ def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2) -> np.ndarra
            [0. , 0.5, 0. , 1. ]])
     """
     ns = check_positive_int("ns", ns)
+    return np.kron(_task_chain(rho_a, n_tasks), np.eye(ns)) / np.sqrt(ns)
+
+
+def _task_chain(rho_a: float, n_tasks: int) -> np.ndarray:
+    """The n x n lower-triangular chain C of the gaussian generator (A = [Z_1 .. Z_n] (C^T kron
+    I) with Z i.i.d.): C_{mu nu} = rho_a^(mu - nu) (nu = 0), rho_a^(mu - nu) sqrt(1 - rho_a^2)
+    (0 < nu <= mu)."""
     n_tasks = check_positive_int("n_tasks", n_tasks)
     rho_a = check_unit_interval("rho_a", rho_a)
     fresh = np.sqrt(1.0 - rho_a * rho_a)
@@ -88,7 +95,7 @@ def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2) -> np.ndarra
     for mu in range(n_tasks):
         for nu in range(mu + 1):
             chain[mu, nu] = rho_a ** (mu - nu) * (1.0 if nu == 0 else fresh)
-    return np.kron(chain, np.eye(ns)) / np.sqrt(ns)
+    return chain
 
 
 def gate_classes(
@@ -240,6 +247,7 @@ class _Plan:
         self.names, self.nx, self.ns = names, nx, ns
         self.tasks, self.gates = _block_plan(names, self.n_tasks)
         self.factor = task_covariance_factor(ns, rho_a, self.n_tasks)
+        self.chain = _task_chain(rho_a, self.n_tasks)
         self.gated = any(g is not None for g in self.gates)
         if self.gated:
             if alpha is None:
@@ -324,7 +332,10 @@ def sample_gram_seeded(
     R[:, :, rows, cols] = normals
     R[:, :, steps, steps] = np.sqrt(chi)
     R *= alive[..., :, None]
-    M = R @ plan.factor.T
+    # M = R factor^T with factor = (C kron I_Ns)/sqrt(Ns): a sum over the task index only
+    n = plan.n_tasks
+    M = np.einsum("...rbk,cb->...rck", R.reshape(R.shape[:-1] + (n, ns)), plan.chain)
+    M = M.reshape(R.shape) / np.sqrt(ns)
     return plan.assemble(np.swapaxes(M, -1, -2) @ M)
 
 
