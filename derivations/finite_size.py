@@ -61,7 +61,7 @@ from .claims import Claim, Derivation, Step
 from .gram_expansion import GramInverse, expand_trace
 from .matrix_words import MatrixExpr, eye, gate, readout, task
 from .span_algebra import substitute_scalar, to_words
-from .symbols import Ns, Nx, alpha, alpha_t, gamma, lam, rho_a, rho_b
+from .symbols import Ns, Nx, alpha, alpha_t, lam, rho_b
 from .two_task import TwoTaskModel, readout_average
 
 __all__ = ["MODELS", "QUANTITIES", "FiniteSize", "finite_size", "paper_nlo", "CLAIMS"]

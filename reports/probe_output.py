@@ -4,7 +4,8 @@ CSV and the PNG.
 :func:`summarize` joins the measured points (:func:`tasksim.solvers.probe.probe`) with the
 predictions (:func:`tasksim.reports.probe_theory.probe_theory`): per Nx the mean and its
 standard error, the deviation from the leading order, the best prediction and the distance to
-it in standard errors (z), and a least-squares fit of |deviation| ~ c (Ns/Nx)^p over the
+it in standard errors (z; 0 for a difference at rounding level,
+:data:`tasksim.reports.figures_numerics.ROUNDING`), and a least-squares fit of |deviation| ~ c (Ns/Nx)^p over the
 points where the deviation stands out of the noise
 (:func:`tasksim.reports.figures_numerics.fit_power_law`: more than 3 standard errors, at least
 three points).
@@ -32,7 +33,7 @@ from matplotlib.figure import Figure
 
 from tasksim.solvers.probe import QUANTITIES, PointResult, ProbeSpec
 
-from .figures_numerics import PowerLaw, fit_power_law
+from .figures_numerics import ROUNDING, PowerLaw, fit_power_law
 from .figures_plot import new_figure, panel_label
 from .probe_theory import QuantityTheory
 
@@ -70,8 +71,12 @@ def _row(point: PointResult, quantity: str, theory: QuantityTheory) -> Row:
     z = None
     if predicted is not None:
         difference = estimate.mean - predicted
-        z = (difference / estimate.sem if estimate.sem > 0
-             else (0.0 if abs(difference) < 1e-12 else math.copysign(math.inf, difference)))
+        if abs(difference) <= ROUNDING:  # exact identities agree to rounding: no deviation
+            z = 0.0
+        elif estimate.sem > 0:
+            z = difference / estimate.sem
+        else:
+            z = math.copysign(math.inf, difference)
     return Row(point.nx, estimate.mean, estimate.sem, deviation, predicted, z)
 
 
@@ -84,8 +89,9 @@ def summarize(spec: ProbeSpec, points: Sequence[PointResult],
         fit = None
         if theory[quantity].leading is not None:
             x = spec.ns / np.array([r.nx for r in rows], dtype=float)
-            fit = fit_power_law(x, np.array([r.deviation for r in rows]),
-                                np.array([r.sem for r in rows]))
+            deviation = np.array([r.deviation for r in rows])
+            deviation[np.abs(deviation) <= ROUNDING] = 0.0  # nothing to fit in rounding
+            fit = fit_power_law(x, deviation, np.array([r.sem for r in rows]))
         out[quantity] = QuantityResult(theory[quantity], rows, fit)
     return out
 

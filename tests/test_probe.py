@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tasksim.solvers.api import MODELS
-from tasksim.solvers.probe import CHUNK, Moments, ProbeSpec, chunks, probe, run_chunk
+from tasksim.solvers.probe import CHUNK, Moments, ProbeSpec, chunks, probe
 
 SPEC = ProbeSpec("random-gating", rho_a=0.7, rho_b=0.4, alpha=0.6, ns=3)
 NXS = [40, 400]

@@ -4,7 +4,6 @@ one-line errors."""
 import functools
 import io
 import json
-from pathlib import Path
 
 import pytest
 from PIL import Image
