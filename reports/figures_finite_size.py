@@ -174,8 +174,8 @@ def _panel(axis, case: FiniteSizeCase, which: str, points: list[PointResult], ns
                 if z else ""))
     axis.set_xscale("log")
     axis.set_yscale("log")
-    axis.set(xlabel="$N_s / N_x$",
-             ylabel=f"|deviation| of $\\Delta\\epsilon_{{{'TF' if which == 'transfer' else 'RT'}}}$")
+    symbol = "TF" if which == "transfer" else "RT"
+    axis.set(xlabel="$N_s / N_x$", ylabel=f"|deviation| of $\\Delta\\epsilon_{{{symbol}}}$")
     axis.legend(loc="upper left", fontsize=6)
     return _Panel(text, z, surrogate_ratio)
 

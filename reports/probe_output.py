@@ -5,10 +5,10 @@ CSV and the PNG.
 predictions (:func:`tasksim.reports.probe_theory.probe_theory`): per Nx the mean and its
 standard error, the deviation from the leading order, the best prediction and the distance to
 it in standard errors (z; 0 for a difference at rounding level,
-:data:`tasksim.reports.figures_numerics.ROUNDING`), and a least-squares fit of |deviation| ~ c (Ns/Nx)^p over the
-points where the deviation stands out of the noise
-(:func:`tasksim.reports.figures_numerics.fit_power_law`: more than 3 standard errors, at least
-three points).
+:data:`tasksim.reports.figures_numerics.ROUNDING`), and a least-squares fit of
+|deviation| ~ c (Ns/Nx)^p over the points where the deviation stands out of the noise
+(:func:`tasksim.reports.figures_numerics.fit_power_law`: more than 3 standard errors, at
+least three points).
 
 Examples
 --------

@@ -32,8 +32,9 @@ Timings are wall-clock (``time.perf_counter``) on a shared machine: they vary fr
 Examples
 --------
 >>> figures = run_benchmark(quick=True)
->>> sorted(figures)
-['appendix_scaling', 'fig1_exact_vs_gd', 'gram_throughput', 'machine', 'probe_scaling', 'quick', 'wishart_scaling']
+>>> sorted(figures)  # doctest: +NORMALIZE_WHITESPACE
+['appendix_scaling', 'fig1_exact_vs_gd', 'gram_throughput', 'machine', 'probe_scaling',
+ 'quick', 'wishart_scaling']
 """
 from __future__ import annotations
 

@@ -332,10 +332,14 @@ def sample_gram_seeded(
     R[:, :, rows, cols] = normals
     R[:, :, steps, steps] = np.sqrt(chi)
     R *= alive[..., :, None]
-    # M = R factor^T with factor = (C kron I_Ns)/sqrt(Ns): a sum over the task index only
-    n = plan.n_tasks
-    M = np.einsum("...rbk,cb->...rck", R.reshape(R.shape[:-1] + (n, ns)), plan.chain)
-    M = M.reshape(R.shape) / np.sqrt(ns)
+    # M = R factor^T with factor = (C kron I_Ns)/sqrt(Ns): column block c of M is
+    # sum_b C_cb (column block b of R) / sqrt(Ns), C lower triangular
+    M = np.zeros_like(R)
+    block = [slice(task * ns, (task + 1) * ns) for task in range(plan.n_tasks)]
+    for c in range(plan.n_tasks):
+        for b in range(c + 1):
+            if plan.chain[c, b] != 0.0:
+                M[..., block[c]] += (plan.chain[c, b] / np.sqrt(ns)) * R[..., block[b]]
     return plan.assemble(np.swapaxes(M, -1, -2) @ M)
 
 
