@@ -43,7 +43,7 @@ import numpy as np
 
 from .api import MODELS, resolve_params, simulate_samples
 from .gram import sample_gram_seeded
-from .resources import check_memory
+from .resources import check_memory, human_bytes, machine_bytes
 from .span import ExplicitBlocks
 from .sweep import Estimate, Progress
 from .tasks import draw_gates, draw_tasks
@@ -242,12 +242,27 @@ def check_probe(spec: ProbeSpec, nxs: Sequence[int], *, seeds: int, seed: int = 
     workers = check_positive_int("workers", workers)
     for nx in nxs:
         params = spec.check(nx)
-    explicit = spec.path == "samples" or spec.generator == "appendix"
-    check_memory(model=spec.model, nx=nxs[-1], ns=spec.ns, ny=params["ny"],
-                 gram="explicit" if explicit else "wishart", method="exact",
-                 workers=workers * (1 if explicit else CHUNK),
-                 wishart_possible=spec.model in GRAM_MODELS)
+    if spec.path == "samples" or spec.generator == "appendix":  # one explicit draw at a time
+        check_memory(model=spec.model, nx=nxs[-1], ns=spec.ns, ny=params["ny"],
+                     gram="explicit", method="exact", workers=workers,
+                     wishart_possible=spec.model in GRAM_MODELS)
+    else:
+        need, limit = workers * _wishart_chunk_bytes(spec), machine_bytes()
+        if limit is not None and need > limit:
+            chunks_at_once = f"{workers} chunks" if workers > 1 else "a chunk"
+            raise ValueError(f"ns={spec.ns} needs about {human_bytes(need)} of memory for "
+                             f"{chunks_at_once} of {CHUNK} Wishart samples, more than this "
+                             f"machine's {human_bytes(limit)}; use a smaller ns or fewer workers")
     return nxs
+
+
+def _wishart_chunk_bytes(spec: ProbeSpec) -> int:
+    """An upper bound of the memory of one chunk of Wishart-sampled Grams: per sample, three
+    arrays of the gate classes' (2 Ns)^2 Bartlett factors and products and three of the
+    blocks' Gram (k Ns)^2, float64."""
+    p, k = 2 * spec.ns, len(BLOCKS[spec.model])
+    classes = 4 if any(name.startswith("D") for name in BLOCKS[spec.model]) else 1
+    return CHUNK * 8 * (3 * classes * p * p + 3 * (k * spec.ns) ** 2)
 
 
 def probe(

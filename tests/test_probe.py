@@ -102,6 +102,7 @@ def test_moments_combine_as_if_pooled():
     (NXS, 10, ProbeSpec("vanilla", rho_a=1.5, rho_b=0.5), "rho_a"),
     ([10**12], 10, ProbeSpec("vanilla", rho_a=0.5, rho_b=0.5, generator="appendix"),
      "memory"),
+    ([10**6], 10, ProbeSpec("vanilla", rho_a=0.5, rho_b=0.5, ns=5000), "memory for a chunk"),
 ])
 def test_bad_input_is_refused_before_any_work(nxs, seeds, spec, message):
     with pytest.raises(ValueError, match=message) as caught:
