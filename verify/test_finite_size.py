@@ -101,10 +101,10 @@ def measure(model: str, quantity: str, generator: str, levels: dict, *, rho_a: f
     weights = 1.0 / sy**2
     covariance = np.linalg.inv(design.T @ (weights[:, None] * design))
     (intercept, remainder) = covariance @ design.T @ (weights * y)
-    result = NloMeasurement(f"{cid} at rho_a={rho_a:g}, rho_b={rho_b:g}, "
-                            + ", ".join(f"{k}={v:g}" for k, v in levels.items())
-                            + f", Ns={ns}", nx, y, sy, seeds, float(intercept),
-                            float(np.sqrt(covariance[0, 0])), float(remainder),
+    where = [f"rho_a={rho_a:g}", f"rho_b={rho_b:g}"]
+    where += [f"{k}={v:g}" for k, v in levels.items()]
+    result = NloMeasurement(f"{cid} at {', '.join(where)}, Ns={ns}", nx, y, sy, seeds,
+                            float(intercept), float(np.sqrt(covariance[0, 0])), float(remainder),
                             float(np.sqrt(covariance[1, 1])))
     return result, {"leading": leading, "c": c, "printed": printed}
 
