@@ -53,6 +53,7 @@ __all__ = [
     "transfer_terms",
     "retention_terms",
     "isserlis_moment",
+    "PRINTED_TERMS",
     "CLAIMS",
 ]
 
@@ -417,6 +418,14 @@ _second = Ns * (alpha_t**2 * rho_a**2 + alpha_t * SMALL * (1 + rho_a**2 / Ns))
 _term2 = alpha_t**4 * rho_a**4 + SMALL * alpha_t**3 * (4 * rho_a**2 + 2 * rho_a**4)
 _term3 = alpha_t**2 * rho_a**2 + alpha_t * SMALL * (1 + rho_a**2 / Ns)
 _cross = alpha_t**3 * rho_a**3 + SMALL * alpha_t**2 * (2 * rho_a + rho_a**3)
+
+PRINTED_TERMS: dict[str, sp.Expr] = {
+    "transfer.first": alpha_t * rho_a * Ns, "transfer.second": _second,
+    "retention.term2": _term2, "retention.term3": _term3, "retention.cross": _cross,
+}
+"""The terms of eq_ap_etf_gated1 and eq_ap_eRT_gate_expnd as Appendix B.1 prints them (with
+their Ns/(alpha Nx) parts; term2 and cross drop O(1/(alpha Nx))), for the claims of
+:mod:`tasksim.derivations.finite_size`."""
 
 CLAIMS: list[Claim] = [
     Claim("vanilla.is_gating_at_alpha_tilde_one", "Appendix B.1, vanilla model: alpha~ = 1",

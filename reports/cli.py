@@ -16,6 +16,12 @@ is a few lines: write the two functions and add an entry.
     ``"metrics": {"average_error": {"mean": m, "sem": s}, "backward_transfer": ...,
     "forward_transfer": ...}`` (:mod:`tasksim.solvers.sequence_metrics`); transfer and
     retention are then those of the first two tasks.
+``tasksim probe MODEL --rho-a A --rho-b B [--alpha X] [--gamma G | --lam L] [--ns N]
+[--ny N] [--nx N1,N2,...] [--seeds K] [--seed S] [--generator gaussian|appendix]
+[--workers W] [--dask ADDRESS] [--out DIR] [--json]``
+    finite-size corrections (:mod:`tasksim.reports.probe_command`): transfer and retention
+    measured at each Nx, against the leading order and the derived 1/Nx term; a table (or
+    ``--json``), a CSV and a PNG under ``--out``; resumable after an interruption.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
 ``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures]``
@@ -253,6 +259,66 @@ def _format_errors(result: Any) -> str:
     for name, est in result.metrics.items():
         lines.append(f"  {name:<18s} = {est.mean:+.6f}  (sem {_sem_text(est.sem)})")
     return "\n".join(lines) + "\n"
+# --- tasksim probe ------------------------------------------------------------------------------
+
+def _size_list(text: str) -> list[int]:
+    """Comma-separated integer sizes (``300,1000,1e4``); an empty list is refused later."""
+    return [_size(part) for part in text.split(",") if part.strip()]
+
+
+def _probe_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL",
+                   help="vanilla, random-gating, adaptive-gating, plasticity-gating, "
+                        "soft-threshold, euclidean, fisher or fisher-diag")
+    p.add_argument("--rho-a", type=_number, required=True, help="feature similarity in [0, 1]")
+    p.add_argument("--rho-b", type=_number, required=True, help="readout similarity in [0, 1]")
+    p.add_argument("--alpha", type=_number, help="gating level in (0, 1] (gating models)")
+    strength = p.add_mutually_exclusive_group()
+    strength.add_argument("--gamma", type=_number,
+                          help="regularizer level in (0, 1] (held fixed as Nx varies)")
+    strength.add_argument("--lam", type=_number,
+                          help="regularizer amplitude lambda >= 0 (held fixed as Nx varies)")
+    p.add_argument("--ns", type=_size, default=30, help="latent dimension (default 30)")
+    p.add_argument("--ny", type=_size, default=10, help="output width (default 10)")
+    p.add_argument("--nx", type=_size_list, default=[300, 1000, 3000, 10000, 30000, 100000],
+                   metavar="N1,N2,...",
+                   help="increasing input widths (default 300,1000,3000,10000,30000,100000)")
+    p.add_argument("--seeds", type=_size, default=1000, help="samples per Nx (default 1000)")
+    p.add_argument("--seed", type=_size, default=0, help="root seed (default 0)")
+    p.add_argument("--generator", default="gaussian",
+                   help="gaussian (default: cost independent of Nx for the Gram models) or "
+                        "appendix")
+    add_executor_arguments(p)
+    p.add_argument("--out", default="probe", metavar="DIR",
+                   help="folder for the CSV, the PNG and the finished chunks (default ./probe)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tasksim.reports.probe_command import ProbeRequest, run_probe
+
+    request = ProbeRequest(
+        model=args.model, rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha,
+        gamma=args.gamma, lam=args.lam, ns=args.ns, ny=args.ny, nx=tuple(args.nx),
+        seeds=args.seeds, seed=args.seed, generator=args.generator, workers=args.workers,
+        dask=args.dask, out=Path(args.out), command=args.command_line)
+    progress = _StderrProgress(err, f"tasksim probe {args.model}")
+    try:
+        result = run_probe(request, progress=progress)
+    except OSError as problem:
+        raise OutputError(f"cannot write the probe's results to {args.out}: "
+                          f"{_os_reason(problem)}") from None
+    except KeyboardInterrupt:
+        raise OutputError(f"interrupted; the finished chunks are stored in {args.out}: rerun "
+                          "the same command to resume") from None
+    finally:
+        progress.close()
+    if args.json:
+        out.write(json.dumps(result.record) + "\n")
+    else:
+        out.write(result.table)
+        out.write(f"wrote {result.csv} and {result.png}\n")
+    return EXIT_OK
 
 
 # --- tasksim bench ------------------------------------------------------------------------------
@@ -296,6 +362,25 @@ def _format_bench(f: dict[str, Any]) -> str:
     for nx, t in zip(w["nx"], w["seconds_per_sample"]):
         lines.append(f"  Nx = {nx:>8d}: {1e3 * t:10.3f} ms per sample")
     lines.append(f"  ratio of costs, largest / smallest Nx: {w['ratio']:.2f}")
+    ps = f["probe_scaling"]
+    lines.append(f"Finite-size probe, vanilla, gaussian generator (Ns = {ps['ns']}, "
+                 f"{ps['seeds']} seeds per Nx, {ps['workers']} processes):")
+    lines.append(f"  Nx = {ps['nx'][0]} .. {ps['nx'][-1]} ({len(ps['nx'])} sizes): "
+                 f"{ps['seconds']:.2f} s (required: under 60 s)")
+    for nx, t in zip(ps["nx"], ps["seconds_per_nx"]):
+        lines.append(f"  Nx = {nx:>8d} alone: {t:8.3f} s")
+    lines.append(f"  cost ratio Nx = {ps['nx'][-1]} / Nx = {ps['nx'][0]}: {ps['ratio']:.2f} "
+                 "(required: below 1.5)")
+    gt = f["gram_throughput"]
+    lines.append(f"Gram path, vanilla, two tasks (Ns = {gt['ns']}): {gt['samples']} samples in "
+                 f"{gt['seconds']:.1f} s on {gt['workers']} processes (required for 10^6: "
+                 "under 180 s)")
+    lines.append(f"  {1e6 * gt['seconds_per_sample_per_process']:.1f} us per sample per "
+                 f"process; matrix products run at {gt['matrix_product_flops'] / 1e9:.1f} "
+                 "GFLOP/s per process")
+    lines.append(f"  arithmetic floor ({gt['floor_flop_per_sample'] / 1e6:.1f} MFLOP per sample "
+                 f"at that rate): {gt['floor_seconds']:.1f} s; achieved fraction of the floor: "
+                 f"{gt['fraction_of_floor']:.2f}")
     g = f["fig1_exact_vs_gd"]
     lines.append(f"Fig. 1 sweep ({g['grid']} rho grid x {g['seeds']} seeds, Nx = {g['nx']}, "
                  f"Ns = {g['ns']}, Ny = {g['ny']}, gaussian, vanilla):")
@@ -400,6 +485,8 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 SUBCOMMANDS: dict[str, Subcommand] = {
     "simulate": Subcommand("transfer and retention of one model, by exact solution or GD",
                            _simulate_arguments, _run_simulate),
+    "probe": Subcommand("finite-size corrections: measured against the derived 1/Nx term",
+                        _probe_arguments, _run_probe),
     "bench": Subcommand("time the solvers (prints the benchmark's figures)",
                         _bench_arguments, _run_bench),
     "claims": Subcommand("the paper's claims and their computed status",

@@ -12,8 +12,11 @@ Builders (one module per part of the paper):
 - :mod:`tasksim.reports.figures_vanilla`: Fig. 1 and its numeric heatmaps;
 - :mod:`tasksim.reports.figures_gating`: Figs. 2, 3 and 7;
 - :mod:`tasksim.reports.figures_regularization`: Figs. 4, 8 and 5;
-- :mod:`tasksim.reports.figures_finite_size`: |exact - leading order| against Ns/Nx;
-- :mod:`tasksim.reports.figures_sequences`: K tasks (retention of task 1, metrics against K).
+- :mod:`tasksim.reports.figures_sequences`: K tasks (retention of task 1, metrics against K);
+- :mod:`tasksim.reports.figures_finite_size`: |exact - leading order| against Ns/Nx, with the
+  derived 1/Nx term;
+- :mod:`tasksim.reports.figures_nlo_table`: leading order, leading + NLO and the measurement at
+  the paper's sizes.
 
 Same inputs, same bytes: seeds are fixed per panel (:func:`tasksim.reports.figures_config.panel_seed`),
 sweeps give the same numbers on any number of workers, figures have fixed sizes and dpi and are
@@ -38,6 +41,7 @@ from .figures_config import FigureConfig
 from .figures_context import FigureContext, FigureResult
 from .figures_finite_size import finite_size_figure
 from .figures_gating import figure_2, figure_3, figure_7
+from .figures_nlo_table import nlo_table_figure
 from .figures_plot import STYLE, save_png
 from .figures_regularization import figure_4, figure_5, figure_8
 from .figures_sequences import figure_sequences
@@ -58,6 +62,7 @@ BUILDERS: tuple[tuple[str, Builder], ...] = (
     ("fig8", figure_8),
     ("fig5", figure_5),
     ("finite_size", finite_size_figure),
+    ("finite_size_paper_sizes", nlo_table_figure),
     ("sequences", figure_sequences),
 )
 """Every figure builder, in the order of the report."""

@@ -41,7 +41,8 @@ class FigureConfig:
     midpoint grid of the averages (``average_side``), the gating levels and regularizer
     coefficients on the x axes (``alphas``, ``gammas``), the soft-threshold sizes (their cost
     is O(Nx^3)), the finite-size sweep (``finite_ns``, Nx/Ns ratios, seeds), the GD protocol
-    sizes of Fig. 1B, the resolution of theory curves and the output dpi. ``workers`` is the
+    sizes of Fig. 1B, the resolution of theory curves, the output dpi, and the seeds per cell
+    of the next-to-leading-order table (``table_seeds``). ``workers`` is the
     number of processes of the numerics (None: serial, in the calling process).
     """
 
@@ -67,6 +68,7 @@ class FigureConfig:
     theory_points: int
     dpi: int
     workers: int | None
+    table_seeds: int = 2000
 
     @classmethod
     def paper(cls) -> "FigureConfig":
@@ -79,7 +81,8 @@ class FigureConfig:
             gammas=tuple(np.round(np.linspace(0.1, 1.0, 10), 2)),
             soft_nx=1000, soft_ns=10, soft_side=4, soft_alphas=(0.1, 0.3, 0.5, 0.7, 1.0),
             finite_ns=30, finite_ratios=tuple(np.round(np.geomspace(4, 1000, 9), 3)),
-            finite_seeds=400, gd_seeds=10, theory_points=201, dpi=110, workers=2,
+            finite_seeds=2000, gd_seeds=10, theory_points=201, dpi=110, workers=2,
+            table_seeds=2000,
         )
 
     @classmethod
@@ -90,7 +93,7 @@ class FigureConfig:
             heatmap_seeds=2, average_side=3, alphas=(0.25, 0.5, 1.0), gammas=(0.25, 0.5, 1.0),
             soft_nx=100, soft_ns=2, soft_side=2, soft_alphas=(0.3, 1.0),
             finite_ns=4, finite_ratios=(4.0, 10.0, 30.0, 100.0, 1000.0), finite_seeds=60,
-            gd_seeds=3, theory_points=101, dpi=60, workers=None,
+            gd_seeds=3, theory_points=101, dpi=60, workers=None, table_seeds=40,
         )
 
     @classmethod

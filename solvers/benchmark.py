@@ -10,7 +10,10 @@ Three measurements, returned as plain numbers (printing is the CLI's):
 2. :func:`wishart_scaling` -- the same model under the gaussian generator through the
    Wishart-sampled Gram (solvers/gram.py): cost per sample at Nx = 10^3 and 10^6, which
    should not grow with Nx.
-3. :func:`fig1_exact_vs_gd` -- the Fig. 1 numerics (a 6 x 6 grid of (rho_a, rho_b) in
+3. the finite-size probe (:mod:`tasksim.solvers.probe_benchmark`): the vanilla probe at
+   Nx = 10^3 .. 10^6 with 2000 seeds per Nx on two processes (time, cost ratio), and 10^6
+   samples of the vanilla Gram path against the arithmetic floor of 1.2 MFLOP per sample.
+4. :func:`fig1_exact_vs_gd` -- the Fig. 1 numerics (a 6 x 6 grid of (rho_a, rho_b) in
    {0, 0.2, .., 1}, 10 seeds, Nx = 3000, Ns = 30, Ny = 10, gaussian generator, vanilla) by
    exact fixed points and by the paper's GD protocol (100 epochs per task, eta = 0.001;
    tasksim.solvers.gd), both timed including the drawing of the tasks, side by side in one run; the
@@ -29,8 +32,9 @@ Timings are wall-clock (``time.perf_counter``) on a shared machine: they vary fr
 Examples
 --------
 >>> figures = run_benchmark(quick=True)
->>> sorted(figures)
-['appendix_scaling', 'fig1_exact_vs_gd', 'machine', 'quick', 'wishart_scaling']
+>>> sorted(figures)  # doctest: +NORMALIZE_WHITESPACE
+['appendix_scaling', 'fig1_exact_vs_gd', 'gram_throughput', 'machine', 'probe_scaling',
+ 'quick', 'wishart_scaling']
 """
 from __future__ import annotations
 
@@ -272,20 +276,28 @@ def fig1_exact_vs_gd(
 
 
 def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dict[str, Any]:
-    """All three measurements (the requirements' sizes, or small ones with ``quick``)."""
+    """All the measurements (the requirements' sizes, or small ones with ``quick``)."""
+    from .probe_benchmark import gram_throughput, probe_scaling
+
     if quick:
         appendix = appendix_scaling((10**3, 10**4), budget=0.05, min_repeats=1, seed=seed,
                                     log=log)
         wishart = wishart_scaling((10**3, 10**6), budget=0.05, seed=seed, log=log)
+        scaling = probe_scaling((10**3, 10**6), seeds=250, repeats=1, log=log)
+        throughput = gram_throughput(samples=5000, log=log)
         fig1 = fig1_exact_vs_gd(grid=2, seeds=3, nx=1000, ns=10, ny=5, seed=seed, log=log)
     else:
         appendix = appendix_scaling(seed=seed, log=log)
         wishart = wishart_scaling(seed=seed, log=log)
+        scaling = probe_scaling(log=log)
+        throughput = gram_throughput(log=log)
         fig1 = fig1_exact_vs_gd(seed=seed, log=log)
     return {
         "quick": quick,
         "appendix_scaling": appendix,
         "wishart_scaling": wishart,
+        "probe_scaling": scaling,
+        "gram_throughput": throughput,
         "fig1_exact_vs_gd": fig1,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "numpy": np.__version__,

@@ -58,6 +58,7 @@ __all__ = [
     "gate_classes",
     "sample_wishart",
     "sample_gram",
+    "sample_gram_seeded",
     "sample_features",
     "sample_features_batch",
 ]
@@ -95,6 +96,12 @@ def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2,
            [0.3, 0.3, 0.3, 1. ]])
     """
     ns = check_positive_int("ns", ns)
+    return np.kron(_task_chain(rho_a, n_tasks, structure), np.eye(ns)) / np.sqrt(ns)
+
+
+def _task_chain(rho_a: float, n_tasks: int, structure: str = "chain") -> np.ndarray:
+    """The n x n lower-triangular factor C of the tasks' correlation (A = [Z_1 .. Z_n] (C^T kron
+    I) with Z i.i.d.; :func:`task_covariance_factor` describes both structures)."""
     n_tasks = check_positive_int("n_tasks", n_tasks)
     rho_a = check_unit_interval("rho_a", rho_a)
     check_structure(structure)
@@ -110,7 +117,7 @@ def task_covariance_factor(ns: int, rho_a: float, n_tasks: int = 2,
         for mu in range(n_tasks):
             for nu in range(mu + 1):
                 chain[mu, nu] = rho_a ** (mu - nu) * (1.0 if nu == 0 else fresh)
-    return np.kron(chain, np.eye(ns)) / np.sqrt(ns)
+    return chain
 
 
 def gate_classes(
@@ -238,38 +245,127 @@ def sample_gram(
     names = tuple(names)
     if not names:
         raise ValueError("names must name at least one block")
-    parsed = [parse_block(n) for n in names]
-    if n_tasks is None:
-        n_tasks = max(max(task, gate or 0) for gate, task in parsed)
-    n_tasks = check_positive_int("n_tasks", n_tasks)
-    tasks, gates = _block_plan(names, n_tasks)
+    plan = _Plan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
     batch = 1 if size is None else check_positive_int("size", size)
     rng = as_generator(seed)
-    factor = task_covariance_factor(ns, rho_a, n_tasks, structure)
-
-    if any(g is not None for g in gates):
-        if alpha is None:
-            raise ValueError(f"alpha must be a number in (0, 1] for gated blocks {names}")
-        classes, probs = gate_classes(alpha, rho_g, n_tasks)
-        counts = rng.multinomial(nx, probs, size=batch)  # (batch, C)
+    if plan.gated:
+        counts = rng.multinomial(nx, plan.probabilities, size=batch)  # (batch, C)
     else:
-        classes, counts = ((1,) * n_tasks,), np.full((batch, 1), nx)
-
-    class_grams = sample_wishart(counts, factor, seed=rng)  # (batch, C, nNs, nNs)
-    class_grams = class_grams.reshape(batch, len(classes), n_tasks, ns, n_tasks, ns)
-    # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
-    picked = class_grams[:, :, tasks][:, :, :, :, tasks]  # (batch, C, k, Ns, k, Ns)
-    if len(classes) == 1:  # no gate: one class, every block open
-        gram = picked[:, 0]
-    else:
-        open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in classes]
-                          for g in gates])
-        weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
-        gram = np.einsum("cij,scixjy->sixjy", weights, picked)
-    k = len(names)
-    gram = gram.reshape(batch, k * ns, k * ns)
-    gram = 0.5 * (gram + np.swapaxes(gram, -1, -2))
+        counts = np.full((batch, 1), nx)
+    class_grams = sample_wishart(counts, plan.factor, seed=rng)  # (batch, C, nNs, nNs)
+    gram = plan.assemble(class_grams)
     return gram[0] if size is None else gram
+
+
+class _Plan:
+    """What a batch of Gram matrices of named blocks needs: the gate classes, their
+    probabilities, the covariance factor, and how class sums make the blocks."""
+
+    def __init__(self, names: tuple[str, ...], nx: int, ns: int, rho_a: float,
+                 alpha: Optional[float], rho_g: float | Sequence[float],
+                 n_tasks: Optional[int], structure: str = "chain") -> None:
+        parsed = [parse_block(n) for n in names]
+        if n_tasks is None:
+            n_tasks = max(max(task, gate or 0) for gate, task in parsed)
+        self.n_tasks = check_positive_int("n_tasks", n_tasks)
+        self.names, self.nx, self.ns = names, nx, ns
+        self.tasks, self.gates = _block_plan(names, self.n_tasks)
+        self.chain = _task_chain(rho_a, self.n_tasks, structure)
+        self.factor = np.kron(self.chain, np.eye(ns)) / np.sqrt(ns)
+        self.gated = any(g is not None for g in self.gates)
+        if self.gated:
+            if alpha is None:
+                raise ValueError(f"alpha must be a number in (0, 1] for gated blocks {names}")
+            self.classes, self.probabilities = gate_classes(alpha, rho_g, self.n_tasks)
+        else:
+            self.classes, self.probabilities = ((1,) * self.n_tasks,), np.ones(1)
+
+    def assemble(self, class_grams: np.ndarray) -> np.ndarray:
+        """(batch, C, nNs, nNs) Grams of the gate classes -> (batch, k Ns, k Ns) of the blocks:
+        block (D_p A_i, D_q A_j) sums the (i, j) blocks of the classes with gates p, q open."""
+        batch, n, ns = class_grams.shape[0], self.n_tasks, self.ns
+        if not self.gated and self.tasks == list(range(n)):  # the blocks are A_1 .. A_n
+            gram = class_grams[:, 0]
+            return 0.5 * (gram + np.swapaxes(gram, -1, -2))
+        class_grams = class_grams.reshape(batch, len(self.classes), n, ns, n, ns)
+        # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
+        open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in self.classes]
+                          for g in self.gates])
+        weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
+        picked = class_grams[:, :, self.tasks][:, :, :, :, self.tasks]  # (batch, C, k, Ns, k, Ns)
+        gram = np.einsum("cij,scixjy->sixjy", weights, picked)
+        k = len(self.names)
+        gram = gram.reshape(batch, k * ns, k * ns)
+        return 0.5 * (gram + np.swapaxes(gram, -1, -2))
+
+
+def sample_gram_seeded(
+    seeds: Sequence[np.random.SeedSequence],
+    *,
+    nx: int,
+    ns: int,
+    rho_a: float,
+    names: Sequence[str] = UNGATED_BLOCKS,
+    alpha: Optional[float] = None,
+    rho_g: float | Sequence[float] = 0.0,
+    n_tasks: Optional[int] = None,
+    structure: str = "chain",
+) -> np.ndarray:
+    """One Gram matrix per seed, shape (len(seeds), k Ns, k Ns), with the law of
+    :func:`sample_gram`; sample j is drawn from ``seeds[j]`` alone.
+
+    So a sample does not depend on the batch it is computed in: a probe split into chunks on
+    any number of workers gives the same numbers. The random draws (gate-class counts, the
+    strict upper triangle and the chi diagonal of each class's Bartlett factor: about half the
+    normals of :func:`sample_wishart`) are made per seed; the products are batched. Cost
+    O(len(seeds) 2^n (n Ns)^3), independent of ``nx``.
+
+    Examples
+    --------
+    >>> seeds = np.random.SeedSequence(0).spawn(3)
+    >>> g = sample_gram_seeded(seeds, nx=10**6, ns=2, rho_a=0.5)
+    >>> g.shape, bool(np.allclose(sample_gram_seeded(seeds[1:2], nx=10**6, ns=2, rho_a=0.5)[0],
+    ...                             g[1]))
+    ((3, 4, 4), True)
+    """
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    names = tuple(names)
+    if not names:
+        raise ValueError("names must name at least one block")
+    if not seeds:
+        raise ValueError("seeds must hold at least one SeedSequence")
+    plan = _Plan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
+    p, n_classes = plan.n_tasks * ns, len(plan.classes)
+    rows, cols = np.triu_indices(p, k=1)
+    normals = np.empty((len(seeds), n_classes, rows.size))
+    chi = np.empty((len(seeds), n_classes, p))
+    dofs = np.empty((len(seeds), n_classes, 1), dtype=np.int64)
+    steps = np.arange(p)
+    for j, seed in enumerate(seeds):
+        # per seed: the class counts, then for each class the strict upper triangle of its
+        # Bartlett factor (row-major) and chi^2(dof - i) for its diagonal
+        rng = np.random.Generator(np.random.PCG64(seed))
+        counts = rng.multinomial(nx, plan.probabilities) if plan.gated else (nx,)
+        for c, count in enumerate(counts):
+            rng.standard_normal(out=normals[j, c])
+            chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))
+            dofs[j, c] = count
+    alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
+    R = np.zeros((len(seeds), n_classes, p, p))
+    R[:, :, rows, cols] = normals
+    R[:, :, steps, steps] = np.sqrt(chi)
+    R *= alive[..., :, None]
+    # M = R factor^T with factor = (C kron I_Ns)/sqrt(Ns): column block c of M is
+    # sum_b C_cb (column block b of R) / sqrt(Ns), C lower triangular
+    M = np.zeros_like(R)
+    block = [slice(task * ns, (task + 1) * ns) for task in range(plan.n_tasks)]
+    for c in range(plan.n_tasks):
+        for b in range(c + 1):
+            if plan.chain[c, b] != 0.0:
+                M[..., block[c]] += (plan.chain[c, b] / np.sqrt(ns)) * R[..., block[b]]
+    return plan.assemble(np.swapaxes(M, -1, -2) @ M)
 
 
 def sample_features(

@@ -18,6 +18,7 @@ from tasksim.solvers.gram import (
     gate_classes,
     sample_features,
     sample_gram,
+    sample_gram_seeded,
     sample_wishart,
     task_covariance_factor,
 )
@@ -140,6 +141,28 @@ def test_three_task_gated_gram_matches_explicit_draws():
     threshold = _bonferroni(2 * sampled.shape[1])
     assert _max_z_two_samples(sampled, explicit) < threshold
     assert _max_z_two_samples(sampled**2, explicit**2) < threshold
+
+
+@pytest.mark.parametrize("names, alpha, dof_below_p", [
+    (("A1", "A2"), None, False), (GATED_BLOCKS, 0.5, False), (("A1", "A2"), None, True)])
+def test_per_seed_grams_have_the_law_of_the_batch_sampler(names, alpha, dof_below_p):
+    nx = 3 if dof_below_p else 40  # nx < 2 Ns: a singular Wishart, rows of R beyond dof zero
+    kwargs = dict(nx=nx, ns=2, rho_a=0.6, names=names, alpha=alpha)
+    seeded = _upper(sample_gram_seeded(np.random.SeedSequence(9).spawn(1500), **kwargs))
+    batch = _upper(sample_gram(**kwargs, size=1500, seed=10))
+    threshold = _bonferroni(2 * seeded.shape[1])
+    assert _max_z_two_samples(seeded, batch) < threshold
+    assert _max_z_two_samples(seeded**2, batch**2) < threshold
+
+
+def test_a_per_seed_gram_does_not_depend_on_the_batch_it_is_drawn_in():
+    seeds = np.random.SeedSequence(3).spawn(6)
+    kwargs = dict(nx=500, ns=3, rho_a=0.4, names=GATED_BLOCKS, alpha=0.3)
+    whole = sample_gram_seeded(seeds, **kwargs)
+    parts = np.concatenate([sample_gram_seeded(seeds[:2], **kwargs),
+                            sample_gram_seeded(seeds[2:], **kwargs)])
+    assert np.array_equal(whole, parts)
+    assert not np.allclose(whole[0], whole[1])
 
 
 def test_the_moment_comparison_rejects_a_gram_with_the_wrong_rho_a():

@@ -28,7 +28,8 @@ PAPER = next((p for p in (pathlib.Path(os.environ.get("TASKSIM_PAPER", "")),
 shared copy next to the checkout; the label test is skipped when none exists."""
 SECTION_MODULES = ("verify.test_vanilla", "verify.test_gating",
                    "verify.test_plasticity_soft_threshold", "verify.test_euclidean",
-                   "verify.test_fisher", "verify.test_tall_and_averages")
+                   "verify.test_fisher", "verify.test_tall_and_averages",
+                   "verify.test_finite_size")
 NOT_NUMERICALLY_DEMONSTRABLE: dict[str, str] = {}
 """Errata without a numeric demonstration, with the reason (none at present)."""
 

@@ -1,0 +1,187 @@
+"""Transfer and retention of two tasks from a batch of Gram matrices, in closed form.
+
+For the models whose fixed points depend on the tasks only through the Gram matrix of their
+feature blocks (:data:`GRAM_MODELS`), both errors after learning reduce to three Ns x Ns maps,
+computed for a whole batch with batched linear algebra:
+
+    B_2 - W_1 F_2 = B_2 - B_1 M,                       (task 2 after task 1)
+    B_1 - W_2 F_1 = B_1 (I - H + M N) - B_2 N,          (task 1 after task 2)
+
+with F_mu the input the network sees on task mu. Averaged exactly over the readouts
+(E[B_mu^T B_nu] / Ny = rho_b^|mu - nu| I / Ns; eps_mu[W_0] = 1):
+
+    Delta eps_TF = (2 rho_b tr M - ||M||_F^2) / Ns,
+    Delta eps_RT = 1 - (||P||_F^2 + ||N||_F^2 - 2 rho_b tr(P^T N)) / Ns,   P = I - H + M N.
+
+Per model, with G_uv = X_u^T X_v the Gram blocks and ^+ the pseudo-inverse of
+:func:`tasksim.solvers.fixed_points.psd_pinv` (eigenvalues below EIG_RTOL times the largest
+count as zero; for ungated blocks of tall matrices, positive definite with probability one,
+an LU solve):
+
+``vanilla``, ``random-gating`` (eq_W1_W2_expression; F_mu = A_mu or D_mu A_mu)
+    M = G_11^+ G_12, N = G_22^+ G_21, H = G_11^+ G_11 (= I at full rank).
+``plasticity-gating`` (Appendix B.2; F_mu = A_mu, plastic P_mu = D_mu A_mu)
+    M = (P_1^T A_1)^{-1} P_1^T A_2, N = (P_2^T A_2)^{-1} P_2^T A_1, H = I.
+``euclidean`` (eq_main_lmu_wreg, first task regularized)
+    M = (G_11 + lam I)^+ G_12, N = (G_22 + lam I)^+ G_21, H = (G_11 + lam I)^+ G_11.
+``fisher`` (eq_ap_defQ_wr_fim, first task unregularized)
+    M, H as vanilla; N = e_2^T (h Z h)^+ h Z e_1 with Z the Gram of [A_1, A_2] and
+    h = diag(sqrt(lam) I, I) (:func:`tasksim.solvers.fixed_points.readout_map`).
+
+These are the fixed points of :mod:`tasksim.solvers.linear_models` written out for two tasks
+(the tests check them against :func:`tasksim.solvers.linear_models.solve_features` and
+:func:`tasksim.solvers.metrics.error_matrix` sample by sample); the generic solvers stay the
+reference, this module is the fast path of the finite-size probe.
+
+Examples
+--------
+>>> from tasksim.solvers.gram import sample_gram
+>>> grams = sample_gram(nx=10**6, ns=3, rho_a=1.0, size=2, seed=0)
+>>> tf, rt = gram_transfer_retention("vanilla", grams, ns=3, rho_b=1.0)
+>>> np.round(tf, 9).tolist(), np.round(rt, 9).tolist()     # identical tasks: no forgetting
+([1.0, 1.0], [1.0, 1.0])
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .fixed_points import EIG_RTOL
+from .validation import check_nonnegative, check_positive_int, check_unit_interval
+
+__all__ = ["GRAM_MODELS", "BLOCKS", "psd_pinv_batch", "two_task_maps",
+           "transfer_retention_from_maps", "gram_transfer_retention"]
+
+GRAM_MODELS: tuple[str, ...] = ("vanilla", "random-gating", "plasticity-gating", "euclidean",
+                                "fisher")
+BLOCKS: dict[str, tuple[str, ...]] = {
+    "vanilla": ("A1", "A2"),
+    "random-gating": ("D1A1", "D2A2"),
+    "plasticity-gating": ("A1", "A2", "D1A1", "D2A2"),
+    "euclidean": ("A1", "A2"),
+    "fisher": ("A1", "A2"),
+}
+"""The feature blocks of each model's batch of Grams, in order (tasksim.solvers.features names)."""
+
+
+def psd_pinv_batch(K: np.ndarray, rtol: float = EIG_RTOL) -> np.ndarray:
+    """:func:`tasksim.solvers.fixed_points.psd_pinv` for a batch (..., n, n) of symmetric
+    positive semi-definite matrices.
+
+    Examples
+    --------
+    >>> psd_pinv_batch(np.array([np.diag([4.0, 1e-17]), np.diag([2.0, 1.0])]))[:, 1, 1]
+    array([0., 1.])
+    """
+    K = 0.5 * (K + np.swapaxes(K, -1, -2))
+    w, V = np.linalg.eigh(K)
+    top = w[..., -1:]
+    keep = (w > rtol * top) & (top > 0.0)
+    inverse = np.where(keep, 1.0 / np.where(keep, w, 1.0), 0.0)
+    return (V * inverse[..., None, :]) @ np.swapaxes(V, -1, -2)
+
+
+def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool
+               ) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """(K^+ R, K^+) for a batch of symmetric positive semi-definite K; K^+ is None when K was
+    solved as invertible (then K^+ K = I).
+
+    ``full_rank``: every K is positive definite by construction (an ungated Gram block of a
+    tall Gaussian block, or one shifted by lam > 0): an LU solve, falling back to the
+    pseudo-inverse if a matrix is numerically singular. Otherwise (gated blocks, whose rank is
+    the number of open inputs) the eigenvalue pseudo-inverse, as the reference solver does.
+    """
+    if full_rank:
+        try:
+            solution = np.linalg.solve(K, R)
+        except np.linalg.LinAlgError:
+            solution = None
+        if solution is not None and np.all(np.isfinite(solution)):
+            return solution, None
+    inverse = psd_pinv_batch(K)
+    return inverse @ R, inverse
+
+
+def _blocks(grams: np.ndarray, ns: int, k: int) -> list[list[np.ndarray]]:
+    return [[grams[:, i * ns:(i + 1) * ns, j * ns:(j + 1) * ns] for j in range(k)]
+            for i in range(k)]
+
+
+def two_task_maps(model: str, grams: np.ndarray, *, ns: int, lam: Optional[float] = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M, N, H), each (batch, Ns, Ns), of ``model`` (module docstring) from ``grams`` of shape
+    (batch, k Ns, k Ns) with blocks ordered as :data:`BLOCKS` [model]. ``lam`` is the
+    regularizer amplitude of ``euclidean`` and ``fisher`` (required there).
+
+    Raises ValueError for plasticity gating with fewer than Ns plastic inputs (A^T D A
+    singular), as :func:`tasksim.solvers.fixed_points.readout_map` does.
+    """
+    if model not in GRAM_MODELS:
+        raise ValueError(f"model must be one of {', '.join(GRAM_MODELS)}, got {model!r}")
+    ns = check_positive_int("ns", ns)
+    k = len(BLOCKS[model])
+    grams = np.asarray(grams, dtype=float)
+    if grams.ndim != 3 or grams.shape[1:] != (k * ns, k * ns):
+        raise ValueError(f"grams must have shape (batch, {k * ns}, {k * ns}) for {model}, "
+                         f"got {grams.shape}")
+    if model in ("euclidean", "fisher"):
+        if lam is None:
+            raise ValueError(f"{model} needs lam, a number in [0, inf)")
+        lam = check_nonnegative("lam", lam)
+    G = _blocks(grams, ns, k)
+    eye = np.eye(ns)
+    if model == "plasticity-gating":
+        # blocks A1, A2, D1A1, D2A2: P_mu^T A_nu = (D_mu A_mu)^T A_nu = G[2 + mu][nu]
+        K1, K2 = G[2][0], G[3][1]
+        both = np.concatenate([K1, K2])
+        eigenvalues = np.linalg.eigvalsh(0.5 * (both + np.swapaxes(both, -1, -2)))
+        if np.any(eigenvalues[:, 0] <= np.sqrt(EIG_RTOL) * eigenvalues[:, -1]):
+            raise ValueError("plasticity gating needs A^T D A invertible: fewer than Ns inputs "
+                             "are plastic in a sample (alpha * nx must exceed ns)")
+        M = np.linalg.solve(K1, G[2][1])
+        N = np.linalg.solve(K2, G[3][0])
+        return M, N, np.broadcast_to(eye, M.shape)
+    shift = lam if model == "euclidean" else 0.0
+    full_rank = model != "random-gating"
+    K = G[0][0] + shift * eye
+    M, inverse = _solve_psd(K, G[0][1], full_rank=full_rank)
+    if inverse is not None:  # pseudo-inverse: H = K^+ G_11, a projector at lam = 0
+        H = inverse @ G[0][0]
+    elif shift > 0.0:
+        H = np.linalg.solve(K, G[0][0])
+    else:
+        H = np.broadcast_to(eye, M.shape)
+    if model == "fisher":
+        h = np.concatenate([np.full(ns, np.sqrt(lam)), np.ones(ns)])
+        Z = grams  # the Gram of [A_1, A_2] (metric block A_1, fit block A_2)
+        N_pinv = psd_pinv_batch(h[:, None] * Z * h[None, :])
+        N = (N_pinv[:, ns:, :] * h) @ Z[:, :, :ns]
+        return M, N, H
+    N, _ = _solve_psd(G[1][1] + shift * eye, G[1][0], full_rank=full_rank)
+    return M, N, H
+
+
+def transfer_retention_from_maps(M: np.ndarray, N: np.ndarray, H: np.ndarray, rho_b: float
+                                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(Delta eps_TF, Delta eps_RT) per sample, exact over the readouts (module docstring).
+
+    Examples
+    --------
+    >>> I = np.eye(2)[None]
+    >>> transfer_retention_from_maps(I, I, I, rho_b=1.0)   # identical tasks, learned exactly
+    (array([1.]), array([1.]))
+    """
+    rho_b = check_unit_interval("rho_b", rho_b)
+    ns = M.shape[-1]
+    P = np.eye(ns) - H + M @ N
+    transfer = (2.0 * rho_b * np.trace(M, axis1=-2, axis2=-1) - np.sum(M * M, axis=(-2, -1))) / ns
+    error = (np.sum(P * P, axis=(-2, -1)) + np.sum(N * N, axis=(-2, -1))
+             - 2.0 * rho_b * np.sum(P * N, axis=(-2, -1))) / ns
+    return transfer, 1.0 - error
+
+
+def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
+                            lam: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
+    """Transfer and retention of ``model`` for every Gram of the batch (module docstring)."""
+    return transfer_retention_from_maps(*two_task_maps(model, grams, ns=ns, lam=lam), rho_b)
