@@ -1,0 +1,496 @@
+"""The permuted-digits experiment with a latent (Sec. 7, Figs. 6 and 9; Appendix E.2,
+subsec_appendix_pMNIST): transfer and retention of a one-hidden-layer ReLU network trained by
+SGD on two tasks, for each method of the paper.
+
+Protocol (one run, one seed):
+
+1. draw the tasks (:mod:`tasksim.solvers.pmnist_data`: readouts B_1, B_2 with similarity
+   rho_b, task 2's pixel permutation with feature similarity rho_a) and the network W_o
+   (:mod:`tasksim.solvers.pmnist_network`);
+2. train task 1 for ``epochs`` epochs of mini-batch SGD (a fresh shuffle every epoch), then
+   task 2 for ``task2_epochs`` epochs, recording the test error of both tasks before
+   training and after every epoch (the learning curves);
+3. transfer = eps_2[W_o] - eps_2[W_1] and retention = eps_1[W_o] - eps_1[W_2]
+   (eq_def_delta_epsilon_TF_RT on test data), with W_1 the network at the end of task 1 and
+   W_2 the network after ``retention_epochs`` epochs of task 2 (10 in the paper).
+
+Methods (the CLI's names):
+
+``vanilla``
+    plain SGD.
+``random-gating``
+    random activity gating of the input and hidden layers (Sec. 5.1): independent
+    Bernoulli(alpha) gates g_1 for task 1 and g_2 for task 2; task mu trains and is tested
+    with g_mu.
+``adaptive-gating``
+    Sec. 5.2: at the switch a probe trial measures the error on task 2's training data of
+    the network W_1 with task 1's gates, eps_pb, against that of the initial network,
+    eps_o; each element of g_2 is kept from g_1 with probability
+    rho_g = min{1, max{0, 1 - eps_pb/eps_o}}, else redrawn from Bernoulli(alpha)
+    (:func:`tasksim.solvers.tasks.next_gate`, both layers). Before the switch the task-2
+    curve is measured with g_1 (g_2 is not drawn yet); transfer uses g_2.
+``euclidean``, ``fisher-layerwise``, ``fisher-diag``
+    weight regularization (:mod:`tasksim.solvers.pmnist_penalties`) with amplitudes
+    ``lam1`` (first layer) and ``lam2`` (second; both ``lam`` unless set apart, Fig. 9E, F).
+    As in the linear models (:mod:`tasksim.solvers.linear_models`): the Euclidean
+    regularizer acts on both tasks, on task 1 toward the initial weights W_o
+    (eq_main_lmu_wreg with W_0 = W_o); the Fisher regularizers act on task 2 only, around
+    W_1, in the metric of task 1's training inputs (task 1 has no previous task).
+
+Protocols (:data:`PROTOCOLS`): MNIST uses the paper's, Nh = 1500, batch 300,
+eta = 0.01, 100 epochs per task, retention after 10. The 8 x 8 digits keep the learning
+rate, the initialisation and the schedule in epochs, and scale the rest to the data set:
+Nh = 128 = 2 Nx (the paper's Nh/Nx = 1500/784 = 1.9) and batch 7, so that an epoch of the
+1437 training digits is 205 SGD steps, as an epoch of MNIST is 200.
+
+Randomness: each run's seed (a ``SeedSequence``) gives independent streams for the readouts,
+the permutation, the initial network, the gates, the mini-batch order and the adaptive gate,
+so that a method that draws nothing more (gating at alpha = 1, a regularizer at lambda = 0)
+reproduces vanilla's numbers exactly. Grids run through :func:`tasksim.solvers.sweep.sweep`
+on any Executor: the same numbers for any number of workers.
+
+Examples
+--------
+>>> r = simulate_pmnist("vanilla", rho_a=1.0, rho_b=0.0, epochs=3, seeds=2, seed=0)
+>>> r.transfer.n, r.curves.shape        # 2 seeds; 3 + 3 epochs and the start, 2 tasks
+(2, (2, 7, 2))
+"""
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from .pmnist_data import DATASETS, TaskPair, load_images, make_task_pair, pixels_permuted
+from .pmnist_network import (Gates, Network, init_network, mean_squared_error, sgd_epoch,
+                             gate_inputs)
+from .pmnist_penalties import (diagonal_fisher_penalty, euclidean_penalty,
+                               layerwise_fisher_penalty)
+from .resources import human_bytes, machine_bytes
+from .sweep import Estimate, Progress, sweep
+from .tasks import next_gate
+from .validation import (check_nonnegative, check_open_unit_interval, check_positive_int,
+                         check_unit_interval)
+
+__all__ = ["METHODS", "GATED_METHODS", "REGULARIZED_METHODS", "Protocol", "PROTOCOLS",
+           "RunRecord", "PmnistResult", "resolve_pmnist_params", "run_two_tasks",
+           "pmnist_samples", "pmnist_sweep", "simulate_pmnist", "estimate_run_bytes"]
+
+GATED_METHODS: tuple[str, ...] = ("random-gating", "adaptive-gating")
+REGULARIZED_METHODS: tuple[str, ...] = ("euclidean", "fisher-layerwise", "fisher-diag")
+METHODS: tuple[str, ...] = ("vanilla",) + GATED_METHODS + REGULARIZED_METHODS
+
+EpochCallback = Callable[[], None]
+"""Called after every epoch of every run (serial runs only): progress per epoch."""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Sizes and schedule of the network experiment on one data set."""
+
+    hidden: int
+    batch: int
+    learning_rate: float
+    epochs: int
+    retention_epochs: int
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    "mnist": Protocol(hidden=1500, batch=300, learning_rate=0.01, epochs=100,
+                      retention_epochs=10),
+    "digits": Protocol(hidden=128, batch=7, learning_rate=0.01, epochs=100,
+                       retention_epochs=10),
+}
+"""The paper's protocol (MNIST) and its scaling to the 8 x 8 digits (module docstring)."""
+
+_DTYPES = ("float32", "float64")
+_STREAMS = ("readouts", "permutation", "network", "gates", "order", "adaptive")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run: transfer, retention, the learning curves ``curves[t, nu]`` (test error of
+    task nu + 1 after t epochs; t = 0 .. epochs + task2_epochs) and, for adaptive gating,
+    the gate correlation rho_g chosen by the probe (nan otherwise)."""
+
+    transfer: float
+    retention: float
+    curves: np.ndarray
+    gate_correlation: float = math.nan
+
+
+@dataclass(frozen=True)
+class PmnistResult:
+    """Transfer and retention (mean and standard error over seeds), the parameters, one row
+    per seed of (transfer, retention) in ``samples``, the learning curves of every seed
+    ``curves[seed, t, nu]`` and the adaptive gate correlations (nan for other methods)."""
+
+    transfer: Estimate
+    retention: Estimate
+    params: dict[str, Any]
+    samples: np.ndarray = field(repr=False)
+    curves: np.ndarray = field(repr=False)
+    gate_correlation: np.ndarray = field(repr=False)
+
+    def curve_mean_sem(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and standard error over seeds of the learning curves, each (T, 2)."""
+        n = self.curves.shape[0]
+        sem = (self.curves.std(axis=0, ddof=1) / math.sqrt(n) if n > 1
+               else np.full(self.curves.shape[1:], np.nan))
+        return self.curves.mean(axis=0), sem
+
+    def retention_after(self, task2_epochs: int) -> Estimate:
+        """Retention measured after ``task2_epochs`` epochs of task 2 (from the curves)."""
+        first = self.params["epochs"]
+        if not 1 <= task2_epochs <= self.params["task2_epochs"]:
+            raise ValueError(f"task2_epochs must be in [1, {self.params['task2_epochs']}], "
+                             f"got {task2_epochs}")
+        return Estimate.from_samples(self.curves[:, 0, 0] - self.curves[:, first + task2_epochs, 0])
+
+
+def _optional_positive(name: str, value: Optional[int], default: int) -> int:
+    return default if value is None else check_positive_int(name, value)
+
+
+def resolve_pmnist_params(
+    method: str,
+    *,
+    rho_a: float,
+    rho_b: float,
+    alpha: Optional[float] = None,
+    lam: Optional[float] = None,
+    lam1: Optional[float] = None,
+    lam2: Optional[float] = None,
+    dataset: str = "digits",
+    data_dir: Optional[str] = None,
+    epochs: Optional[int] = None,
+    task2_epochs: Optional[int] = None,
+    retention_epochs: Optional[int] = None,
+    hidden: Optional[int] = None,
+    batch: Optional[int] = None,
+    learning_rate: Optional[float] = None,
+    seeds: int = 10,
+    seed: int = 0,
+    dtype: str = "float32",
+) -> dict[str, Any]:
+    """Validate and complete the parameters of one point of the experiment.
+
+    Defaults come from ``PROTOCOLS[dataset]``; ``task2_epochs`` defaults to ``epochs`` (the
+    paper trains both tasks equally long) and ``retention_epochs`` to the protocol's 10, or
+    to ``task2_epochs`` when that is shorter. The images are loaded (and MNIST's files
+    checked) here, so that a problem shows before any work starts. Raises ValueError naming
+    the parameter.
+
+    Examples
+    --------
+    >>> p = resolve_pmnist_params("fisher-diag", rho_a=0.5, rho_b=0.5, lam=1.0)
+    >>> p["lam1"], p["lam2"], p["hidden"], p["batch"], p["pixels_permuted"]
+    (1.0, 1.0, 128, 7, 32)
+    >>> resolve_pmnist_params("vanilla", rho_a=0.5, rho_b=0.5, lam=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: lam is not a parameter of vanilla (only of euclidean, fisher-layerwise, fisher-diag)
+    """
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    rho_a = check_unit_interval("rho_a", rho_a)
+    rho_b = check_unit_interval("rho_b", rho_b)
+    if dataset not in DATASETS:
+        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
+    if dtype not in _DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}, got {dtype!r}")
+    seeds = check_positive_int("seeds", seeds)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+
+    if method in GATED_METHODS:
+        if alpha is None:
+            raise ValueError(f"alpha is required for {method}: a number in (0, 1]")
+        alpha = check_open_unit_interval("alpha", alpha)
+    elif alpha is not None:
+        raise ValueError(f"alpha is not a parameter of {method} "
+                         f"(only of {', '.join(GATED_METHODS)})")
+
+    given = {k: v for k, v in (("lam", lam), ("lam1", lam1), ("lam2", lam2)) if v is not None}
+    if method in REGULARIZED_METHODS:
+        if "lam" in given and len(given) > 1:
+            raise ValueError("give lam, or lam1 and lam2, not both")
+        if "lam" in given:
+            lam1 = lam2 = check_nonnegative("lam", lam)
+        elif len(given) == 2:
+            lam1, lam2 = check_nonnegative("lam1", lam1), check_nonnegative("lam2", lam2)
+        else:
+            raise ValueError(f"{method} needs lam (both layers), or lam1 and lam2 (one per "
+                             "layer): numbers in [0, inf)")
+    elif given:
+        raise ValueError(f"{next(iter(given))} is not a parameter of {method} "
+                         f"(only of {', '.join(REGULARIZED_METHODS)})")
+
+    base = PROTOCOLS[dataset]
+    epochs = _optional_positive("epochs", epochs, base.epochs)
+    task2_epochs = _optional_positive("task2_epochs", task2_epochs, epochs)
+    retention_epochs = _optional_positive("retention_epochs", retention_epochs,
+                                          min(base.retention_epochs, task2_epochs))
+    if retention_epochs > task2_epochs:
+        raise ValueError(f"retention_epochs ({retention_epochs}) must not exceed the epochs "
+                         f"of task 2 ({task2_epochs})")
+    hidden = _optional_positive("hidden", hidden, base.hidden)
+    batch = _optional_positive("batch", batch, base.batch)
+    if learning_rate is None:
+        learning_rate = base.learning_rate
+    elif check_nonnegative("learning_rate", learning_rate) == 0.0:
+        raise ValueError("learning_rate must be a number in (0, inf), got 0")
+
+    images = load_images(dataset, data_dir)
+    if batch > len(images.train_labels):
+        raise ValueError(f"batch ({batch}) exceeds the {len(images.train_labels)} training "
+                         f"images of {dataset}")
+    return dict(method=method, rho_a=rho_a, rho_b=rho_b, alpha=alpha, lam1=lam1, lam2=lam2,
+                dataset=dataset, data_dir=None if data_dir is None else str(data_dir),
+                hidden=hidden, batch=batch, learning_rate=float(learning_rate), epochs=epochs,
+                task2_epochs=task2_epochs, retention_epochs=retention_epochs, seeds=seeds,
+                seed=int(seed), dtype=dtype, n_pixels=images.n_pixels,
+                pixels_permuted=pixels_permuted(images.n_pixels, rho_a),
+                n_train=len(images.train_labels), n_test=len(images.test_labels))
+
+
+def estimate_run_bytes(params: Mapping[str, Any]) -> int:
+    """An upper bound of the peak memory of one run, in bytes: both tasks' inputs (and their
+    gated copies), the network and its copies, the Fisher statistics, the batch temporaries.
+
+    Examples
+    --------
+    >>> p = resolve_pmnist_params("vanilla", rho_a=0.5, rho_b=0.5)
+    >>> human_bytes(estimate_run_bytes(p))
+    '6.9 MB'
+    """
+    size = np.dtype(params["dtype"]).itemsize
+    nx, nh, rows = params["n_pixels"], params["hidden"], params["n_train"] + params["n_test"]
+    copies = 4 if params["method"] in GATED_METHODS else 2
+    data = copies * rows * (nx + 10) * size
+    network = 8 * (nh * nx + 10 * nh) * size
+    fisher = 2 * (nh * nh + nx * nx + nh * nx) * 8 if params["method"].startswith("fisher") else 0
+    temporaries = 6 * min(rows, 10000) * max(nh, nx) * size
+    return int(data + network + fisher + temporaries)
+
+
+def _streams(seed: np.random.SeedSequence) -> dict[str, np.random.Generator]:
+    """Independent generators for each kind of draw, fixed by ``seed`` alone."""
+    return {name: np.random.default_rng(np.random.SeedSequence(
+                seed.entropy, spawn_key=tuple(seed.spawn_key) + (k,), pool_size=seed.pool_size))
+            for k, name in enumerate(_STREAMS)}
+
+
+def _draw_gates(rng: np.random.Generator, alpha: float, nx: int, nh: int) -> Gates:
+    return Gates(rng.random(nx) < alpha, rng.random(nh) < alpha)
+
+
+def _hidden_only(gates: Optional[Gates]) -> Optional[Gates]:
+    return None if gates is None else Gates(None, gates.hidden)
+
+
+class _Task:
+    """One task's data as the network sees it: inputs gated once, not every epoch."""
+
+    def __init__(self, pair: TaskPair, index: int, gates: Optional[Gates]):
+        self.pair, self.index = pair, index
+        self.set_gates(gates)
+
+    def set_gates(self, gates: Optional[Gates]) -> None:
+        self.gates = gates
+        self.x_train = gate_inputs(self.pair.x_train[self.index], gates)
+        self.x_test = gate_inputs(self.pair.x_test[self.index], gates)
+        self.y_train = self.pair.y_train[self.index]
+        self.y_test = self.pair.y_test[self.index]
+
+    def test_error(self, net: Network) -> float:
+        return mean_squared_error(net, self.x_test, self.y_test, _hidden_only(self.gates))
+
+    def train_error(self, net: Network) -> float:
+        return mean_squared_error(net, self.x_train, self.y_train, _hidden_only(self.gates))
+
+    def train_epoch(self, net: Network, params: Mapping[str, Any], order: np.ndarray,
+                    penalty: Any) -> None:
+        sgd_epoch(net, self.x_train, self.y_train, batch=params["batch"],
+                  learning_rate=params["learning_rate"], order=order,
+                  gates=_hidden_only(self.gates), penalty=penalty)
+
+
+def _penalty(params: Mapping[str, Any], anchor: Network, previous_inputs: Optional[np.ndarray]):
+    """The regularizer of a task: around ``anchor``, in the metric of the previous task's
+    training inputs (None: there is no previous task)."""
+    method, lam1, lam2 = params["method"], params["lam1"], params["lam2"]
+    if method == "euclidean":
+        return euclidean_penalty(anchor, lam1, lam2)
+    if previous_inputs is None:
+        return None  # Fisher: task 1 has no previous task, no metric
+    build = layerwise_fisher_penalty if method == "fisher-layerwise" else diagonal_fisher_penalty
+    return build(anchor, previous_inputs, lam1, lam2)
+
+
+def run_two_tasks(params: Mapping[str, Any], seed: np.random.SeedSequence,
+                  on_epoch: Optional[EpochCallback] = None) -> RunRecord:
+    """One run of the protocol (module docstring) at ``params`` (from
+    :func:`resolve_pmnist_params`), all randomness from ``seed``.
+
+    Examples
+    --------
+    >>> p = resolve_pmnist_params("random-gating", rho_a=0.5, rho_b=0.5, alpha=0.5, epochs=2)
+    >>> run = run_two_tasks(p, np.random.SeedSequence(0))
+    >>> run.curves.shape, bool(run.curves[0, 0] > run.curves[2, 0])   # task 1 was learned
+    ((5, 2), True)
+    """
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(seed)
+    rng = _streams(seed)
+    dtype = np.dtype(params["dtype"]).type
+    images = load_images(params["dataset"], params["data_dir"])
+    pair = make_task_pair(images, rho_a=params["rho_a"], rho_b=params["rho_b"],
+                          readout_rng=rng["readouts"], permutation_rng=rng["permutation"],
+                          dtype=dtype)
+    nx, nh = images.n_pixels, params["hidden"]
+    net = init_network(rng["network"], nx=nx, nh=nh, ny=pair.y_train[0].shape[1], dtype=dtype)
+    initial = net.copy()
+    method = params["method"]
+    gates1 = gates2 = None
+    if method in GATED_METHODS:
+        gates1 = _draw_gates(rng["gates"], params["alpha"], nx, nh)
+        gates2 = _draw_gates(rng["gates"], params["alpha"], nx, nh)
+    adaptive = method == "adaptive-gating"
+    task1 = _Task(pair, 0, gates1)
+    task2 = _Task(pair, 1, gates1 if adaptive else gates2)
+
+    first, second = params["epochs"], params["task2_epochs"]
+    curves = np.empty((first + second + 1, 2))
+    curves[0] = task1.test_error(net), task2.test_error(net)
+    penalty = _penalty(params, initial, None) if method in REGULARIZED_METHODS else None
+    for epoch in range(1, first + 1):
+        task1.train_epoch(net, params, rng["order"].permutation(params["n_train"]), penalty)
+        curves[epoch] = task1.test_error(net), task2.test_error(net)
+        if on_epoch is not None:
+            on_epoch()
+
+    gate_correlation = math.nan
+    if adaptive:  # the probe trial: task 2's training data, task 1's gates
+        probe, baseline = task2.train_error(net), task2.train_error(initial)
+        gate_correlation = float(np.clip(1.0 - probe / baseline, 0.0, 1.0))
+        gates2 = Gates(next_gate(gates1.input, params["alpha"], gate_correlation, rng["adaptive"]),
+                       next_gate(gates1.hidden, params["alpha"], gate_correlation,
+                                 rng["adaptive"]))
+        task2.set_gates(gates2)
+        curves[first, 1] = task2.test_error(net)
+    transfer = task2.test_error(initial) - curves[first, 1]
+
+    if method in REGULARIZED_METHODS:
+        penalty = _penalty(params, net.copy(), pair.x_train[0])
+    for epoch in range(first + 1, first + second + 1):
+        task2.train_epoch(net, params, rng["order"].permutation(params["n_train"]), penalty)
+        curves[epoch] = task1.test_error(net), task2.test_error(net)
+        if on_epoch is not None:
+            on_epoch()
+    retention = curves[0, 0] - curves[first + params["retention_epochs"], 0]
+    return RunRecord(float(transfer), float(retention), curves, gate_correlation)
+
+
+def _curve_name(task: int, epoch: int) -> str:
+    return f"task{task}_error_{epoch:04d}"
+
+
+def pmnist_samples(params: Mapping[str, Any], seeds: Sequence[np.random.SeedSequence],
+                   on_epoch: Optional[EpochCallback] = None) -> dict[str, np.ndarray]:
+    """The sweep's vectorized sample function: one run per seed; outputs ``transfer``,
+    ``retention``, ``gate_correlation`` and every point of both learning curves
+    (``task1_error_0000``, ...)."""
+    runs = [run_two_tasks(params, s, on_epoch) for s in seeds]
+    out = {"transfer": np.array([r.transfer for r in runs]),
+           "retention": np.array([r.retention for r in runs]),
+           "gate_correlation": np.array([r.gate_correlation for r in runs])}
+    for t in range(runs[0].curves.shape[0]):
+        for task in (1, 2):
+            out[_curve_name(task, t)] = np.array([r.curves[t, task - 1] for r in runs])
+    return out
+
+
+def _check_memory(params: Mapping[str, Any], workers: int) -> None:
+    need = estimate_run_bytes(params) * max(1, workers)
+    limit = machine_bytes()
+    if limit is not None and need > limit:
+        raise ValueError(f"{params['dataset']} with {params['hidden']} hidden units needs about "
+                         f"{human_bytes(need)} of memory for {workers} run(s) at once, more "
+                         f"than this machine's {human_bytes(limit)}; use fewer workers or "
+                         "a smaller network")
+
+
+def pmnist_sweep(
+    points: Sequence[Mapping[str, Any]],
+    *,
+    seed: int | np.random.SeedSequence = 0,
+    executor: Union[Executor, None, str] = None,
+    workers: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    on_epoch: Optional[EpochCallback] = None,
+) -> list[PmnistResult]:
+    """Every point (each from :func:`resolve_pmnist_params`; all with the same number of
+    seeds and epochs) over its seeds, on ``executor`` (:func:`tasksim.solvers.sweep.sweep`:
+    sample j of point i has the seed (i, j) of ``seed``, whatever the executor).
+    ``on_epoch`` (serial runs only: ``executor=None``) is called after every epoch.
+
+    Examples
+    --------
+    >>> pts = [resolve_pmnist_params("vanilla", rho_a=a, rho_b=0.0, epochs=2, seeds=2)
+    ...        for a in (0.0, 1.0)]
+    >>> [r.params["rho_a"] for r in pmnist_sweep(pts)]
+    [0.0, 1.0]
+    """
+    points = [dict(p) for p in points]
+    if not points:
+        raise ValueError("points must contain at least one grid point")
+    shape = {(p["seeds"], p["epochs"], p["task2_epochs"]) for p in points}
+    if len(shape) > 1:
+        raise ValueError("every point of a sweep needs the same seeds and epochs")
+    seeds = points[0]["seeds"]
+    in_flight = 1 if executor is None else (workers or os.cpu_count() or 1)
+    for p in points:
+        _check_memory(p, in_flight)
+    if on_epoch is not None and executor is not None:
+        raise ValueError("on_epoch is for serial runs (executor=None); use progress")
+    fn = pmnist_samples if on_epoch is None else partial(pmnist_samples, on_epoch=on_epoch)
+    result = sweep(fn, points, seeds=seeds, seed=seed, executor=executor, workers=workers,
+                   vectorized=True, progress=progress, chunk_size=1)
+    steps = points[0]["epochs"] + points[0]["task2_epochs"] + 1
+    out = []
+    for i, p in enumerate(points):
+        transfer, retention = result.column("transfer")[i], result.column("retention")[i]
+        curves = np.stack([np.stack([result.column(_curve_name(task, t))[i]
+                                     for task in (1, 2)], axis=1) for t in range(steps)],
+                          axis=1)
+        out.append(PmnistResult(Estimate.from_samples(transfer),
+                                Estimate.from_samples(retention), p,
+                                np.stack([transfer, retention], axis=1), curves,
+                                result.column("gate_correlation")[i]))
+    return out
+
+
+def simulate_pmnist(method: str, *, rho_a: float, rho_b: float,
+                    executor: Union[Executor, None, str] = None,
+                    workers: Optional[int] = None, progress: Optional[Progress] = None,
+                    on_epoch: Optional[EpochCallback] = None, **options: Any) -> PmnistResult:
+    """Transfer and retention of ``method`` at (rho_a, rho_b) over ``seeds`` runs (the
+    keyword ``options`` are those of :func:`resolve_pmnist_params`); run ``j`` uses the
+    child seed (0, j) of ``seed``, on any executor (as :func:`tasksim.solvers.api.simulate`).
+
+    Examples
+    --------
+    >>> a = simulate_pmnist("vanilla", rho_a=0.5, rho_b=0.5, epochs=2, seeds=2, seed=3)
+    >>> b = simulate_pmnist("euclidean", rho_a=0.5, rho_b=0.5, lam=0.0, epochs=2, seeds=2, seed=3)
+    >>> bool((a.samples == b.samples).all())          # lambda = 0 is vanilla, number for number
+    True
+    """
+    params = resolve_pmnist_params(method, rho_a=rho_a, rho_b=rho_b, **options)
+    return pmnist_sweep([params], seed=params["seed"], executor=executor, workers=workers,
+                        progress=progress, on_epoch=on_epoch)[0]

@@ -1,0 +1,189 @@
+"""The one-hidden-layer ReLU network of the permuted-digits experiment and its mini-batch SGD
+(Appendix E.2, subsec_appendix_pMNIST, "Model implementation").
+
+y = b_2 + W_2 ReLU(b_1 + W_1 x): Nx inputs, Nh hidden units, Ny = 10 outputs. W_1 and b_1
+start with independent N(0, 1/Nh^2) entries, W_2 and b_2 with N(0, 1/Ny^2) (small, for the
+rich regime). With activity gating (Sec. 5.1, applied to the input and the hidden layer as
+Sec. 7 states) the network is y = b_2 + W_2 (g_h * ReLU(b_1 + W_1 (g_x * x))) with binary
+gates g_x, g_h.
+
+The error of a task is the paper's epsilon: the squared error averaged over the Ny outputs
+and over the samples, (1/Ny) <||y* - y||^2>. SGD descends exactly that average over a
+mini-batch, W <- W - eta (grad epsilon_batch + grad R) for a weight regularizer R
+(:mod:`tasksim.solvers.pmnist_penalties`; biases are never regularized). ReLU'(0) = 0.
+
+The arrays are updated in place for speed (one epoch of MNIST at the paper's sizes is
+dominated by its matrix products: ``benchmarks/bench_pmnist.py``); the functions that compute
+errors and gradients are pure.
+
+Examples
+--------
+>>> rng = np.random.default_rng(0)
+>>> net = init_network(rng, nx=6, nh=8, ny=3)
+>>> x, y = rng.random((20, 6)).astype(np.float32), rng.random((20, 3)).astype(np.float32)
+>>> before = mean_squared_error(net, x, y)
+>>> for _ in range(50):
+...     sgd_epoch(net, x, y, batch=5, learning_rate=0.1, order=rng.permutation(20))
+>>> bool(mean_squared_error(net, x, y) < before)
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Protocol
+
+import numpy as np
+
+__all__ = ["Network", "Gates", "Penalty", "init_network", "forward", "mean_squared_error",
+           "loss_gradients", "sgd_epoch", "gate_inputs"]
+
+
+@dataclass
+class Network:
+    """Weights and biases: W1 (Nh x Nx), b1 (Nh), W2 (Ny x Nh), b2 (Ny), one dtype."""
+
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+
+    def copy(self) -> "Network":
+        return Network(self.W1.copy(), self.b1.copy(), self.W2.copy(), self.b2.copy())
+
+    @property
+    def sizes(self) -> tuple[int, int, int]:
+        """(Nx, Nh, Ny)."""
+        return int(self.W1.shape[1]), int(self.W1.shape[0]), int(self.W2.shape[0])
+
+
+@dataclass(frozen=True)
+class Gates:
+    """Binary gates of the input (length Nx) and hidden (length Nh) layers; None: all open."""
+
+    input: Optional[np.ndarray] = None
+    hidden: Optional[np.ndarray] = None
+
+
+class Penalty(Protocol):
+    """A weight regularizer R(W_1, W_2): its value and its gradient (dR/dW_1, dR/dW_2)."""
+
+    def value(self, net: Network) -> float: ...
+
+    def gradient(self, net: Network) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def init_network(rng: np.random.Generator, *, nx: int, nh: int, ny: int,
+                 dtype: type = np.float32) -> Network:
+    """The paper's small initialisation: W_1, b_1 ~ N(0, 1/Nh^2), W_2, b_2 ~ N(0, 1/Ny^2).
+
+    Examples
+    --------
+    >>> net = init_network(np.random.default_rng(1), nx=784, nh=1500, ny=10)
+    >>> round(float(net.W1.std()) * 1500, 1), round(float(net.W2.std()) * 10, 1), net.sizes
+    (1.0, 1.0, (784, 1500, 10))
+    """
+    W1 = rng.standard_normal((nh, nx)) / nh
+    b1 = rng.standard_normal(nh) / nh
+    W2 = rng.standard_normal((ny, nh)) / ny
+    b2 = rng.standard_normal(ny) / ny
+    return Network(*(np.ascontiguousarray(a, dtype=dtype) for a in (W1, b1, W2, b2)))
+
+
+def gate_inputs(x: np.ndarray, gates: Optional[Gates]) -> np.ndarray:
+    """``g_x * x`` for every row of ``x`` (``x`` itself when the input is not gated)."""
+    if gates is None or gates.input is None:
+        return x
+    return x * gates.input.astype(x.dtype)
+
+
+def forward(net: Network, x: np.ndarray, gates: Optional[Gates] = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(hidden activity g_h * ReLU(b_1 + W_1 (g_x * x)), output), one row per sample."""
+    return _propagate(net, gate_inputs(x, gates), None if gates is None else gates.hidden)
+
+
+def _propagate(net: Network, gated_x: np.ndarray, hidden_gate: Optional[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    hidden = gated_x @ net.W1.T
+    hidden += net.b1
+    np.maximum(hidden, 0, out=hidden)
+    if hidden_gate is not None:
+        hidden *= hidden_gate.astype(hidden.dtype)
+    output = hidden @ net.W2.T
+    output += net.b2
+    return hidden, output
+
+
+def mean_squared_error(net: Network, x: np.ndarray, y: np.ndarray,
+                       gates: Optional[Gates] = None, *, chunk: int = 10000) -> float:
+    """epsilon = (1/Ny) <||y - network(x)||^2> over the rows of ``x`` (in chunks of rows).
+
+    Examples
+    --------
+    >>> net = Network(np.zeros((2, 3)), np.zeros(2), np.zeros((1, 2)), np.zeros(1))
+    >>> mean_squared_error(net, np.ones((4, 3)), np.full((4, 1), 2.0))
+    4.0
+    """
+    total = 0.0
+    for start in range(0, len(x), chunk):
+        _, out = forward(net, x[start:start + chunk], gates)
+        out -= y[start:start + chunk]
+        total += float(np.einsum("ij,ij->", out, out, dtype=np.float64))
+    return total / (len(x) * y.shape[1])
+
+
+def loss_gradients(net: Network, x: np.ndarray, y: np.ndarray,
+                   gates: Optional[Gates] = None) -> Network:
+    """Gradients of the batch error (1/(n Ny)) sum ||network(x) - y||^2 with respect to W1, b1,
+    W2, b2 (returned as a :class:`Network` of gradients); zero on closed gates.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> net = init_network(rng, nx=3, nh=4, ny=2, dtype=np.float64)
+    >>> g = loss_gradients(net, rng.random((5, 3)), rng.random((5, 2)),
+    ...                    Gates(input=np.array([True, False, True])))
+    >>> g.W1.shape, g.b2.shape, bool((g.W1[:, 1] == 0).all())
+    ((4, 3), (2,), True)
+    """
+    return _gradients(net, gate_inputs(x, gates), y, None if gates is None else gates.hidden)
+
+
+def _gradients(net: Network, gated_x: np.ndarray, y: np.ndarray,
+               hidden_gate: Optional[np.ndarray]) -> Network:
+    hidden, output = _propagate(net, gated_x, hidden_gate)
+    output -= y
+    output *= output.dtype.type(2.0 / output.size)
+    dW2 = output.T @ hidden
+    db2 = output.sum(axis=0)
+    back = output @ net.W2
+    back *= hidden > 0  # ReLU'(a) (0 at a <= 0), and zero on closed hidden gates
+    dW1 = back.T @ gated_x
+    db1 = back.sum(axis=0)
+    return Network(dW1, db1, dW2, db2)
+
+
+def sgd_epoch(net: Network, x: np.ndarray, y: np.ndarray, *, batch: int,
+              learning_rate: float, order: np.ndarray, gates: Optional[Gates] = None,
+              penalty: Optional[Penalty] = None) -> None:
+    """One epoch of mini-batch SGD on (x, y), updating ``net`` in place.
+
+    ``order`` is the epoch's shuffle of the rows; consecutive slices of ``batch`` rows are
+    the mini-batches, and a last incomplete slice is dropped. ``x`` is gated here when
+    ``gates.input`` is set (pass ungated inputs). ``penalty`` adds dR/dW to the weights'
+    gradients (not to the biases').
+    """
+    x = gate_inputs(x, gates)
+    hidden_gate = None if gates is None else gates.hidden
+    eta = net.W1.dtype.type(learning_rate)
+    for start in range(0, len(order) - batch + 1, batch):
+        rows = order[start:start + batch]
+        grad = _gradients(net, x[rows], y[rows], hidden_gate)
+        if penalty is not None:
+            extra1, extra2 = penalty.gradient(net)
+            grad.W1 += extra1
+            grad.W2 += extra2
+        for weight, step in ((net.W1, grad.W1), (net.b1, grad.b1), (net.W2, grad.W2),
+                             (net.b2, grad.b2)):
+            step *= eta
+            weight -= step
