@@ -12,11 +12,13 @@ is a few lines: write the two functions and add an entry.
     "provenance": {...}}``.
 ``tasksim pmnist --method M --rho-a A --rho-b B [--alpha X] [--lam L | --lam1 L1 --lam2 L2]
 [--dataset digits|mnist] [--data-dir DIR] [--epochs E] [--retention-epochs R] [--hidden N]
-[--batch N] [--learning-rate ETA] [--seeds K] [--seed S] [--workers N] [--dask ADDRESS] [--json]``
+[--batch N] [--learning-rate ETA] [--seeds K] [--seed S] [--paired] [--workers N]
+[--dask ADDRESS] [--json]``
     the permuted-digits network experiment (:mod:`tasksim.solvers.pmnist`); ``--json`` prints
     the schema of ``simulate`` plus ``"curves"`` (test error of both tasks per epoch, mean and
     sem over seeds). A comma-separated list for any of rho_a, rho_b, alpha, lam, lam1, lam2
-    spans a grid (their product), run on the same executors; ``--json`` then prints
+    spans a grid (their product), run on the same executors (``--paired``: every point's run
+    j uses the same seed, common random numbers); ``--json`` then prints
     ``{"points": [one record per point], "provenance": {...}}``. Progress per epoch (serial)
     or per run (``--workers``/``--dask``) on stderr.
 ``tasksim bench [--quick] [--json]``
@@ -255,6 +257,8 @@ def _pmnist_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--learning-rate", type=_number, help="SGD learning rate (default 0.01)")
     p.add_argument("--seeds", type=_size, default=10, help="runs per point (default 10)")
     p.add_argument("--seed", type=_size, default=0, help="root seed (default 0)")
+    p.add_argument("--paired", action="store_true",
+                   help="grid points share their seeds (common random numbers)")
     add_executor_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -328,7 +332,8 @@ def _run_pmnist(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         with open_executor(workers=args.workers, dask=args.dask) as executor:
             results = pmnist_sweep(points, seed=args.seed, executor=executor,
-                                   workers=args.workers, progress=runs, on_epoch=epochs)
+                                   workers=args.workers, progress=runs, on_epoch=epochs,
+                                   paired=args.paired)
     finally:
         for bar in (epochs, runs):
             if bar is not None:

@@ -2,7 +2,7 @@
 subsec_appendix_pMNIST): transfer and retention of a one-hidden-layer ReLU network trained by
 SGD on two tasks, for each method of the paper.
 
-Protocol (one run, one seed):
+Protocol (one run, one seed: :func:`tasksim.solvers.pmnist_run.run_two_tasks`):
 
 1. draw the tasks (:mod:`tasksim.solvers.pmnist_data`: readouts B_1, B_2 with similarity
    rho_b, task 2's pixel permutation with feature similarity rho_a) and the network W_o
@@ -26,9 +26,10 @@ Methods (the CLI's names):
     Sec. 5.2: at the switch a probe trial measures the error on task 2's training data of
     the network W_1 with task 1's gates, eps_pb, against that of the initial network,
     eps_o; each element of g_2 is kept from g_1 with probability
-    rho_g = min{1, max{0, 1 - eps_pb/eps_o}}, else redrawn from Bernoulli(alpha)
-    (:func:`tasksim.solvers.tasks.next_gate`, both layers). Before the switch the task-2
-    curve is measured with g_1 (g_2 is not drawn yet); transfer uses g_2.
+    rho_g = min{1, max{0, 1 - eps_pb/eps_o}}, else taken from a fresh Bernoulli(alpha) draw
+    (eq_def_rho_g, both layers; the fresh draw is random gating's g_2, so that rho_g = 0 is
+    random gating exactly). Before the switch the task-2 curve is measured with g_1 (g_2 is
+    not drawn yet); transfer uses g_2.
 ``euclidean``, ``fisher-layerwise``, ``fisher-diag``
     weight regularization (:mod:`tasksim.solvers.pmnist_penalties`) with amplitudes
     ``lam1`` (first layer) and ``lam2`` (second; both ``lam`` unless set apart, Fig. 9E, F).
@@ -47,7 +48,11 @@ Randomness: each run's seed (a ``SeedSequence``) gives independent streams for t
 the permutation, the initial network, the gates, the mini-batch order and the adaptive gate,
 so that a method that draws nothing more (gating at alpha = 1, a regularizer at lambda = 0)
 reproduces vanilla's numbers exactly. Grids run through :func:`tasksim.solvers.sweep.sweep`
-on any Executor: the same numbers for any number of workers.
+on any Executor: the same numbers for any number of workers. A paired grid
+(``paired=True``) gives run j of every point the same seed (common random numbers): points
+then differ only in what they change (under vanilla, every rho_a shares one W_1 per seed,
+since task 1 does not depend on rho_a), and differences between points have the standard
+error of their paired differences.
 
 Examples
 --------
@@ -62,32 +67,23 @@ import os
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from .pmnist_data import DATASETS, TaskPair, load_images, make_task_pair, pixels_permuted
-from .pmnist_network import (Gates, Network, init_network, mean_squared_error, sgd_epoch,
-                             gate_inputs)
-from .pmnist_penalties import (diagonal_fisher_penalty, euclidean_penalty,
-                               layerwise_fisher_penalty)
+from .pmnist_data import DATASETS, load_images, pixels_permuted
+from .pmnist_run import (GATED_METHODS, REGULARIZED_METHODS, EpochCallback, RunRecord,
+                         run_two_tasks)
 from .resources import human_bytes, machine_bytes
 from .sweep import Estimate, Progress, sweep
-from .tasks import next_gate
 from .validation import (check_nonnegative, check_open_unit_interval, check_positive_int,
                          check_unit_interval)
 
 __all__ = ["METHODS", "GATED_METHODS", "REGULARIZED_METHODS", "Protocol", "PROTOCOLS",
            "RunRecord", "PmnistResult", "resolve_pmnist_params", "run_two_tasks",
-           "pmnist_samples", "pmnist_sweep", "simulate_pmnist", "estimate_run_bytes"]
+           "paired_seed", "pmnist_samples", "pmnist_sweep", "simulate_pmnist", "estimate_run_bytes"]
 
-GATED_METHODS: tuple[str, ...] = ("random-gating", "adaptive-gating")
-REGULARIZED_METHODS: tuple[str, ...] = ("euclidean", "fisher-layerwise", "fisher-diag")
 METHODS: tuple[str, ...] = ("vanilla",) + GATED_METHODS + REGULARIZED_METHODS
-
-EpochCallback = Callable[[], None]
-"""Called after every epoch of every run (serial runs only): progress per epoch."""
-
 
 @dataclass(frozen=True)
 class Protocol:
@@ -109,19 +105,6 @@ PROTOCOLS: dict[str, Protocol] = {
 """The paper's protocol (MNIST) and its scaling to the 8 x 8 digits (module docstring)."""
 
 _DTYPES = ("float32", "float64")
-_STREAMS = ("readouts", "permutation", "network", "gates", "order", "adaptive")
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """One run: transfer, retention, the learning curves ``curves[t, nu]`` (test error of
-    task nu + 1 after t epochs; t = 0 .. epochs + task2_epochs) and, for adaptive gating,
-    the gate correlation rho_g chosen by the probe (nan otherwise)."""
-
-    transfer: float
-    retention: float
-    curves: np.ndarray
-    gate_correlation: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -279,133 +262,33 @@ def estimate_run_bytes(params: Mapping[str, Any]) -> int:
     return int(data + network + fisher + temporaries)
 
 
-def _streams(seed: np.random.SeedSequence) -> dict[str, np.random.Generator]:
-    """Independent generators for each kind of draw, fixed by ``seed`` alone."""
-    return {name: np.random.default_rng(np.random.SeedSequence(
-                seed.entropy, spawn_key=tuple(seed.spawn_key) + (k,), pool_size=seed.pool_size))
-            for k, name in enumerate(_STREAMS)}
-
-
-def _draw_gates(rng: np.random.Generator, alpha: float, nx: int, nh: int) -> Gates:
-    return Gates(rng.random(nx) < alpha, rng.random(nh) < alpha)
-
-
-def _hidden_only(gates: Optional[Gates]) -> Optional[Gates]:
-    return None if gates is None else Gates(None, gates.hidden)
-
-
-class _Task:
-    """One task's data as the network sees it: inputs gated once, not every epoch."""
-
-    def __init__(self, pair: TaskPair, index: int, gates: Optional[Gates]):
-        self.pair, self.index = pair, index
-        self.set_gates(gates)
-
-    def set_gates(self, gates: Optional[Gates]) -> None:
-        self.gates = gates
-        self.x_train = gate_inputs(self.pair.x_train[self.index], gates)
-        self.x_test = gate_inputs(self.pair.x_test[self.index], gates)
-        self.y_train = self.pair.y_train[self.index]
-        self.y_test = self.pair.y_test[self.index]
-
-    def test_error(self, net: Network) -> float:
-        return mean_squared_error(net, self.x_test, self.y_test, _hidden_only(self.gates))
-
-    def train_error(self, net: Network) -> float:
-        return mean_squared_error(net, self.x_train, self.y_train, _hidden_only(self.gates))
-
-    def train_epoch(self, net: Network, params: Mapping[str, Any], order: np.ndarray,
-                    penalty: Any) -> None:
-        sgd_epoch(net, self.x_train, self.y_train, batch=params["batch"],
-                  learning_rate=params["learning_rate"], order=order,
-                  gates=_hidden_only(self.gates), penalty=penalty)
-
-
-def _penalty(params: Mapping[str, Any], anchor: Network, previous_inputs: Optional[np.ndarray]):
-    """The regularizer of a task: around ``anchor``, in the metric of the previous task's
-    training inputs (None: there is no previous task)."""
-    method, lam1, lam2 = params["method"], params["lam1"], params["lam2"]
-    if method == "euclidean":
-        return euclidean_penalty(anchor, lam1, lam2)
-    if previous_inputs is None:
-        return None  # Fisher: task 1 has no previous task, no metric
-    build = layerwise_fisher_penalty if method == "fisher-layerwise" else diagonal_fisher_penalty
-    return build(anchor, previous_inputs, lam1, lam2)
-
-
-def run_two_tasks(params: Mapping[str, Any], seed: np.random.SeedSequence,
-                  on_epoch: Optional[EpochCallback] = None) -> RunRecord:
-    """One run of the protocol (module docstring) at ``params`` (from
-    :func:`resolve_pmnist_params`), all randomness from ``seed``.
-
-    Examples
-    --------
-    >>> p = resolve_pmnist_params("random-gating", rho_a=0.5, rho_b=0.5, alpha=0.5, epochs=2)
-    >>> run = run_two_tasks(p, np.random.SeedSequence(0))
-    >>> run.curves.shape, bool(run.curves[0, 0] > run.curves[2, 0])   # task 1 was learned
-    ((5, 2), True)
-    """
-    if not isinstance(seed, np.random.SeedSequence):
-        seed = np.random.SeedSequence(seed)
-    rng = _streams(seed)
-    dtype = np.dtype(params["dtype"]).type
-    images = load_images(params["dataset"], params["data_dir"])
-    pair = make_task_pair(images, rho_a=params["rho_a"], rho_b=params["rho_b"],
-                          readout_rng=rng["readouts"], permutation_rng=rng["permutation"],
-                          dtype=dtype)
-    nx, nh = images.n_pixels, params["hidden"]
-    net = init_network(rng["network"], nx=nx, nh=nh, ny=pair.y_train[0].shape[1], dtype=dtype)
-    initial = net.copy()
-    method = params["method"]
-    gates1 = gates2 = None
-    if method in GATED_METHODS:
-        gates1 = _draw_gates(rng["gates"], params["alpha"], nx, nh)
-        gates2 = _draw_gates(rng["gates"], params["alpha"], nx, nh)
-    adaptive = method == "adaptive-gating"
-    task1 = _Task(pair, 0, gates1)
-    task2 = _Task(pair, 1, gates1 if adaptive else gates2)
-
-    first, second = params["epochs"], params["task2_epochs"]
-    curves = np.empty((first + second + 1, 2))
-    curves[0] = task1.test_error(net), task2.test_error(net)
-    penalty = _penalty(params, initial, None) if method in REGULARIZED_METHODS else None
-    for epoch in range(1, first + 1):
-        task1.train_epoch(net, params, rng["order"].permutation(params["n_train"]), penalty)
-        curves[epoch] = task1.test_error(net), task2.test_error(net)
-        if on_epoch is not None:
-            on_epoch()
-
-    gate_correlation = math.nan
-    if adaptive:  # the probe trial: task 2's training data, task 1's gates
-        probe, baseline = task2.train_error(net), task2.train_error(initial)
-        gate_correlation = float(np.clip(1.0 - probe / baseline, 0.0, 1.0))
-        gates2 = Gates(next_gate(gates1.input, params["alpha"], gate_correlation, rng["adaptive"]),
-                       next_gate(gates1.hidden, params["alpha"], gate_correlation,
-                                 rng["adaptive"]))
-        task2.set_gates(gates2)
-        curves[first, 1] = task2.test_error(net)
-    transfer = task2.test_error(initial) - curves[first, 1]
-
-    if method in REGULARIZED_METHODS:
-        penalty = _penalty(params, net.copy(), pair.x_train[0])
-    for epoch in range(first + 1, first + second + 1):
-        task2.train_epoch(net, params, rng["order"].permutation(params["n_train"]), penalty)
-        curves[epoch] = task1.test_error(net), task2.test_error(net)
-        if on_epoch is not None:
-            on_epoch()
-    retention = curves[0, 0] - curves[first + params["retention_epochs"], 0]
-    return RunRecord(float(transfer), float(retention), curves, gate_correlation)
-
-
 def _curve_name(task: int, epoch: int) -> str:
     return f"task{task}_error_{epoch:04d}"
 
 
+def paired_seed(seed: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The seed of sample (0, j) for the sweep's seed of sample (i, j): the seed run j of every
+    point of a paired grid uses.
+
+    Examples
+    --------
+    >>> from tasksim.solvers.sweep import sample_seed
+    >>> root = np.random.SeedSequence(7)
+    >>> paired_seed(sample_seed(root, 3, 2)).spawn_key == sample_seed(root, 0, 2).spawn_key
+    True
+    """
+    key = tuple(seed.spawn_key)
+    return np.random.SeedSequence(seed.entropy, spawn_key=key[:-2] + (0, key[-1]),
+                                  pool_size=seed.pool_size)
+
+
 def pmnist_samples(params: Mapping[str, Any], seeds: Sequence[np.random.SeedSequence],
                    on_epoch: Optional[EpochCallback] = None) -> dict[str, np.ndarray]:
-    """The sweep's vectorized sample function: one run per seed; outputs ``transfer``,
-    ``retention``, ``gate_correlation`` and every point of both learning curves
-    (``task1_error_0000``, ...)."""
+    """The sweep's vectorized sample function: one run per seed (the paired seed when
+    ``params["paired"]``); outputs ``transfer``, ``retention``, ``gate_correlation`` and every
+    point of both learning curves (``task1_error_0000``, ...)."""
+    if params.get("paired"):
+        seeds = [paired_seed(s) for s in seeds]
     runs = [run_two_tasks(params, s, on_epoch) for s in seeds]
     out = {"transfer": np.array([r.transfer for r in runs]),
            "retention": np.array([r.retention for r in runs]),
@@ -434,10 +317,12 @@ def pmnist_sweep(
     workers: Optional[int] = None,
     progress: Optional[Progress] = None,
     on_epoch: Optional[EpochCallback] = None,
+    paired: bool = False,
 ) -> list[PmnistResult]:
     """Every point (each from :func:`resolve_pmnist_params`; all with the same number of
     seeds and epochs) over its seeds, on ``executor`` (:func:`tasksim.solvers.sweep.sweep`:
-    sample j of point i has the seed (i, j) of ``seed``, whatever the executor).
+    sample j of point i has the seed (i, j) of ``seed``, whatever the executor; with
+    ``paired``, the seed (0, j) at every point: :func:`paired_seed`).
     ``on_epoch`` (serial runs only: ``executor=None``) is called after every epoch.
 
     Examples
@@ -447,7 +332,7 @@ def pmnist_sweep(
     >>> [r.params["rho_a"] for r in pmnist_sweep(pts)]
     [0.0, 1.0]
     """
-    points = [dict(p) for p in points]
+    points = [{**p, "paired": bool(paired)} for p in points]
     if not points:
         raise ValueError("points must contain at least one grid point")
     shape = {(p["seeds"], p["epochs"], p["task2_epochs"]) for p in points}

@@ -53,6 +53,7 @@ __all__ = [
     "draw_readouts",
     "pixels_permuted",
     "draw_partial_permutation",
+    "task_data",
     "make_task_pair",
     "digits_images",
     "load_images",
@@ -171,6 +172,26 @@ def draw_partial_permutation(rng: np.random.Generator, n_pixels: int, rho_a: flo
     return order
 
 
+def task_data(images: ImageSet, readout: np.ndarray, permutation: Optional[np.ndarray] = None,
+              *, dtype: type = np.float32
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(x_train, y_train, x_test, y_test) of one task: the images with their pixels in the
+    order ``permutation`` (None: as they are) and the targets ``readout`` (s - 1/2).
+
+    Examples
+    --------
+    >>> x, y, xt, yt = task_data(digits_images(), np.ones((10, 4)))
+    >>> x.shape, y.shape, sorted(set(np.round(y[:, 0], 3).tolist()))
+    ((1437, 64), (1437, 10), [-2.0, -1.0, 0.0, 1.0])
+    """
+    out = []
+    for x, labels in ((images.train_images, images.train_labels),
+                      (images.test_images, images.test_labels)):
+        x = np.ascontiguousarray(x if permutation is None else x[:, permutation], dtype=dtype)
+        out += [x, ((latent_codes(labels) - 0.5) @ readout.T).astype(dtype)]
+    return out[0], out[1], out[2], out[3]
+
+
 def make_task_pair(images: ImageSet, *, rho_a: float, rho_b: float,
                    readout_rng: np.random.Generator, permutation_rng: np.random.Generator,
                    dtype: type = np.float32, ny: int = 10) -> TaskPair:
@@ -189,18 +210,10 @@ def make_task_pair(images: ImageSet, *, rho_a: float, rho_b: float,
     """
     B1, B2 = draw_readouts(readout_rng, rho_b, ny=ny)
     perm = draw_partial_permutation(permutation_rng, images.n_pixels, rho_a)
-    centred = {"train": latent_codes(images.train_labels) - 0.5,
-               "test": latent_codes(images.test_labels) - 0.5}
-    x1_train = np.ascontiguousarray(images.train_images, dtype=dtype)
-    x1_test = np.ascontiguousarray(images.test_images, dtype=dtype)
-    return TaskPair(
-        x_train=(x1_train, np.ascontiguousarray(x1_train[:, perm])),
-        y_train=tuple((centred["train"] @ B.T).astype(dtype) for B in (B1, B2)),  # type: ignore[arg-type]
-        x_test=(x1_test, np.ascontiguousarray(x1_test[:, perm])),
-        y_test=tuple((centred["test"] @ B.T).astype(dtype) for B in (B1, B2)),  # type: ignore[arg-type]
-        readouts=(B1, B2),
-        permutation=perm,
-    )
+    one, two = task_data(images, B1, dtype=dtype), task_data(images, B2, perm, dtype=dtype)
+    return TaskPair(x_train=(one[0], two[0]), y_train=(one[1], two[1]),
+                    x_test=(one[2], two[2]), y_test=(one[3], two[3]), readouts=(B1, B2),
+                    permutation=perm)
 
 
 @functools.lru_cache(maxsize=1)

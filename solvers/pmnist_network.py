@@ -40,20 +40,67 @@ __all__ = ["Network", "Gates", "Penalty", "init_network", "forward", "mean_squar
 
 @dataclass
 class Network:
-    """Weights and biases: W1 (Nh x Nx), b1 (Nh), W2 (Ny x Nh), b2 (Ny), one dtype."""
+    """Weights and biases, stored as the augmented matrices [W_1 | b_1] (Nh x (Nx + 1)) and
+    [W_2 | b_2] (Ny x (Nh + 1)), one dtype; ``W1``, ``b1``, ``W2``, ``b2`` are views of them.
 
-    W1: np.ndarray
-    b1: np.ndarray
-    W2: np.ndarray
-    b2: np.ndarray
+    (An augmented matrix makes a bias one more column of its weight: one product and one
+    update per layer and step instead of two, a third fewer operations per SGD step.)
+
+    Examples
+    --------
+    >>> net = Network.from_parts(np.ones((2, 3)), np.zeros(2), np.ones((1, 2)), np.ones(1))
+    >>> net.layer1.shape, net.b2.tolist(), net.sizes
+    ((2, 4), [1.0], (3, 2, 1))
+    """
+
+    layer1: np.ndarray
+    layer2: np.ndarray
+
+    @classmethod
+    def from_parts(cls, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray, b2: np.ndarray
+                   ) -> "Network":
+        return cls(np.ascontiguousarray(np.column_stack([W1, b1])),
+                   np.ascontiguousarray(np.column_stack([W2, b2])))
+
+    @property
+    def W1(self) -> np.ndarray:
+        return self.layer1[:, :-1]
+
+    @W1.setter
+    def W1(self, value: np.ndarray) -> None:
+        self.layer1[:, :-1] = value
+
+    @property
+    def b1(self) -> np.ndarray:
+        return self.layer1[:, -1]
+
+    @b1.setter
+    def b1(self, value: np.ndarray) -> None:
+        self.layer1[:, -1] = value
+
+    @property
+    def W2(self) -> np.ndarray:
+        return self.layer2[:, :-1]
+
+    @W2.setter
+    def W2(self, value: np.ndarray) -> None:
+        self.layer2[:, :-1] = value
+
+    @property
+    def b2(self) -> np.ndarray:
+        return self.layer2[:, -1]
+
+    @b2.setter
+    def b2(self, value: np.ndarray) -> None:
+        self.layer2[:, -1] = value
 
     def copy(self) -> "Network":
-        return Network(self.W1.copy(), self.b1.copy(), self.W2.copy(), self.b2.copy())
+        return Network(self.layer1.copy(), self.layer2.copy())
 
     @property
     def sizes(self) -> tuple[int, int, int]:
         """(Nx, Nh, Ny)."""
-        return int(self.W1.shape[1]), int(self.W1.shape[0]), int(self.W2.shape[0])
+        return int(self.layer1.shape[1] - 1), int(self.layer1.shape[0]), int(self.layer2.shape[0])
 
 
 @dataclass(frozen=True)
@@ -86,7 +133,7 @@ def init_network(rng: np.random.Generator, *, nx: int, nh: int, ny: int,
     b1 = rng.standard_normal(nh) / nh
     W2 = rng.standard_normal((ny, nh)) / ny
     b2 = rng.standard_normal(ny) / ny
-    return Network(*(np.ascontiguousarray(a, dtype=dtype) for a in (W1, b1, W2, b2)))
+    return Network.from_parts(*(a.astype(dtype) for a in (W1, b1, W2, b2)))
 
 
 def gate_inputs(x: np.ndarray, gates: Optional[Gates]) -> np.ndarray:
@@ -96,22 +143,37 @@ def gate_inputs(x: np.ndarray, gates: Optional[Gates]) -> np.ndarray:
     return x * gates.input.astype(x.dtype)
 
 
+def _augmented(x: np.ndarray, gates: Optional[Gates]) -> np.ndarray:
+    """[g_x * x | 1]: the rows of ``x``, gated, with a column of ones for the bias."""
+    out = np.empty((x.shape[0], x.shape[1] + 1), dtype=x.dtype)
+    if gates is None or gates.input is None:
+        out[:, :-1] = x
+    else:
+        np.multiply(x, gates.input.astype(x.dtype), out=out[:, :-1])
+    out[:, -1] = 1
+    return out
+
+
+def _propagate(net: Network, x_aug: np.ndarray, hidden_gate: Optional[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """([g_h * ReLU(layer1 x_aug) | 1], output) for augmented inputs ``x_aug``."""
+    hidden = np.empty((x_aug.shape[0], net.layer1.shape[0] + 1), dtype=net.layer1.dtype)
+    active = hidden[:, :-1]
+    np.matmul(x_aug, net.layer1.T, out=active)
+    np.maximum(active, 0, out=active)
+    if hidden_gate is not None:
+        active *= hidden_gate
+    hidden[:, -1] = 1
+    return hidden, hidden @ net.layer2.T
+
+
 def forward(net: Network, x: np.ndarray, gates: Optional[Gates] = None
             ) -> tuple[np.ndarray, np.ndarray]:
     """(hidden activity g_h * ReLU(b_1 + W_1 (g_x * x)), output), one row per sample."""
-    return _propagate(net, gate_inputs(x, gates), None if gates is None else gates.hidden)
-
-
-def _propagate(net: Network, gated_x: np.ndarray, hidden_gate: Optional[np.ndarray]
-               ) -> tuple[np.ndarray, np.ndarray]:
-    hidden = gated_x @ net.W1.T
-    hidden += net.b1
-    np.maximum(hidden, 0, out=hidden)
-    if hidden_gate is not None:
-        hidden *= hidden_gate.astype(hidden.dtype)
-    output = hidden @ net.W2.T
-    output += net.b2
-    return hidden, output
+    hidden_gate = None if gates is None or gates.hidden is None else \
+        gates.hidden.astype(net.layer1.dtype)
+    hidden, output = _propagate(net, _augmented(x, gates), hidden_gate)
+    return hidden[:, :-1], output
 
 
 def mean_squared_error(net: Network, x: np.ndarray, y: np.ndarray,
@@ -120,7 +182,7 @@ def mean_squared_error(net: Network, x: np.ndarray, y: np.ndarray,
 
     Examples
     --------
-    >>> net = Network(np.zeros((2, 3)), np.zeros(2), np.zeros((1, 2)), np.zeros(1))
+    >>> net = Network.from_parts(np.zeros((2, 3)), np.zeros(2), np.zeros((1, 2)), np.zeros(1))
     >>> mean_squared_error(net, np.ones((4, 3)), np.full((4, 1), 2.0))
     4.0
     """
@@ -146,21 +208,20 @@ def loss_gradients(net: Network, x: np.ndarray, y: np.ndarray,
     >>> g.W1.shape, g.b2.shape, bool((g.W1[:, 1] == 0).all())
     ((4, 3), (2,), True)
     """
-    return _gradients(net, gate_inputs(x, gates), y, None if gates is None else gates.hidden)
+    hidden_gate = None if gates is None or gates.hidden is None else \
+        gates.hidden.astype(net.layer1.dtype)
+    return _gradients(net, _augmented(x, gates), y, hidden_gate, 1.0)
 
 
-def _gradients(net: Network, gated_x: np.ndarray, y: np.ndarray,
-               hidden_gate: Optional[np.ndarray]) -> Network:
-    hidden, output = _propagate(net, gated_x, hidden_gate)
+def _gradients(net: Network, x_aug: np.ndarray, y: np.ndarray,
+               hidden_gate: Optional[np.ndarray], scale: float) -> Network:
+    """``scale`` times the gradients of the batch error, for augmented inputs."""
+    hidden, output = _propagate(net, x_aug, hidden_gate)
     output -= y
-    output *= output.dtype.type(2.0 / output.size)
-    dW2 = output.T @ hidden
-    db2 = output.sum(axis=0)
+    output *= output.dtype.type(2.0 * scale / output.size)
     back = output @ net.W2
-    back *= hidden > 0  # ReLU'(a) (0 at a <= 0), and zero on closed hidden gates
-    dW1 = back.T @ gated_x
-    db1 = back.sum(axis=0)
-    return Network(dW1, db1, dW2, db2)
+    back *= hidden[:, :-1] > 0  # ReLU'(a) (0 at a <= 0), and zero on closed hidden gates
+    return Network(back.T @ x_aug, output.T @ hidden)
 
 
 def sgd_epoch(net: Network, x: np.ndarray, y: np.ndarray, *, batch: int,
@@ -173,17 +234,18 @@ def sgd_epoch(net: Network, x: np.ndarray, y: np.ndarray, *, batch: int,
     ``gates.input`` is set (pass ungated inputs). ``penalty`` adds dR/dW to the weights'
     gradients (not to the biases').
     """
-    x = gate_inputs(x, gates)
-    hidden_gate = None if gates is None else gates.hidden
-    eta = net.W1.dtype.type(learning_rate)
+    x_aug = _augmented(x, gates)
+    hidden_gate = None if gates is None or gates.hidden is None else \
+        gates.hidden.astype(net.layer1.dtype)
+    eta = net.layer1.dtype.type(learning_rate)
     for start in range(0, len(order) - batch + 1, batch):
         rows = order[start:start + batch]
-        grad = _gradients(net, x[rows], y[rows], hidden_gate)
+        step = _gradients(net, x_aug[rows], y[rows], hidden_gate, learning_rate)
         if penalty is not None:
             extra1, extra2 = penalty.gradient(net)
-            grad.W1 += extra1
-            grad.W2 += extra2
-        for weight, step in ((net.W1, grad.W1), (net.b1, grad.b1), (net.W2, grad.W2),
-                             (net.b2, grad.b2)):
-            step *= eta
-            weight -= step
+            extra1 *= eta
+            extra2 *= eta
+            step.W1[...] += extra1
+            step.W2[...] += extra2
+        net.layer1 -= step.layer1
+        net.layer2 -= step.layer2

@@ -137,7 +137,7 @@ def anchor_statistics(anchor: Network, x: np.ndarray, *, chunk: int = 10000
 
     Examples
     --------
-    >>> net = Network(np.eye(2), np.zeros(2), np.ones((1, 2)), np.zeros(1))
+    >>> net = Network.from_parts(np.eye(2), np.zeros(2), np.ones((1, 2)), np.zeros(1))
     >>> stats = anchor_statistics(net, np.array([[1.0, -1.0], [2.0, 0.0]]))
     >>> stats["gates"].tolist(), stats["phiphi"].tolist()
     ([[1.0, 0.0], [0.0, 0.0]], [[2.5, 0.0], [0.0, 0.0]])

@@ -111,7 +111,7 @@ def test_a_network_with_no_active_unit_has_a_zero_fisher_penalty_not_a_nan():
 
 
 def test_one_epoch_takes_one_step_per_full_batch_and_drops_the_remainder():
-    net = Network(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)), np.zeros(1))
+    net = Network.from_parts(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)), np.zeros(1))
     x, y = np.ones((10, 1)), np.ones((10, 1))
     sgd_epoch(net, x, y, batch=3, learning_rate=0.25, order=np.arange(10))
     # the hidden unit is dead at zero weights, so only b2 moves: each step halves 1 - b2
@@ -184,6 +184,36 @@ def test_the_same_seed_gives_the_same_numbers_on_any_number_of_workers():
     again = pmnist_sweep(points, seed=4)
     assert np.array_equal(again[0].samples, serial[0].samples)
     assert not np.array_equal(pmnist_sweep(points, seed=5)[0].samples, serial[0].samples)
+
+
+@pytest.mark.parametrize("method, options", [("vanilla", {}), ("adaptive-gating", {"alpha": 0.5}),
+                                             ("euclidean", {"lam": 0.3}),
+                                             ("fisher-layerwise", {"lam": 2.0})])
+def test_a_first_task_from_the_cache_gives_the_numbers_of_one_trained_in_the_run(
+        monkeypatch, method, options):
+    import tasksim.solvers.pmnist_run as run_module
+
+    params = resolve_pmnist_params(method, rho_a=0.25, rho_b=0.75, epochs=2, **options)
+    seed = np.random.SeedSequence([21, 5])  # list entropy, as the report's panel seeds
+    run_module._cached_first_task.cache_clear()
+    cached = run_two_tasks(params, seed)
+    again = run_two_tasks({**params, "rho_a": 0.75}, seed)  # the same task 1, from the cache
+    assert run_module._cached_first_task.cache_info().hits >= 1
+    monkeypatch.setattr(run_module, "CACHE_LIMIT_BYTES", 0)
+    for record, rho_a in ((cached, 0.25), (again, 0.75)):
+        trained = run_two_tasks({**params, "rho_a": rho_a}, seed)
+        assert np.array_equal(trained.curves, record.curves)
+        assert trained.transfer == record.transfer and trained.retention == record.retention
+
+
+def test_a_paired_grid_shares_task_one_across_similarities():
+    points = [resolve_pmnist_params("vanilla", rho_a=a, rho_b=b, epochs=2, seeds=2)
+              for a, b in ((0.0, 0.0), (1.0, 0.5))]
+    paired = pmnist_sweep(points, seed=8, paired=True)
+    assert np.array_equal(paired[0].curves[:, :3, 0], paired[1].curves[:, :3, 0])
+    unpaired = pmnist_sweep(points, seed=8)
+    assert not np.array_equal(unpaired[0].curves[:, :3, 0], unpaired[1].curves[:, :3, 0])
+    assert np.array_equal(unpaired[0].samples, paired[0].samples)  # point 0: the same seeds
 
 
 def test_float32_gives_the_numbers_of_float64():
