@@ -35,7 +35,8 @@ from typing import Optional, Protocol
 import numpy as np
 
 __all__ = ["Network", "Gates", "Penalty", "init_network", "forward", "mean_squared_error",
-           "loss_gradients", "sgd_epoch", "gate_inputs"]
+           "loss_gradients", "sgd_epoch", "augment", "augmented_error",
+           "sgd_epoch_augmented"]
 
 
 @dataclass
@@ -136,15 +137,15 @@ def init_network(rng: np.random.Generator, *, nx: int, nh: int, ny: int,
     return Network.from_parts(*(a.astype(dtype) for a in (W1, b1, W2, b2)))
 
 
-def gate_inputs(x: np.ndarray, gates: Optional[Gates]) -> np.ndarray:
-    """``g_x * x`` for every row of ``x`` (``x`` itself when the input is not gated)."""
-    if gates is None or gates.input is None:
-        return x
-    return x * gates.input.astype(x.dtype)
+def augment(x: np.ndarray, gates: Optional[Gates] = None) -> np.ndarray:
+    """[g_x * x | 1]: the rows of ``x``, gated, with a column of ones for the bias (what
+    :func:`augmented_error` and :func:`sgd_epoch_augmented` take).
 
-
-def _augmented(x: np.ndarray, gates: Optional[Gates]) -> np.ndarray:
-    """[g_x * x | 1]: the rows of ``x``, gated, with a column of ones for the bias."""
+    Examples
+    --------
+    >>> augment(np.array([[2.0, 3.0]]), Gates(input=np.array([False, True]))).tolist()
+    [[0.0, 3.0, 1.0]]
+    """
     out = np.empty((x.shape[0], x.shape[1] + 1), dtype=x.dtype)
     if gates is None or gates.input is None:
         out[:, :-1] = x
@@ -154,26 +155,60 @@ def _augmented(x: np.ndarray, gates: Optional[Gates]) -> np.ndarray:
     return out
 
 
-def _propagate(net: Network, x_aug: np.ndarray, hidden_gate: Optional[np.ndarray]
+def _hidden_gate(net: Network, gates: Optional[Gates]) -> Optional[np.ndarray]:
+    return None if gates is None or gates.hidden is None else gates.hidden.astype(net.layer1.dtype)
+
+
+class _Buffers:
+    """The arrays of one SGD step, allocated once per epoch (no allocation per step)."""
+
+    def __init__(self, net: Network, batch: int):
+        nx, nh, ny = net.sizes
+        dtype = net.layer1.dtype
+        self.x = np.empty((batch, nx + 1), dtype)
+        self.y = np.empty((batch, ny), dtype)
+        self.hidden = np.empty((batch, nh + 1), dtype)
+        self.hidden[:, -1] = 1  # the bias column; products write only the other columns
+        self.output = np.empty((batch, ny), dtype)
+        self.back = np.empty((batch, nh), dtype)
+        self.mask = np.empty((batch, nh), bool)
+        self.step1 = np.empty_like(net.layer1)
+        self.step2 = np.empty_like(net.layer2)
+
+
+def _propagate(net: Network, x_aug: np.ndarray, hidden_gate: Optional[np.ndarray],
+               hidden: Optional[np.ndarray] = None, output: Optional[np.ndarray] = None
                ) -> tuple[np.ndarray, np.ndarray]:
-    """([g_h * ReLU(layer1 x_aug) | 1], output) for augmented inputs ``x_aug``."""
-    hidden = np.empty((x_aug.shape[0], net.layer1.shape[0] + 1), dtype=net.layer1.dtype)
+    """([g_h * ReLU(layer1 x_aug) | 1], output) for augmented inputs ``x_aug`` (into
+    ``hidden`` and ``output`` when given; ``hidden``'s last column must hold ones)."""
+    if hidden is None:
+        hidden = np.empty((x_aug.shape[0], net.layer1.shape[0] + 1), dtype=net.layer1.dtype)
+        hidden[:, -1] = 1
     active = hidden[:, :-1]
     np.matmul(x_aug, net.layer1.T, out=active)
     np.maximum(active, 0, out=active)
     if hidden_gate is not None:
         active *= hidden_gate
-    hidden[:, -1] = 1
-    return hidden, hidden @ net.layer2.T
+    return hidden, np.matmul(hidden, net.layer2.T, out=output)
 
 
 def forward(net: Network, x: np.ndarray, gates: Optional[Gates] = None
             ) -> tuple[np.ndarray, np.ndarray]:
     """(hidden activity g_h * ReLU(b_1 + W_1 (g_x * x)), output), one row per sample."""
-    hidden_gate = None if gates is None or gates.hidden is None else \
-        gates.hidden.astype(net.layer1.dtype)
-    hidden, output = _propagate(net, _augmented(x, gates), hidden_gate)
+    hidden, output = _propagate(net, augment(x, gates), _hidden_gate(net, gates))
     return hidden[:, :-1], output
+
+
+def augmented_error(net: Network, x_aug: np.ndarray, y: np.ndarray,
+                    hidden_gate: Optional[np.ndarray] = None, *, chunk: int = 10000) -> float:
+    """:func:`mean_squared_error` for augmented inputs (:func:`augment`) and a hidden gate
+    given as 0/1 values of the network's dtype (None: all open)."""
+    total = 0.0
+    for start in range(0, len(x_aug), chunk):
+        _, out = _propagate(net, x_aug[start:start + chunk], hidden_gate)
+        out -= y[start:start + chunk]
+        total += float(np.einsum("ij,ij->", out, out, dtype=np.float64))
+    return total / (len(x_aug) * y.shape[1])
 
 
 def mean_squared_error(net: Network, x: np.ndarray, y: np.ndarray,
@@ -188,10 +223,10 @@ def mean_squared_error(net: Network, x: np.ndarray, y: np.ndarray,
     """
     total = 0.0
     for start in range(0, len(x), chunk):
-        _, out = forward(net, x[start:start + chunk], gates)
-        out -= y[start:start + chunk]
-        total += float(np.einsum("ij,ij->", out, out, dtype=np.float64))
-    return total / (len(x) * y.shape[1])
+        rows = slice(start, start + chunk)
+        part = augmented_error(net, augment(x[rows], gates), y[rows], _hidden_gate(net, gates))
+        total += part * len(x[rows])
+    return total / len(x)
 
 
 def loss_gradients(net: Network, x: np.ndarray, y: np.ndarray,
@@ -208,20 +243,48 @@ def loss_gradients(net: Network, x: np.ndarray, y: np.ndarray,
     >>> g.W1.shape, g.b2.shape, bool((g.W1[:, 1] == 0).all())
     ((4, 3), (2,), True)
     """
-    hidden_gate = None if gates is None or gates.hidden is None else \
-        gates.hidden.astype(net.layer1.dtype)
-    return _gradients(net, _augmented(x, gates), y, hidden_gate, 1.0)
+    buffers = _Buffers(net, len(x))
+    buffers.x[...] = augment(x, gates)
+    buffers.y[...] = y
+    _gradients(net, buffers, _hidden_gate(net, gates), 1.0)
+    return Network(buffers.step1, buffers.step2)
 
 
-def _gradients(net: Network, x_aug: np.ndarray, y: np.ndarray,
-               hidden_gate: Optional[np.ndarray], scale: float) -> Network:
-    """``scale`` times the gradients of the batch error, for augmented inputs."""
-    hidden, output = _propagate(net, x_aug, hidden_gate)
-    output -= y
-    output *= output.dtype.type(2.0 * scale / output.size)
-    back = output @ net.W2
-    back *= hidden[:, :-1] > 0  # ReLU'(a) (0 at a <= 0), and zero on closed hidden gates
-    return Network(back.T @ x_aug, output.T @ hidden)
+def _gradients(net: Network, b: _Buffers, hidden_gate: Optional[np.ndarray],
+               scale: float) -> None:
+    """``scale`` times the gradients of the error of the batch in ``b.x``, ``b.y``, into
+    ``b.step1`` and ``b.step2``."""
+    _propagate(net, b.x, hidden_gate, b.hidden, b.output)
+    b.output -= b.y
+    b.output *= b.output.dtype.type(2.0 * scale / b.output.size)
+    np.matmul(b.output, net.W2, out=b.back)
+    np.greater(b.hidden[:, :-1], 0, out=b.mask)  # ReLU' (0 at a <= 0), 0 on closed gates
+    b.back *= b.mask
+    np.matmul(b.back.T, b.x, out=b.step1)
+    np.matmul(b.output.T, b.hidden, out=b.step2)
+
+
+def sgd_epoch_augmented(net: Network, x_aug: np.ndarray, y: np.ndarray, *, batch: int,
+                        learning_rate: float, order: np.ndarray,
+                        hidden_gate: Optional[np.ndarray] = None,
+                        penalty: Optional[Penalty] = None) -> None:
+    """:func:`sgd_epoch` for augmented inputs (:func:`augment`, gated already) and a hidden
+    gate of 0/1 values of the network's dtype (None: all open)."""
+    buffers = _Buffers(net, batch)
+    eta = net.layer1.dtype.type(learning_rate)
+    for start in range(0, len(order) - batch + 1, batch):
+        rows = order[start:start + batch]
+        np.take(x_aug, rows, axis=0, out=buffers.x)
+        np.take(y, rows, axis=0, out=buffers.y)
+        _gradients(net, buffers, hidden_gate, learning_rate)
+        if penalty is not None:
+            extra1, extra2 = penalty.gradient(net)
+            extra1 *= eta
+            extra2 *= eta
+            buffers.step1[:, :-1] += extra1
+            buffers.step2[:, :-1] += extra2
+        net.layer1 -= buffers.step1
+        net.layer2 -= buffers.step2
 
 
 def sgd_epoch(net: Network, x: np.ndarray, y: np.ndarray, *, batch: int,
@@ -234,18 +297,5 @@ def sgd_epoch(net: Network, x: np.ndarray, y: np.ndarray, *, batch: int,
     ``gates.input`` is set (pass ungated inputs). ``penalty`` adds dR/dW to the weights'
     gradients (not to the biases').
     """
-    x_aug = _augmented(x, gates)
-    hidden_gate = None if gates is None or gates.hidden is None else \
-        gates.hidden.astype(net.layer1.dtype)
-    eta = net.layer1.dtype.type(learning_rate)
-    for start in range(0, len(order) - batch + 1, batch):
-        rows = order[start:start + batch]
-        step = _gradients(net, x_aug[rows], y[rows], hidden_gate, learning_rate)
-        if penalty is not None:
-            extra1, extra2 = penalty.gradient(net)
-            extra1 *= eta
-            extra2 *= eta
-            step.W1[...] += extra1
-            step.W2[...] += extra2
-        net.layer1 -= step.layer1
-        net.layer2 -= step.layer2
+    sgd_epoch_augmented(net, augment(x, gates), y, batch=batch, learning_rate=learning_rate,
+                        order=order, hidden_gate=_hidden_gate(net, gates), penalty=penalty)

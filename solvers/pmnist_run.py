@@ -35,7 +35,8 @@ from typing import Any, Callable, Mapping, Optional
 import numpy as np
 
 from .pmnist_data import draw_readouts, load_images, make_task_pair, task_data
-from .pmnist_network import Gates, Network, gate_inputs, init_network, mean_squared_error, sgd_epoch
+from .pmnist_network import (Gates, Network, augment, augmented_error, init_network,
+                             sgd_epoch_augmented)
 from .pmnist_penalties import (diagonal_fisher_penalty, euclidean_penalty,
                                layerwise_fisher_penalty)
 
@@ -105,10 +106,6 @@ def _adaptive_gates(first: Gates, fresh: Gates, rho_g: float, rng: np.random.Gen
     return Gates(keep(first.input, fresh.input), keep(first.hidden, fresh.hidden))
 
 
-def _hidden_only(gates: Optional[Gates]) -> Optional[Gates]:
-    return None if gates is None else Gates(None, gates.hidden)
-
-
 def _regime(params: Mapping[str, Any]) -> tuple:
     """What task 1's learning depends on beyond the protocol and the seed."""
     method = params["method"]
@@ -120,7 +117,8 @@ def _regime(params: Mapping[str, Any]) -> tuple:
 
 
 class _Task:
-    """One task's data as the network sees it (inputs gated once, not every epoch)."""
+    """One task's data as the network sees it: inputs gated and augmented with the bias
+    column once (:func:`tasksim.solvers.pmnist_network.augment`), not every epoch."""
 
     def __init__(self, data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
                  gates: Optional[Gates]):
@@ -130,20 +128,22 @@ class _Task:
     def set_gates(self, gates: Optional[Gates]) -> None:
         x_train, self.y_train, x_test, self.y_test = self.data
         self.gates = gates
-        self.x_train = gate_inputs(x_train, gates)
-        self.x_test = gate_inputs(x_test, gates)
+        self.x_train = augment(x_train, gates)
+        self.x_test = augment(x_test, gates)
+        self.hidden_gate = None if gates is None or gates.hidden is None else \
+            gates.hidden.astype(x_train.dtype)
 
     def test_error(self, net: Network) -> float:
-        return mean_squared_error(net, self.x_test, self.y_test, _hidden_only(self.gates))
+        return augmented_error(net, self.x_test, self.y_test, self.hidden_gate)
 
     def train_error(self, net: Network) -> float:
-        return mean_squared_error(net, self.x_train, self.y_train, _hidden_only(self.gates))
+        return augmented_error(net, self.x_train, self.y_train, self.hidden_gate)
 
     def train_epoch(self, net: Network, params: Mapping[str, Any], order: np.ndarray,
                     penalty: Any) -> None:
-        sgd_epoch(net, self.x_train, self.y_train, batch=params["batch"],
-                  learning_rate=params["learning_rate"], order=order,
-                  gates=_hidden_only(self.gates), penalty=penalty)
+        sgd_epoch_augmented(net, self.x_train, self.y_train, batch=params["batch"],
+                            learning_rate=params["learning_rate"], order=order,
+                            hidden_gate=self.hidden_gate, penalty=penalty)
 
 
 def _penalty(params: Mapping[str, Any], anchor: Network, previous_inputs: Optional[np.ndarray]):
