@@ -333,10 +333,9 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
     above, below, neither = regularizer_comparison(lw, euc)
     total = above + below + neither
     keys = [(a, b, lam) for a, b in pairs for lam in p.amplitudes]
-    wins = sorted({lam for (a, b, lam), l, e in zip(keys, lw, euc)
-                   if paired_difference(l, e).sign() == 1})
-    losses = sorted({lam for (a, b, lam), l, e in zip(keys, lw, euc)
-                     if paired_difference(l, e).sign() == -1})
+    signs = [paired_difference(layerwise, euclid).sign() for layerwise, euclid in zip(lw, euc)]
+    wins = sorted({key[2] for key, sign in zip(keys, signs) if sign == 1})
+    losses = sorted({key[2] for key, sign in zip(keys, signs) if sign == -1})
     best = [(max(data[("fisher-layerwise", a, b, lam)].retention.mean for lam in p.amplitudes),
              max(data[("euclidean", a, b, lam)].retention.mean for lam in p.amplitudes))
             for a, b in pairs]
@@ -347,8 +346,8 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
           f"{below} (at lambda in {{{_levels(losses)}}}); best over lambda, layer-wise "
           + ", ".join(f"{b_lw:+.2f} vs {b_e:+.2f}" for b_lw, b_e in best)
           + " at the " + str(len(pairs)) + " pairs")
-    gap_diag = np.mean([abs(d.mean() - l.mean()) for d, l in zip(diag, lw)])
-    gap_euc = np.mean([abs(e.mean() - l.mean()) for e, l in zip(euc, lw)])
+    gap_diag = np.mean([abs(d.mean() - layerwise.mean()) for d, layerwise in zip(diag, lw)])
+    gap_euc = np.mean([abs(e.mean() - layerwise.mean()) for e, layerwise in zip(euc, lw)])
     d_above, d_below, _ = regularizer_comparison(diag, lw)
     p8 = (f"P8 {'holds' if gap_diag < gap_euc else 'does not hold'}: mean |diagonal - "
           f"layer-wise| retention {gap_diag:.3f} against mean |Euclidean - layer-wise| "

@@ -241,8 +241,13 @@ def run_two_tasks(params: Mapping[str, Any], seed: np.random.SeedSequence,
     done = first_task(params, seed)
     if done is None:  # too large to cache: train task 1 here, the task-2 curve as it goes
         task2_errors: list[float] = []
-        done = _train_first_task(params, seed, lambda net: (
-            task2_errors.append(task2.test_error(net)), on_epoch and on_epoch()))
+
+        def after_epoch(net: Network) -> None:
+            task2_errors.append(task2.test_error(net))
+            if on_epoch is not None:
+                on_epoch()
+
+        done = _train_first_task(params, seed, after_epoch)
         curves[1:first + 1, 1] = task2_errors
     else:
         curves[1:first + 1, 1] = [task2.test_error(net) for net in done.snapshots]

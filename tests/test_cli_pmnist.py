@@ -127,3 +127,18 @@ def test_the_same_seed_gives_the_same_json_twice():
     strip = lambda text: {k: v for k, v in json.loads(text).items() if k != "provenance"}
     assert strip(first) == strip(second)
     assert np.isfinite(json.loads(first)["transfer"]["mean"])
+
+
+def test_a_grid_on_a_dask_cluster_gives_the_serial_numbers():
+    distributed = pytest.importorskip("distributed")
+    argv = ["pmnist", "--method", "fisher-diag", "--lam", "1", "--rho-a", "0,1", "--rho-b", "0.5",
+            "--epochs", "1", "--seeds", "2", "--paired", "--json"]
+    _, serial, _ = run(*argv)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        code, remote, err = run(*argv, "--dask", cluster.scheduler_address)
+    assert code == 0, err
+    assert [p["transfer"] for p in json.loads(remote)["points"]] == \
+        [p["transfer"] for p in json.loads(serial)["points"]]
+    assert [p["curves"] for p in json.loads(remote)["points"]] == \
+        [p["curves"] for p in json.loads(serial)["points"]]
