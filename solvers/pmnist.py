@@ -81,9 +81,11 @@ from .validation import (check_nonnegative, check_open_unit_interval, check_posi
 
 __all__ = ["METHODS", "GATED_METHODS", "REGULARIZED_METHODS", "Protocol", "PROTOCOLS",
            "RunRecord", "PmnistResult", "resolve_pmnist_params", "run_two_tasks",
-           "paired_seed", "pmnist_samples", "pmnist_sweep", "simulate_pmnist", "estimate_run_bytes"]
+           "paired_seed", "pmnist_samples", "pmnist_sweep", "simulate_pmnist",
+           "estimate_run_bytes"]
 
 METHODS: tuple[str, ...] = ("vanilla",) + GATED_METHODS + REGULARIZED_METHODS
+
 
 @dataclass(frozen=True)
 class Protocol:
