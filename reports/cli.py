@@ -134,11 +134,15 @@ class _StderrProgress:
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
+        self.show(f"{done}/{total} samples", final=done >= total)
+
+    def show(self, status: str, *, final: bool = False) -> None:
+        """Write ``label: status, elapsed`` over the previous line, unless it is too soon."""
         now = time.monotonic()
-        if now - self.start < self.delay or (now - self.last < self.every and done < total):
+        if now - self.start < self.delay or (now - self.last < self.every and not final):
             return
         self.last, self.shown = now, True
-        self.stream.write(f"\r{self.label}: {done}/{total} samples, {now - self.start:.1f} s")
+        self.stream.write(f"\r{self.label}: {status}, {now - self.start:.1f} s")
         self.stream.flush()
 
     def close(self) -> None:
@@ -223,10 +227,7 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _numbers(text: str) -> list[float]:
     """One number, or a comma-separated list of them (the axis of a grid)."""
-    values = [_number(part.strip()) for part in text.split(",")]
-    if not values:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}")
-    return values
+    return [_number(part.strip()) for part in text.split(",")]
 
 
 def _pmnist_arguments(p: argparse.ArgumentParser) -> None:
@@ -273,14 +274,8 @@ class _EpochProgress:
     def __call__(self) -> None:
         self.done += 1
         run, epoch = divmod(self.done - 1, self.per_run)
-        bar = self.bar
-        now = time.monotonic()
-        if now - bar.start < bar.delay or (now - bar.last < bar.every and self.done < self.total):
-            return
-        bar.last, bar.shown = now, True
-        bar.stream.write(f"\rtasksim pmnist: run {run + 1}/{self.total // self.per_run}, "
-                         f"epoch {epoch + 1}/{self.per_run}, {now - bar.start:.1f} s")
-        bar.stream.flush()
+        self.bar.show(f"run {run + 1}/{self.total // self.per_run}, epoch {epoch + 1}/"
+                      f"{self.per_run}", final=self.done >= self.total)
 
     def close(self) -> None:
         self.bar.close()
