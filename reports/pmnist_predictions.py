@@ -30,8 +30,9 @@ from scipy.stats import t as student_t
 
 from tasksim.solvers.sweep import Estimate
 
-__all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference", "paired_difference", "fmt_estimate",
-           "corner_verdicts", "interior_peak", "retention_dip", "regularizer_comparison"]
+__all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
+           "paired_difference", "fmt_estimate", "near_zero", "corner_verdicts", "interior_peak",
+           "retention_dip", "regularizer_comparison", "best_against_best"]
 
 CONFIDENCE = 0.95
 """A difference shows when zero lies outside its two-sided confidence interval at this level."""
@@ -50,8 +51,8 @@ def threshold(n: int) -> float:
         return math.inf
     return float(student_t.isf((1.0 - CONFIDENCE) / 2, n - 1))
 NEAR_ZERO = 0.05
-"""|transfer| below this (5 % of the untrained error, which is 1 on average) counts as near
-zero even when it is many standard errors from zero."""
+"""A mean is near zero when its confidence interval lies within +- NEAR_ZERO (5 % of the
+untrained error, which is 1 on average)."""
 
 PREDICTIONS: dict[str, str] = {
     "P1": "(rho_a, rho_b) = (1, 0) gives negative transfer and negative retention",
@@ -103,38 +104,58 @@ def fmt_estimate(e: Difference | Estimate) -> str:
     return f"{e.mean:+.3f} +- {sem}"
 
 
+def near_zero(e: Difference) -> str:
+    """Whether a mean is shown near zero: ``"near zero"`` when its whole confidence interval
+    lies within +- NEAR_ZERO (an equivalence test), ``"not near zero"`` when the interval
+    excludes zero, else ``"unresolved"`` (the seeds cannot tell).
+
+    Examples
+    --------
+    >>> near_zero(Difference(0.01, 0.005, 10)), near_zero(Difference(-0.24, 0.1, 4))
+    ('near zero', 'unresolved')
+    """
+    bound = threshold(e.n) * e.sem
+    if abs(e.mean) + bound <= NEAR_ZERO:
+        return "near zero"
+    return "not near zero" if e.sign() != 0 else "unresolved"
+
+
 def corner_verdicts(transfer: Mapping[tuple[float, float], np.ndarray],
                     retention: Mapping[tuple[float, float], np.ndarray]) -> dict[str, str]:
     """P1 and P2 from per-seed transfer and retention at the corners (1, 0) and (0, 1)
     (keys (rho_a, rho_b)).
 
-    P1 holds when both show below zero. P2's retention part
-    holds when retention at (0, 1) is above zero and above retention at (1, 0) (paired), its
-    transfer part when transfer does not show away from zero or is below NEAR_ZERO in size.
+    P1 holds when both show below zero. P2's retention part holds when retention at (0, 1)
+    shows above zero and above retention at (1, 0) (paired), its transfer part when transfer
+    is shown near zero (:func:`near_zero`); a transfer that is "unresolved" leaves P2 partly
+    holding, with the reason.
 
     Examples
     --------
-    >>> t = {(1.0, 0.0): np.array([-0.8, -0.9, -0.7]), (0.0, 1.0): np.array([0.01, -0.02, 0.0])}
+    >>> t = {(1.0, 0.0): np.array([-0.8, -0.9, -0.7]), (0.0, 1.0): np.array([0.01, -0.01, 0.0])}
     >>> r = {(1.0, 0.0): np.array([-0.5, -0.4, -0.6]), (0.0, 1.0): np.array([0.9, 0.8, 0.85])}
     >>> v = corner_verdicts(t, r)
     >>> v["P1"].split(":")[0], v["P2"].split(":")[0]
     ('holds', 'holds')
     """
-    tf10 = Estimate.from_samples(transfer[(1.0, 0.0)])
-    rt10 = Estimate.from_samples(retention[(1.0, 0.0)])
-    neg = [Difference(e.mean, e.sem, e.n).sign() == -1 for e in (tf10, rt10)]
+    def estimate(values: np.ndarray) -> Difference:
+        e = Estimate.from_samples(values)
+        return Difference(e.mean, e.sem, e.n)
+
+    tf10, rt10 = estimate(transfer[(1.0, 0.0)]), estimate(retention[(1.0, 0.0)])
+    neg = [e.sign() == -1 for e in (tf10, rt10)]
     p1 = "holds" if all(neg) else ("partly holds" if any(neg) else "does not hold")
     out = {"P1": f"{p1}: transfer {fmt_estimate(tf10)}, retention {fmt_estimate(rt10)} at (1, 0)"}
 
-    tf01 = Estimate.from_samples(transfer[(0.0, 1.0)])
-    rt01 = Estimate.from_samples(retention[(0.0, 1.0)])
+    tf01, rt01 = estimate(transfer[(0.0, 1.0)]), estimate(retention[(0.0, 1.0)])
     above = paired_difference(retention[(0.0, 1.0)], retention[(1.0, 0.0)])
-    high = Difference(rt01.mean, rt01.sem, rt01.n).sign() == 1 and above.sign() == 1
-    zero = abs(tf01.mean) < NEAR_ZERO or Difference(tf01.mean, tf01.sem, tf01.n).sign() == 0
-    p2 = "holds" if high and zero else ("partly holds" if high or zero else "does not hold")
+    high = rt01.sign() == 1 and above.sign() == 1
+    zero = near_zero(tf01)
+    p2 = ("holds" if high and zero == "near zero" else
+          "partly holds" if high or zero == "near zero" else "does not hold")
     out["P2"] = (f"{p2}: retention {fmt_estimate(rt01)} at (0, 1) ({fmt_estimate(above)} above "
-                 f"(1, 0)), transfer {fmt_estimate(tf01)}"
-                 + ("" if zero else " (not near zero)"))
+                 f"(1, 0)), transfer {fmt_estimate(tf01)} ({zero}; near zero: within "
+                 f"+-{NEAR_ZERO:g} at {CONFIDENCE:.0%} confidence)")
     return out
 
 
@@ -186,3 +207,22 @@ def regularizer_comparison(better: Sequence[np.ndarray], worse: Sequence[np.ndar
     retention arrays) show ``better`` above ``worse``, below it, and neither."""
     signs = [paired_difference(b, w).sign() for b, w in zip(better, worse)]
     return signs.count(1), signs.count(-1), signs.count(0)
+
+
+def best_against_best(better: Mapping[float, np.ndarray], worse: Mapping[float, np.ndarray]
+                      ) -> tuple[Difference, float, float]:
+    """Each method at its own best amplitude (the one with the largest mean retention;
+    ``{amplitude: per-seed retention}``): the paired difference ``better - worse`` there, and
+    the two amplitudes. The amplitudes of two metrics are not on one scale, so this compares
+    what each metric achieves; choosing both maxima on the same runs biases both alike.
+
+    Examples
+    --------
+    >>> d, a, b = best_against_best({1.0: np.array([0.6, 0.7]), 10.0: np.array([0.8, 0.9])},
+    ...                             {1.0: np.array([0.3, 0.2]), 10.0: np.array([0.1, 0.0])})
+    >>> round(d.mean, 3), a, b
+    (0.6, 10.0, 1.0)
+    """
+    top_better = max(better, key=lambda lam: float(np.mean(better[lam])))
+    top_worse = max(worse, key=lambda lam: float(np.mean(worse[lam])))
+    return paired_difference(better[top_better], worse[top_worse]), top_better, top_worse
