@@ -16,14 +16,14 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from tasksim.solvers.pmnist import PROTOCOLS, PmnistResult, pmnist_sweep, resolve_pmnist_params
 
 from .figures_context import FigureContext, FigureResult
-from .figures_plot import baseline, heatmap, new_figure, numeric_points, palette, panel_label
+from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label
 from .pmnist_predictions import (CONFIDENCE, NEAR_ZERO, PREDICTIONS, best_against_best,
                                  corner_verdicts, fmt_estimate, interior_peak, paired_difference,
                                  regularizer_comparison, retention_dip, threshold)
