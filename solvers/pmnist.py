@@ -236,7 +236,9 @@ def resolve_pmnist_params(
         raise ValueError(f"batch ({batch}) exceeds the {len(images.train_labels)} training "
                          f"images of {dataset}")
     return dict(method=method, rho_a=rho_a, rho_b=rho_b, alpha=alpha, lam1=lam1, lam2=lam2,
-                dataset=dataset, data_dir=None if data_dir is None else str(data_dir),
+                dataset=dataset,
+                # absolute, so that workers started elsewhere (a dask cluster) find the files
+                data_dir=None if data_dir is None else os.path.abspath(data_dir),
                 hidden=hidden, batch=batch, learning_rate=float(learning_rate), epochs=epochs,
                 task2_epochs=task2_epochs, retention_epochs=retention_epochs, seeds=seeds,
                 seed=int(seed), dtype=dtype, n_pixels=images.n_pixels,

@@ -78,15 +78,18 @@ def test_progress_is_per_epoch_on_stderr(monkeypatch):
     assert "run 2/2, epoch 4/4" in err and err.endswith("\n")
 
 
-def test_mnist_runs_from_idx_files_in_the_named_directory(tmp_path):
-    write_mnist(tmp_path, gz=True, n_train=30, n_test=10)
+def test_mnist_runs_from_idx_files_in_the_named_directory(tmp_path, monkeypatch):
+    (tmp_path / "mnist").mkdir()
+    write_mnist(tmp_path / "mnist", gz=True, n_train=30, n_test=10)
     load_mnist.cache_clear()
+    monkeypatch.chdir(tmp_path)  # a relative --data-dir is made absolute for the workers
     code, out, err = run("pmnist", "--method", "vanilla", "--rho-a", "0.5", "--rho-b", "0.5",
-                         "--dataset", "mnist", "--data-dir", str(tmp_path), "--hidden", "8",
+                         "--dataset", "mnist", "--data-dir", "mnist", "--hidden", "8",
                          "--batch", "10", "--epochs", "1", "--seeds", "2", "--json")
     assert code == 0, err
     params = json.loads(out)["params"]
     assert params["n_pixels"] == 36 and params["n_train"] == 30 and params["pixels_permuted"] == 18
+    assert params["data_dir"] == str(tmp_path / "mnist")
 
 
 @pytest.mark.parametrize("extra, message", [
