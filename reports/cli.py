@@ -22,6 +22,17 @@ is a few lines: write the two functions and add an entry.
     finite-size corrections (:mod:`tasksim.reports.probe_command`): transfer and retention
     measured at each Nx, against the leading order and the derived 1/Nx term; a table (or
     ``--json``), a CSV and a PNG under ``--out``; resumable after an interruption.
+``tasksim pmnist --method M --rho-a A --rho-b B [--alpha X] [--lam L | --lam1 L1 --lam2 L2]
+[--dataset digits|mnist] [--data-dir DIR] [--epochs E] [--retention-epochs R] [--hidden N]
+[--batch N] [--learning-rate ETA] [--seeds K] [--seed S] [--paired] [--workers N]
+[--dask ADDRESS] [--json]``
+    the permuted-digits network experiment (:mod:`tasksim.solvers.pmnist`); ``--json`` prints
+    the schema of ``simulate`` plus ``"curves"`` (test error of both tasks per epoch, mean and
+    sem over seeds). A comma-separated list for any of rho_a, rho_b, alpha, lam, lam1, lam2
+    spans a grid (their product), run on the same executors (``--paired``: every point's run
+    j uses the same seed, common random numbers); ``--json`` then prints
+    ``{"points": [one record per point], "provenance": {...}}``. Progress per epoch (serial)
+    or per run (``--workers``/``--dask``) on stderr.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
 ``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures]``
@@ -135,11 +146,15 @@ class _StderrProgress:
         self.shown = False
 
     def __call__(self, done: int, total: int) -> None:
+        self.show(f"{done}/{total} samples", final=done >= total)
+
+    def show(self, status: str, *, final: bool = False) -> None:
+        """Write ``label: status, elapsed`` over the previous line, unless it is too soon."""
         now = time.monotonic()
-        if now - self.start < self.delay or (now - self.last < self.every and done < total):
+        if now - self.start < self.delay or (now - self.last < self.every and not final):
             return
         self.last, self.shown = now, True
-        self.stream.write(f"\r{self.label}: {done}/{total} samples, {now - self.start:.1f} s")
+        self.stream.write(f"\r{self.label}: {status}, {now - self.start:.1f} s")
         self.stream.flush()
 
     def close(self) -> None:
@@ -321,6 +336,141 @@ def _run_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+# --- tasksim pmnist -----------------------------------------------------------------------------
+
+def _numbers(text: str) -> list[float]:
+    """One number, or a comma-separated list of them (the axis of a grid)."""
+    return [_number(part.strip()) for part in text.split(",")]
+
+
+def _pmnist_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", required=True, metavar="M",
+                   help="vanilla, random-gating, adaptive-gating, euclidean, "
+                        "fisher-layerwise or fisher-diag")
+    p.add_argument("--rho-a", type=_numbers, required=True, metavar="A",
+                   help="feature similarity in [0, 1] (a comma-separated list: a grid axis)")
+    p.add_argument("--rho-b", type=_numbers, required=True, metavar="B",
+                   help="readout similarity in [0, 1] (or a list)")
+    p.add_argument("--alpha", type=_numbers, metavar="X",
+                   help="gating level in (0, 1] (gating methods; or a list)")
+    p.add_argument("--lam", type=_numbers, metavar="L",
+                   help="regularizer amplitude of both layers (or a list)")
+    p.add_argument("--lam1", type=_numbers, metavar="L1",
+                   help="amplitude of the first layer, with --lam2 (or a list)")
+    p.add_argument("--lam2", type=_numbers, metavar="L2",
+                   help="amplitude of the second layer, with --lam1 (or a list)")
+    p.add_argument("--dataset", default="digits",
+                   help="digits (default: scikit-learn's 8 x 8 digits, offline) or mnist")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="directory with MNIST's four IDX files, plain or .gz (--dataset mnist)")
+    p.add_argument("--epochs", type=_size, help="epochs per task (default 100)")
+    p.add_argument("--retention-epochs", type=_size,
+                   help="epochs of task 2 after which retention is measured (default 10)")
+    p.add_argument("--hidden", type=_size, help="hidden units (default: 128 digits, 1500 mnist)")
+    p.add_argument("--batch", type=_size, help="mini-batch size (default: 7 digits, 300 mnist)")
+    p.add_argument("--learning-rate", type=_number, help="SGD learning rate (default 0.01)")
+    p.add_argument("--seeds", type=_size, default=10, help="runs per point (default 10)")
+    p.add_argument("--seed", type=_size, default=0, help="root seed (default 0)")
+    p.add_argument("--paired", action="store_true",
+                   help="grid points share their seeds (common random numbers)")
+    add_executor_arguments(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+class _EpochProgress:
+    """Progress per epoch of serial pmnist runs, on stderr (silent for short runs)."""
+
+    def __init__(self, stream: TextIO, total_epochs: int, epochs_per_run: int):
+        self.bar = _StderrProgress(stream, "tasksim pmnist")
+        self.total, self.per_run, self.done = total_epochs, epochs_per_run, 0
+
+    def __call__(self) -> None:
+        self.done += 1
+        run, epoch = divmod(self.done - 1, self.per_run)
+        self.bar.show(f"run {run + 1}/{self.total // self.per_run}, epoch {epoch + 1}/"
+                      f"{self.per_run}", final=self.done >= self.total)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _pmnist_points(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every point of the grid the options span (their Cartesian product), resolved."""
+    from tasksim.solvers.pmnist import resolve_pmnist_params
+    from tasksim.solvers.sweep import grid
+
+    axes = {name: getattr(args, name) for name in ("rho_a", "rho_b", "alpha", "lam", "lam1",
+                                                   "lam2") if getattr(args, name) is not None}
+    fixed = dict(dataset=args.dataset, data_dir=args.data_dir, epochs=args.epochs,
+                 retention_epochs=args.retention_epochs, hidden=args.hidden, batch=args.batch,
+                 learning_rate=args.learning_rate, seeds=args.seeds, seed=args.seed)
+    return [resolve_pmnist_params(args.method, **point, **fixed) for point in grid(**axes)]
+
+
+def _pmnist_record(result: Any) -> dict[str, Any]:
+    mean, sem = result.curve_mean_sem()
+    record = {
+        "transfer": {"mean": result.transfer.mean, "sem": _json_number(result.transfer.sem)},
+        "retention": {"mean": result.retention.mean, "sem": _json_number(result.retention.sem)},
+        "params": {k: _json_number(v) for k, v in result.params.items()},
+        "curves": {"epoch": list(range(len(mean))),
+                   **{f"task{task}": {"mean": [float(v) for v in mean[:, task - 1]],
+                                      "sem": [_json_number(float(v)) for v in sem[:, task - 1]]}
+                      for task in (1, 2)}},
+    }
+    if result.params["method"] == "adaptive-gating":
+        from tasksim.solvers.sweep import Estimate
+
+        rho_g = Estimate.from_samples(result.gate_correlation)
+        record["gate_correlation"] = {"mean": rho_g.mean, "sem": _json_number(rho_g.sem)}
+    return record
+
+
+def _run_pmnist(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tasksim.solvers.executors import open_executor
+    from tasksim.solvers.pmnist import pmnist_sweep
+
+    if args.workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {args.workers}")
+    points = _pmnist_points(args)  # bad input fails before a pool or a cluster starts
+    per_run = points[0]["epochs"] + points[0]["task2_epochs"]
+    serial = args.workers == 1 and args.dask is None
+    epochs = _EpochProgress(err, per_run * len(points) * args.seeds, per_run) if serial else None
+    runs = None if serial else _StderrProgress(err, "tasksim pmnist (runs)")
+    try:
+        with open_executor(workers=args.workers, dask=args.dask) as executor:
+            results = pmnist_sweep(points, seed=args.seed, executor=executor,
+                                   workers=args.workers, progress=runs, on_epoch=epochs,
+                                   paired=args.paired)
+    finally:
+        for bar in (epochs, runs):
+            if bar is not None:
+                bar.close()
+    records = [_pmnist_record(r) for r in results]
+    prov = provenance(seed=args.seed, command=args.command_line)
+    if args.json:
+        document = {**records[0], "provenance": prov} if len(records) == 1 else \
+            {"points": records, "provenance": prov}
+        out.write(json.dumps(document) + "\n")
+        return EXIT_OK
+    p = results[0].params
+    out.write(f"pmnist {p['method']} on {p['dataset']}: Nx = {p['n_pixels']}, Nh = {p['hidden']}, "
+              f"batch {p['batch']}, eta = {p['learning_rate']:g}, {p['epochs']} + "
+              f"{p['task2_epochs']} epochs (retention after {p['retention_epochs']}), "
+              f"{p['seeds']} seeds from seed {args.seed}; test errors\n")
+    for r in results:
+        q = r.params
+        where = "".join(f", {k}={q[k]:g}" for k in ("alpha", "lam1", "lam2")
+                        if q.get(k) is not None)
+        out.write(f"  rho_a={q['rho_a']:g}, rho_b={q['rho_b']:g}{where}: ")
+        parts = []
+        for label, est in (("Delta eps_TF", r.transfer), ("Delta eps_RT", r.retention)):
+            sem = "n/a" if not math.isfinite(est.sem) else f"{est.sem:.4f}"
+            parts.append(f"{label} = {est.mean:+.4f} (sem {sem})")
+        out.write(", ".join(parts) + "\n")
+    return EXIT_OK
+
+
 # --- tasksim bench ------------------------------------------------------------------------------
 
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
@@ -487,6 +637,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                            _simulate_arguments, _run_simulate),
     "probe": Subcommand("finite-size corrections: measured against the derived 1/Nx term",
                         _probe_arguments, _run_probe),
+    "pmnist": Subcommand("the permuted-digits network experiment (Sec. 7): transfer and "
+                         "retention by SGD", _pmnist_arguments, _run_pmnist),
     "bench": Subcommand("time the solvers (prints the benchmark's figures)",
                         _bench_arguments, _run_bench),
     "claims": Subcommand("the paper's claims and their computed status",

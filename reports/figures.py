@@ -1,4 +1,4 @@
-"""The report's figures: the paper's Figs. 1-5, 7 and 8 regenerated, and finite-size plots.
+"""The report's figures: the paper's Figs. 1-9 regenerated, and finite-size plots.
 
 ``build_figures(out_dir, quick=..., seed=..., progress=...)`` (called by
 :func:`tasksim.reports.report.build_report`) draws every figure, writes one PNG per figure into
@@ -17,6 +17,7 @@ Builders (one module per part of the paper):
   derived 1/Nx term;
 - :mod:`tasksim.reports.figures_nlo_table`: leading order, leading + NLO and the measurement at
   the paper's sizes.
+- :mod:`tasksim.reports.figures_pmnist`: Figs. 6 and 9, the permuted-digits network (Sec. 7).
 
 Same inputs, same bytes: seeds are fixed per panel (:func:`tasksim.reports.figures_config.panel_seed`),
 sweeps give the same numbers on any number of workers, figures have fixed sizes and dpi and are
@@ -43,6 +44,8 @@ from .figures_finite_size import finite_size_figure
 from .figures_gating import figure_2, figure_3, figure_7
 from .figures_nlo_table import nlo_table_figure
 from .figures_plot import STYLE, save_png
+from .figures_pmnist import (figure_6_gating, figure_6_regularization, figure_6_vanilla,
+                             figure_9)
 from .figures_regularization import figure_4, figure_5, figure_8
 from .figures_sequences import figure_sequences
 from .figures_vanilla import figure_1, figure_1_numeric_heatmaps
@@ -61,6 +64,10 @@ BUILDERS: tuple[tuple[str, Builder], ...] = (
     ("fig4", figure_4),
     ("fig8", figure_8),
     ("fig5", figure_5),
+    ("fig6_vanilla", figure_6_vanilla),
+    ("fig6_gating", figure_6_gating),
+    ("fig6_regularization", figure_6_regularization),
+    ("fig9", figure_9),
     ("finite_size", finite_size_figure),
     ("finite_size_paper_sizes", nlo_table_figure),
     ("sequences", figure_sequences),

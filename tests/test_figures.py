@@ -63,11 +63,17 @@ def test_building_twice_gives_identical_bytes(quick_build, tmp_path):
         assert (tmp_path / "figures" / path.name).read_bytes() == path.read_bytes(), path.name
 
 
+def _network(section: str) -> bool:
+    """A section of the permuted-digits network (Figs. 6, 9): no linear-model generator and no
+    registered claim to cite (the Sec. 7 statements are checked by their own test below)."""
+    return "permuted digits" in section.splitlines()[0]
+
+
 def test_captions_state_sizes_seeds_and_generator(quick_build):
     _, sections, _ = quick_build
     quick = FigureConfig.quick()
     for s in sections[1:]:
-        if "theory only" in s.split("**")[1]:
+        if "theory only" in s.split("**")[1] or _network(s):
             continue
         assert re.search(r"Nx = \d+", s) or re.search(r"Nx/Ns", s), s[:80]
         assert "seed" in s, s[:80]
@@ -81,12 +87,32 @@ def test_captions_cite_registered_claims_and_report_deviations(quick_build):
     _, sections, _ = quick_build
     ids = {c.id for c in all_claims()}
     for s in sections[1:]:
+        if _network(s):
+            continue
         cited = set(re.findall(r"`([a-z_]+(?:\.[A-Za-z0-9_\[\]]+)+)`", s))
         assert cited, s[:80]
         assert cited <= ids, cited - ids
     numeric = [s for s in sections[1:] if "numerics" in s]
     assert all("largest |numerics - theory|" in s or "slope" in s for s in numeric
                if "theory only" not in s.split("**")[1])
+
+
+def test_network_sections_state_data_protocol_seeds_and_a_verdict_on_each_prediction(quick_build):
+    from tasksim.reports.pmnist_predictions import PREDICTIONS
+
+    _, sections, _ = quick_build
+    network = [s for s in sections[1:] if _network(s)]
+    assert [s.splitlines()[0] for s in network] == [
+        "### Fig. 6A, B: permuted digits, vanilla network",
+        "### Fig. 6C, D: permuted digits, activity gating",
+        "### Fig. 6E-H: permuted digits, weight regularization",
+        "### Fig. 9A-D: permuted digits, learning curves and long training"]
+    verdicts = " ".join(s.split("**Verdict: ")[1].split("**")[0] for s in network)
+    for key in PREDICTIONS:  # every prediction of Sec. 7 gets a computed verdict
+        assert re.search(rf"{key} (holds|partly holds|does not hold|not detected)", verdicts), key
+    for s in network:
+        assert "8 x 8 digits" in s and "Nh = " in s and "batch" in s and "seed" in s
+        assert "confidence" in s  # the rule by which a difference counts
 
 
 def test_progress_reports_every_builder(quick_build):
