@@ -68,15 +68,18 @@ QUANTITATIVE_WORDS = (
 _RELATION = re.compile(r"(?<![\\a-zA-Z:])(=|<|>)|\\(leq|geq|le|ge|ll|gg|approx|to|neq|"
                        r"propto|simeq|rightarrow)(?![a-zA-Z])")
 """Relations that assert something (``\\equiv``, ``\\in``, ``\\sim``, ``\\leftarrow`` define)."""
-_SETTING = re.compile(r"^\s*\(?\s*(\\rho_[ab]|\\rho_a,\s*\\rho_b|N_[a-z]+|N_\{[a-z]+\}|\\eta|"
-                      r"\\alpha|\\gamma|\\lambda|\\mu|h)\s*\)?\s*=\s*\(?[-0-9.,\s]+\)?\s*$")
-"""A parameter set to numbers (``\\rho_a = 1.0``, ``N_s = 30``): a setting, not a result."""
-_DEFINITION_LEADS = ("where ", "here, ", "we define", "we denote", "let us", "we use ",
+_SETTING = re.compile(r"^\s*\(?\s*(\\rho_[abc]|\\rho|\\rho_a,\s*\\rho_b|N_[a-z]+|N_\{[a-z]+\}|"
+                      r"\\eta|\\alpha|\\gamma|\\lambda|\\mu|h|W_o)\s*\)?\s*=\s*\(?[-0-9.,\sO]+\)?\s*$"
+                      r"|^\s*(\\vy|\\vx|\\vs|\\hat\{\\vy\}|\\psi)\b")
+"""A parameter set to numbers (``\\rho_a = 1.0``, ``N_s = 30``), or the model's defining
+equation (``\\vy = W ...``): a setting or a definition, not a result."""
+_DEFINITION_LEADS = ("where ", "we define", "we denote", "let us", "we use ",
                      "we set ", "we used ", "we generate", "we sample", "we construct",
                      "we consider", "we trained", "we initialized", "we initialised",
                      "we estimated", "we scaled", "we controlled", "we introduce",
                      "below, we", "we implement", "we measure", "using the probe",
-                     "given ", "the goal", "throughout")
+                     "given ", "the goal", "throughout", "suppose", "to this end",
+                     "denoting", "with gating of")
 """How a sentence that defines notation or chooses a setting begins (lower case)."""
 _ABBREVIATIONS = ("e.g", "i.e", "Eq", "Eqs", "Fig", "Figs", "al", "vs", "resp", "cf", "Sec",
                   "etc")
@@ -433,8 +436,7 @@ def _append_sentence(out: list, text: str, lines: tuple[int, ...], a: int, b: in
 def is_quantitative(sentence: str) -> bool:
     """A sentence states a quantitative result: inline math with an asserting relation that is
     not a parameter set to numbers, or a word of :data:`QUANTITATIVE_WORDS`; a sentence that
-    defines notation or chooses a setting (:data:`_DEFINITION_LEADS`) does not, unless it
-    has such a word.
+    defines notation or chooses a setting (:data:`_DEFINITION_LEADS`) does not.
 
     >>> is_quantitative("the optimum is $\\alpha^* = 1$."), is_quantitative("We use $W$.")
     (True, False)
@@ -445,11 +447,11 @@ def is_quantitative(sentence: str) -> bool:
     [False, False]
     """
     lowered = sentence.lower()
-    if any(word in lowered for word in QUANTITATIVE_WORDS):
-        return True
     bare = re.sub(r"^\s*(\(\\textbf\{[^}]*\}\)|\\textbf\{\([^}]*\)\})\s*", "", lowered)
     if bare.startswith(_DEFINITION_LEADS):
         return False
+    if any(word in lowered for word in QUANTITATIVE_WORDS):
+        return True
     for math in re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", sentence):
         if _RELATION.search(math) and not _SETTING.match(math):
             return True
