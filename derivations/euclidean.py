@@ -709,7 +709,7 @@ def _claims() -> list[Claim]:
               condition="after the surrogate A^T A -> (Nx/Ns) I_s"),
         Claim("euclidean.transfer", f"{_WHERE}: eq_wr_epsilon_TF (transfer)", _TF_PRINTED,
               r"\Delta \epsilon_{TF} &= \gamma \rho_a (2 \rho_b - \gamma \rho_a)",
-              _derive_error("transfer", "surrogate"), line=305, headline=True,
+              _derive_error("transfer", "surrogate"), line=304, headline=True,
               condition="leading order in Ns/Nx (Ns << Nx)",
               restates=((972, r"&= \gamma \rho_a \left( 2 \rho_b - \gamma \rho_a \right)"),
                         (301, r"if $N_s \ll N_x $, the transfer and retention performance "
@@ -717,7 +717,7 @@ def _claims() -> list[Claim]:
         Claim("euclidean.retention", f"{_WHERE}: eq_wr_epsilon_TF (retention)", _RT_PRINTED,
               r"\Delta \epsilon_{RT} &= 1 - \gamma^2 \rho_a^2 ( 1 - 2 \gamma \rho_a \rho_b + "
               r"\gamma^2 \rho_a^2 ) + 2 \gamma \rho_a (1 - \gamma) (\rho_b - \gamma \rho_a) - "
-              r"(1 - \gamma)^2", _derive_error("retention", "surrogate"), line=307,
+              r"(1 - \gamma)^2", _derive_error("retention", "surrogate"), line=306,
               headline=True, condition="leading order in Ns/Nx (Ns << Nx)"),
         Claim("euclidean.error_task1_after_task2", f"{_WHERE}: final <eps_1[W_2]>",
               ((1 - gamma)**2 - 2 * gamma * rho_a * (1 - gamma) * (rho_b - gamma * rho_a)
@@ -740,14 +740,14 @@ def _claims() -> list[Claim]:
             Claim(f"euclidean.transfer.finite_n.{generator}",
                   f"{_WHERE}: eq_wr_epsilon_TF (transfer), exact at finite N", _TF_PRINTED,
                   r"\Delta \epsilon_{TF} &= \gamma \rho_a (2 \rho_b - \gamma \rho_a)",
-                  _derive_error("transfer", generator), line=305,
+                  _derive_error("transfer", generator), line=304,
                   note="a step: the exact finite-N expectation of the surrogate weights"),
             Claim(f"euclidean.retention.finite_n.{generator}",
                   f"{_WHERE}: eq_wr_epsilon_TF (retention), exact at finite N", _RT_PRINTED,
                   r"\Delta \epsilon_{RT} &= 1 - \gamma^2 \rho_a^2 ( 1 - 2 \gamma \rho_a "
                   r"\rho_b + \gamma^2 \rho_a^2 ) + 2 \gamma \rho_a (1 - \gamma) (\rho_b - "
                   r"\gamma \rho_a) - (1 - \gamma)^2", _derive_error("retention", generator),
-                  line=307, note="a step: the exact finite-N expectation of the surrogate "
+                  line=306, note="a step: the exact finite-N expectation of the surrogate "
                                  "weights"),
         ]
     pieces = {"first": (1003, r"&= \left( 1 - \gamma \right)^2 + \Order \left( "
@@ -797,6 +797,7 @@ def _claims() -> list[Claim]:
               restates=((281, r"Regularizer coefficient $\gamma$ that optimizes the retention "
                               r"performance"),
                         (954, r"Optimal regularizer coefficient for retention"),
+                        (954, r"Panel C is the same with Fig. 4C"),
                         (1039, r"The optimal $\gamma$ for each task similarity $(\rho_a, "
                                r"\rho_b)$ and the resultant retention performance are "
                                r"plotted"))),
@@ -807,7 +808,7 @@ def _claims() -> list[Claim]:
               _derive_average_transfer, line=310,
               note="not printed: the average over the uniform prior that Fig. 4D plots"),
         Claim("euclidean.average_retention_no_regularization",
-              "Fig. 4D dashed line (vanilla baseline)", sp.Rational(43, 60),
+              "Appendix B.1 / Fig. 4D dashed line (vanilla baseline)", sp.Rational(43, 60),
               r"= \frac{43}{60}", _derive_vanilla_average, line=774,
               note="a step: the Euclidean average retention at gamma = 1 is the vanilla one"),
         Claim("euclidean.no_tradeoff", "Sec. 6.1: 'strong regularization impairs both "

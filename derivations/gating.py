@@ -620,7 +620,7 @@ CLAIMS: list[Claim] = [
                    1 - 2 * rho_a * rho_b + rho_a**2,
                    r"= 1 - 2 \rho_a \rho_b + \rho_a^2 + \Order \left( \frac{N_s}{\alpha N_x} "
                    r"\right)", leading_probe_error, line=746,
-                   restates=((737, r"the probe error $\epsilon_{pb}$ follows"),)),
+                   restates=((739, r"the probe error $\epsilon_{pb}$ follows"),)),
     Claim("gating.adaptive_rho_g", "Appendix B.1, adaptive activity gating",
           sp.Max(0, rho_a * (2 * rho_b - rho_a)),
           r"$\rho_g = \max \left\{ 0,  \rho_a (2\rho_b - \rho_a) \right\}$", _derive_rho_g,

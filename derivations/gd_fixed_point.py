@@ -195,7 +195,7 @@ CLAIMS: list[Claim] = [
     Claim("gating.gd_q", "Appendix B.1, before eq_W_fp_gated_gd", _printed_q.to_sympy(),
           r"Q &= \left( B_{\mu} V_{\mu} - W_{\mu-1} U_{\mu} \Sigma_{\mu} \right) "
           r"\Sigma_{\mu}^{-1}", _derive_q, equivalent=same_matrix_expression, line=501,
-          headline=True, restates=((497, r"the equation above has a unique solution"),)),
+          headline=True, restates=((498, r"the equation above has a unique solution"),)),
     Claim("gating.gd_fixed_point", "Appendix B.1, eq_W_fp_gated_gd",
           _printed_fixed_point.to_sympy(),
           r"W &= W_{\mu-1} \left( I_x - U_{\mu} U_{\mu}^T \right) + B_{\mu} (D_{\mu} "

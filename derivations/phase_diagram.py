@@ -304,7 +304,8 @@ CLAIMS: list[Claim] = [
                          r"expense of transfer"),
                     (90, r"Activity gating improves retention at the cost of transfer when the "
                          r"gating highly sparsifies the activity"))),
-    Claim("phase_diagram.overlap_of_phases", "Fig. 7A: the red region and rho_b < rho_a",
+    Claim("phase_diagram.overlap_of_phases", "Appendix B.1, Fig. 7A: the red region and "
+          "rho_b < rho_a",
           None, r"the gating level influences the transfer and retention performance in three "
           r"different manners", _derive_overlap, line=730, headline=True,
           note="not printed; the derived overlap of the phases is recorded"),

@@ -292,11 +292,11 @@ def _claims() -> list[Claim]:
     ]
     for generator in ("gaussian", "appendix"):
         claims += [
-            Claim(f"plasticity.transfer.finite_n.{generator}", f"{_WHERE}: transfer, exact "
+            Claim(f"plasticity.transfer.finite_n.{generator}", f"Sec. 5.3 / {_WHERE}: transfer, exact "
                   "expectation of the surrogate weights", _VANILLA_TF, main,
                   _derive("transfer", generator), line=269,
                   note="read as: the transfer equals the vanilla one at every alpha"),
-            Claim(f"plasticity.retention.finite_n.{generator}", f"{_WHERE}: retention, exact "
+            Claim(f"plasticity.retention.finite_n.{generator}", f"Sec. 5.3 / {_WHERE}: retention, exact "
                   "expectation of the surrogate weights", _VANILLA_RT, main,
                   _derive("retention", generator), line=269,
                   note="read as: the retention equals the vanilla one at every alpha"),

@@ -797,11 +797,11 @@ def _claims() -> list[Claim]:
               headline=True, condition=given,
               note="read as: the simplified error at W = Wtilde/alpha is the printed alpha-free "
                    "form"),
-        Claim("soft_threshold.transfer", "Sec. 5.3: transfer independent of alpha (= vanilla, "
+        Claim("soft_threshold.transfer", f"{_WHERE}: transfer independent of alpha (= vanilla, "
               "eq_epsilon_vanilla), given the simplified error", _VANILLA_TF, invariant,
               _derive_error("transfer", "surrogate"), line=901,
               note=f"a step, {given}: the transfer equals the vanilla one"),
-        Claim("soft_threshold.retention", "Sec. 5.3: retention independent of alpha (= "
+        Claim("soft_threshold.retention", f"{_WHERE}: retention independent of alpha (= "
               "vanilla, eq_epsilon_vanilla), given the simplified error", _VANILLA_RT,
               invariant, _derive_error("retention", "surrogate"), line=901,
               note=f"a step, {given}: the retention equals the vanilla one"),

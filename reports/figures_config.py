@@ -1,6 +1,6 @@
 """Sizes, seeds and grids of the report's figures (paper mode and quick mode).
 
-The paper's numerics (Appendix D, subsec_linear_st_implementation) use Nx = 3000, Ns = 30,
+The paper's numerics (Appendix E.1, subsec_linear_st_implementation) use Nx = 3000, Ns = 30,
 Ny = 10, 10 seeds per point and, for the averages over the uniform prior on
 0 <= rho_a, rho_b <= 1, 100 (rho_a, rho_b) pairs. :meth:`FigureConfig.paper` keeps those sizes
 (the averages use a 10 x 10 midpoint grid: 100 pairs, one seed each, a quadrature instead of

@@ -13,7 +13,7 @@ Sources
 - Soft-thresholding: :mod:`tasksim.solvers.soft_threshold` (exact input moments given A), the paper's
   protocol (5,000 steps, eta = 0.01, exact expected gradients) and the gradient-flow limit, both
   from one preparation of the moments (:func:`soft_threshold_samples`).
-- Fig. 1B: :func:`tasksim.solvers.gd.gradient_descent` (Appendix D: eta = 0.001, 100 + 100 steps).
+- Fig. 1B: :func:`tasksim.solvers.gd.gradient_descent` (Appendix E.1: eta = 0.001, 100 + 100 steps).
 - Finite size: the Wishart-sampled Gram (:mod:`tasksim.solvers.gram`, gaussian generator), whose cost
   does not depend on Nx, from Nx = 4 Ns to 1000 Ns.
 

@@ -222,7 +222,7 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"For rho_a < 1 the numerics lose at most {fmt_number(loss)} against perfect retention, "
         f"as the exact fixed point predicts (`fisher.retention.exact_fixed_point`, "
         f"{theory.status('fisher.retention.exact_fixed_point')}: W_2 A_1 = B_1 exactly for any "
-        f"lam > 0); the O(Ns/(Nx(1 - rho_a^2))) loss of Sec. 5.2 is not seen at finite size.")
+        f"lam > 0); the O(Ns/(Nx(1 - rho_a^2))) loss of Sec. 6.2 is not seen at finite size.")
 
     # B: retention against gamma
     devs_b = _lines_vs_parameter(ctx, (None, ax[1]), "fig5.B", "fisher", FISHER_PAIRS, gammas,

@@ -137,7 +137,7 @@ def figure_1(ctx: FigureContext) -> list[FigureResult]:
 
     caption = (
         f"**Fig. 1 (vanilla model).** **B**: learning curves of the paper's GD protocol "
-        f"(Appendix D: eta = 0.001, {epochs} + {epochs} full-batch steps from W = 0) at "
+        f"(Appendix E.1: eta = 0.001, {epochs} + {epochs} full-batch steps from W = 0) at "
         f"(rho_a, rho_b) = {LEARNING_CURVE_POINT}, mean +- sd over {c.gd_seeds} seeds "
         f"({c.sizes()}, appendix generator, errors on the drawn readouts); the arrows are the "
         f"measured (mean +- sd over seeds) Delta eps_TF = {fmt_number(tf_gd.mean())} +- {fmt_number(tf_gd.std())} and "

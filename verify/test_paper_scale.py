@@ -1,6 +1,6 @@
 """Paper-scale statistics (run with ``pytest verify --paper-scale``; skipped otherwise).
 
-The paper's numerical protocol (Appendix D, subsec_linear_st_implementation): Nx = 3000,
+The paper's numerical protocol (Appendix E.1, subsec_linear_st_implementation): Nx = 3000,
 Ns = 30, Ny = 10, the appendix generator, zero initialization, full-batch GD with
 eta = 0.001 for 100 epochs per task (vanilla, activity gating) or 500 (the other models),
 errors on the drawn readouts, 10 seeds per point; averages over 100 uniformly drawn pairs
@@ -196,7 +196,7 @@ def test_soft_thresholding_exact_limit_forgets_task_one_at_paper_size():
 
 
 def test_soft_thresholding_paper_protocol_is_not_invariant_to_alpha():
-    """A finding against Sec. 4.3 / Fig. 3D ("transfer and retention remain independent of
+    """A finding against Sec. 5.3 / Fig. 3D ("transfer and retention remain independent of
     alpha"): with the paper's own protocol (5,000 steps of eta = 0.01 per task, exact
     expected gradients) at paper size, (rho_a, rho_b) = (0.5, 0.5), the retention at
     alpha = 0.3 (0.384 +- 0.002 in a 10-seed run) lies far below the retention at alpha = 1

@@ -1,4 +1,4 @@
-"""Sec. 4.3 and Appendix subsec_appendix_plasticity_gating /
+"""Sec. 5.3 and Appendix subsec_appendix_plasticity_gating /
 subsec_appndix_input_soft_thresholding: plasticity gating and input soft-thresholding.
 
 Plasticity gating (registry claims plasticity.transfer, plasticity.retention: eq_epsilon_vanilla
