@@ -426,6 +426,8 @@ def _split_sentences(chunk: _Chunk) -> list[tuple[int, int, str]]:
 def _append_sentence(out: list, text: str, lines: tuple[int, ...], a: int, b: int) -> None:
     piece = text[a:b]
     stripped = " ".join(piece.split())
+    while stripped.endswith("}") and stripped.count("}") > stripped.count("{"):
+        stripped = stripped[:-1].rstrip()  # the brace that closes a caption
     if len(stripped) < 3 or not re.search(r"[A-Za-z]", stripped):
         return
     offset = a + (len(piece) - len(piece.lstrip()))
