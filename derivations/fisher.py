@@ -539,6 +539,9 @@ def retention_rho1(first_task: str = "regularized") -> sp.Expr:
 # =========================================================================================
 
 _WHERE = "Sec. 6.2 / Appendix subsec_appendix_FIM"
+_CROSS_TERM = (r"\tfrac{1}{ N_x (1 - \rho_a^2)} \lla \tr [(I - \tfrac{N_s}{N_x} A_1^T A_1) "
+               r"(\tfrac{N_s}{N_x} A_1^T A_2 - \rho_b I) (A_2^T - \rho_a A_1^T) A_2 ]\rra")
+"""The trace term the appendix sets to 0 (line 1222), quoted where it starts."""
 _FIG5_CD = (r"Average transfer and retention performance under the regularization with the "
             r"exact Fisher information metric")
 _FIG5_CD_LINE = 290
@@ -954,12 +957,10 @@ def _claims() -> list[Claim]:
     piece_places = {
         "second": (1179, r"= \tfrac{N_s+1}{N_x}"),
         "norm": (1195, r"= \tfrac{ N_s }{ N_x (1 - \rho_a^2) }"),
-        "trace": (1212, r"&= \tfrac{N_s \rho_a}{ N_x (1 - \rho_a^2)} \left( 1 + "
+        "trace": (1212, r"= \tfrac{N_s \rho_a}{ N_x (1 - \rho_a^2)} \left( 1 + "
                         r"\tfrac{2}{N_x N_s} \right)"),
-        "cross": (1222, r"\left( a^{(2)}_{lk} - \rho_a a^{(1)}_{lk} \right) a^{(2)}_{li} \rra "
-                        r"= 0"),
-        "cross_printed": (1222, r"\left( a^{(2)}_{lk} - \rho_a a^{(1)}_{lk} \right) "
-                                r"a^{(2)}_{li} \rra = 0"),
+        "cross": (1217, _CROSS_TERM),
+        "cross_printed": (1217, _CROSS_TERM),
     }
     piece_restates = {
         "norm": ((1181, r"$(A_2^T - \rho_a A_1^T) A_1$ term also cancels out up to the leading "
@@ -984,7 +985,7 @@ def _claims() -> list[Claim]:
             Claim(f"fisher.retention.expansion.{generator}", f"{_WHERE}: expansion of "
                   "Delta eps_RT over B (A_1^T A_1^T read as A_1^T A_1)",
                   _expansion_as_printed(generator),
-                  r"&= 1 - \tfrac{1}{N_s} \lla \llv I - \tfrac{N_s}{N_x} A_1^T A_1 \rrv_F^2 "
+                  r"= 1 - \tfrac{1}{N_s} \lla \llv I - \tfrac{N_s}{N_x} A_1^T A_1 \rrv_F^2 "
                   r"\rra", _derive_expansion(generator), line=1160, headline=paper,
                   condition="exact average over B, at the surrogate W_2",
                   note="printed side: the appendix's expansion with every expectation "
@@ -1030,12 +1031,12 @@ def _claims() -> list[Claim]:
         Claim("fisher.rho1.retention", f"{_WHERE}: retention at rho_a = 1",
               2 * gamma_f * (1 - gamma_f)**2 - gamma_f**4
               + 2 * gamma_f * ((1 - gamma_f)**2 - gamma_f**2) * rho_b,
-              r"&= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
+              r"= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
               r"\gamma_f^2\right] \rho_b", _derive_rho1("retention"), line=1265, headline=True,
               condition="exact"),
         Claim("fisher.rho1.retention_no_regularization", "eq_epsilon_vanilla at rho_a = 1 "
               "(the lam -> 0 limit of the rho_a = 1 retention)", 2 * rho_b - 1,
-              r"&= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
+              r"= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
               r"\gamma_f^2\right] \rho_b", _derive_rho1_lambda0, line=1265,
               note="a step: the derived rho_a = 1 retention at lam = 0 must be the vanilla "
                    "one at rho_a = 1 (eq_epsilon_vanilla), 2 rho_b - 1"),

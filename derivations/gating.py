@@ -530,11 +530,11 @@ CLAIMS: list[Claim] = [
                    leading_transfer, line=624,
                    restates=((621, r"at $\tfrac{N_s}{\alpha N_x} \to 0$ limit"),)),
     _leading_claim("gating.transfer.random", "Sec. 5.1, eq_rcg_epsilon_TF", _printed_TF_random,
-                   r"\Delta \epsilon_{TF} &= \alpha \rho_a (2 \rho_b - \alpha \rho_a)",
+                   r"\alpha \rho_a (2 \rho_b - \alpha \rho_a)",
                    leading_transfer, random=True, line=236),
     _leading_claim("gating.transfer.random.appendix", "Appendix B.1, eq_ap_rcg_epsilon_TF",
                    _printed_TF_random,
-                   r"\Delta \epsilon_{TF} &= \alpha \rho_a (2 \rho_b - \alpha \rho_a)",
+                   r"\alpha \rho_a (2 \rho_b - \alpha \rho_a)",
                    leading_transfer, random=True, line=723),
     Claim("gating.retention.expansion", "Appendix B.1, eq_ap_eRT_gate_expnd", sp.Integer(0),
           r"- \frac{1}{N_s} \lla \llv (D_1 A_1)^+ U_2 U_2^T D_1 A_1 \rrv_F^2 \rra",
@@ -562,11 +562,11 @@ CLAIMS: list[Claim] = [
                    restates=((692, r"up to the leading order, the retention performance "
                                    r"follows"),)),
     _leading_claim("gating.retention.random", "Sec. 5.1, eq_rcg_epsilon_RT", _printed_RT_random,
-                   r"\Delta \epsilon_{RT} &= 1 - \alpha ^2 \rho_a^2 (\alpha ^2 \rho_a^2 - "
+                   r"1 - \alpha ^2 \rho_a^2 (\alpha ^2 \rho_a^2 - "
                    r"2\alpha \rho_a \rho_b +1)", leading_retention, random=True, line=238),
     _leading_claim("gating.retention.random.appendix", "Appendix B.1, eq_ap_rcg_epsilon_RT",
                    _printed_RT_random,
-                   r"\Delta \epsilon_{RT} &= 1 - \alpha ^2 \rho_a^2 (\alpha ^2 \rho_a^2 - "
+                   r"1 - \alpha ^2 \rho_a^2 (\alpha ^2 \rho_a^2 - "
                    r"2\alpha \rho_a \rho_b +1)", leading_retention, random=True, line=725),
     Claim("gating.validity", "Sec. 5.1: eq_rcg_epsilon_RT holds only when alpha >> Ns/Nx",
           _printed_RT_random, r"holds only when $\alpha \gg \tfrac{N_s}{N_x}$",

@@ -193,13 +193,13 @@ CLAIMS: list[Claim] = [
           r"V_{\mu} \right) \Sigma_{\mu} U_{\mu}^T", _derive_equation,
           equivalent=same_matrix_expression, line=493, headline=True),
     Claim("gating.gd_q", "Appendix B.1, before eq_W_fp_gated_gd", _printed_q.to_sympy(),
-          r"Q &= \left( B_{\mu} V_{\mu} - W_{\mu-1} U_{\mu} \Sigma_{\mu} \right) "
+          r"\left( B_{\mu} V_{\mu} - W_{\mu-1} U_{\mu} \Sigma_{\mu} \right) "
           r"\Sigma_{\mu}^{-1}", _derive_q, equivalent=same_matrix_expression, line=501,
           headline=True, restates=((498, r"the equation above has a unique solution"),)),
     Claim("gating.gd_fixed_point", "Appendix B.1, eq_W_fp_gated_gd",
           _printed_fixed_point.to_sympy(),
-          r"W &= W_{\mu-1} \left( I_x - U_{\mu} U_{\mu}^T \right) + B_{\mu} (D_{\mu} "
-          r"A_{\mu})^+", _derive_fixed_point, equivalent=same_matrix_expression, line=503,
+          r"W_{\mu-1} \left( I_x - U_{\mu} U_{\mu}^T \right) + B_{\mu} (D_{\mu} A_{\mu})^+",
+          _derive_fixed_point, equivalent=same_matrix_expression, line=503,
           headline=True, condition="D_mu A_mu of full column rank (alpha Nx >= Ns)",
           restates=((539, r"$(DA)^+ = V \Sigma^{-1} U^T$"),)),
     Claim("gating.gd_weights", "Appendix B.1, eq_W1_W2_expression", _printed_weights,

@@ -754,11 +754,11 @@ def _claims() -> list[Claim]:
               _derive_threshold, line=271, headline=True,
               condition="exact for unit-variance m_i"),
         Claim("soft_threshold.cross_moment", f"{_WHERE}: <s_j phi(m_i)>", _ERFC * rho,
-              r"&= \text{erfc} \left[ \tfrac{h}{\sqrt{2}} \right] \rho + \Order (\rho^3)",
+              r"= \text{erfc} \left[ \tfrac{h}{\sqrt{2}} \right] \rho + \Order (\rho^3)",
               _derive_cross_moment, line=861, headline=True),
         Claim("soft_threshold.activity_correlation", f"{_WHERE}: <phi(m_j) phi(m_i)> through "
               "first order in rho_c", _ERFC**2 * rho_c,
-              r"&= \left( \text{erfc} \left[ \tfrac{h}{\sqrt{2}} \right] \right)^2 \rho_c",
+              r"= \left( \text{erfc} \left[ \tfrac{h}{\sqrt{2}} \right] \right)^2 \rho_c",
               _derive_correlation_linear, line=873, headline=True),
         Claim("soft_threshold.activity_correlation.remainder_order", f"{_WHERE}: the "
               "remainder of <phi(m_j) phi(m_i)> is O(rho_c^3)", sp.Integer(3),
