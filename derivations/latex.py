@@ -20,7 +20,7 @@ import re
 
 import sympy as sp
 
-__all__ = ["latex", "GREEK", "fix_greek"]
+__all__ = ["latex", "GREEK", "fix_greek", "group_superscripts"]
 
 GREEK = ("alpha", "beta", "gamma", "Gamma", "delta", "Delta", "epsilon", "zeta", "eta",
          "theta", "Theta", "kappa", "lambda", "Lambda", "mu", "nu", "xi", "Xi", "pi", "Pi",
@@ -41,6 +41,20 @@ def fix_greek(text: str) -> str:
     return _BARE.sub(lambda m: "\\" + m.group(1), text)
 
 
+_DOUBLE_SUPERSCRIPT = re.compile(r"((?:\\[A-Za-z]+|[A-Za-z])(?:_\{[^{}]*\})?\^\{[^{}]*\})\^\{")
+
+
+def group_superscripts(text: str) -> str:
+    """``A_{1}^{+}^{T}`` (a transposed letter whose name has a superscript, as sympy prints
+    it) as ``{A_{1}^{+}}^{T}``: TeX rejects a double superscript.
+
+    >>> group_superscripts("A_{1}^{+}^{T} B^{T}")
+    '{A_{1}^{+}}^{T} B^{T}'
+    """
+    return _DOUBLE_SUPERSCRIPT.sub(lambda m: "{" + m.group(1) + "}^{", text)
+
+
 def latex(expr: sp.Basic) -> str:
-    """``sympy.latex(expr)`` with Greek names as commands (module docstring)."""
-    return fix_greek(sp.latex(expr))
+    """``sympy.latex(expr)`` with Greek names as commands and double superscripts grouped
+    (module docstring)."""
+    return group_superscripts(fix_greek(sp.latex(expr)))
