@@ -49,11 +49,11 @@ def markdown_formulas(text: str, origin: str = "REPORT.md") -> list[Formula]:
         block = _CODE.sub("", line)
         if block.lstrip().startswith("|"):
             block = block.replace("\\|", "|")
-        for m in _DISPLAY.finditer(block):
-            out.append(Formula(m.group(1).strip(), True, f"{origin}, block {number}"))
-        rest = _DISPLAY.sub(" ", block)
-        for m in _INLINE.finditer(rest):
-            out.append(Formula(m.group(1).strip(), False, f"{origin}, block {number}"))
+        found = [(m.start(), m.group(1).strip(), True) for m in _DISPLAY.finditer(block)]
+        rest = _DISPLAY.sub(lambda m: " " * len(m.group(0)), block)
+        found += [(m.start(), m.group(1).strip(), False) for m in _INLINE.finditer(rest)]
+        out += [Formula(tex, display, f"{origin}, block {number}")
+                for _, tex, display in sorted(found)]
     return out
 
 

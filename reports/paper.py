@@ -436,7 +436,7 @@ def _append_sentence(out: list, text: str, lines: tuple[int, ...], a: int, b: in
 
 
 def is_quantitative(sentence: str) -> bool:
-    """A sentence states a quantitative result: inline math with an asserting relation that is
+    r"""A sentence states a quantitative result: inline math with an asserting relation that is
     not a parameter set to numbers, or a word of :data:`QUANTITATIVE_WORDS`; a sentence that
     defines notation or chooses a setting (:data:`_DEFINITION_LEADS`) does not.
 

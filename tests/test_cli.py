@@ -149,14 +149,16 @@ def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_re
     records = document["claims"]
     assert [r["id"] for r in records] == [c.id for c in DEMO_CLAIMS]
     assert [r["status"] for r in records] == ["verified", "leading order", "erratum", "open"]
-    assert set(records[0]) == {"id", "where", "printed", "derived", "status", "note"}
+    assert {"id", "where", "line", "headline", "printed", "derived", "status", "condition",
+            "note"} <= set(records[0])
+    assert all(isinstance(r["headline"], bool) for r in records)
     assert records[2]["derived"] == sp.latex(3 * rho_a)
 
 
 def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry):
     code, out, _ = run("claims")
     lines = out.strip().splitlines()
-    assert code == 0 and lines[0].split()[:3] == ["id", "where", "status"]
+    assert code == 0 and lines[0].split()[:5] == ["id", "line", "kind", "where", "status"]
     assert len(lines) == 1 + len(DEMO_CLAIMS) + 1
     assert "demo.wrong" in lines[3] and "erratum" in lines[3] and "factor is 3" in lines[3]
     assert all(len(line) < 200 for line in lines)  # long notes are shortened
