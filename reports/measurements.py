@@ -22,7 +22,9 @@ the paper's where the cost allows) and how one sample is drawn; :func:`measure` 
 ``derived value confirmed`` / ``derived value not confirmed``
     for a claim whose paper statement implies no single value at the measured point (the
     measurement then tests the derived value only; ``what`` says what the paper's statement
-    predicts there).
+    predicts there). When the statement denies a value (``denied``: "this invariance no longer
+    holds" denies a gap of 0), the verdict starts with ``statement confirmed`` (the denied
+    value is rejected at the largest size) or ``statement not confirmed``.
 
 The registry (``derivations``) cannot run solvers; the report builder evaluates these specs
 and records the results in ``claims.json`` and the summary; ``verify`` runs them at small
@@ -101,8 +103,13 @@ def _rejects(row: Row, value: float) -> bool:
 
 
 def judge(rows: Sequence[Row], *, exact: bool,
-          epsilon: Callable[[int, int], float] = lambda nx, ns: ns / nx) -> str:
-    """The measured verdict of a derived correction (module docstring)."""
+          epsilon: Callable[[int, int], float] = lambda nx, ns: ns / nx,
+          denied: Optional[float] = None) -> str:
+    """The measured verdict of a derived correction (module docstring).
+
+    >>> judge([Row(3000, 30, 0.150, 0.001, 10, None, 0.158)], exact=True, denied=0.0)
+    'statement confirmed, derived value not confirmed'
+    """
     if not rows:
         raise ValueError("a measured verdict needs at least one size")
     has_printed = all(r.printed is not None for r in rows)
@@ -118,7 +125,13 @@ def judge(rows: Sequence[Row], *, exact: bool,
         derived_ok = not _rejects(large, large.derived) or (len(rows) > 1 and converging
                                                              and shrink < 1)
     if not has_printed:
-        return "derived value confirmed" if derived_ok else "derived value not confirmed"
+        derived = "derived value confirmed" if derived_ok else "derived value not confirmed"
+        if denied is None:
+            return derived
+        largest = max(rows, key=lambda r: (r.nx, r.ns))
+        statement = ("statement confirmed" if _rejects(largest, denied)
+                     else "statement not confirmed")
+        return f"{statement}, {derived}"
     if printed_rejected and derived_ok:
         return "confirmed"
     if printed_rejected:
@@ -147,6 +160,8 @@ class Measurement:
     epsilon: Callable[[int, int], float] = field(default=lambda nx, ns: ns / nx)
     seed_key: str = ""
     """Measurements with the same key draw the same tasks (default: the claim id)."""
+    denied: Optional[float] = None
+    """The value the paper's statement says the quantity does not take, if it says only that."""
 
 
 @dataclass(frozen=True)
@@ -158,17 +173,21 @@ class MeasuredVerdict:
     rows: tuple[Row, ...]
     verdict: str
     seed: int
+    denied: Optional[float] = None
 
     def sentence(self) -> str:
         """The verdict first, then the numbers at each size."""
         parts = [f"Nx = {r.nx}, Ns = {r.ns}: {r.mean:.4g} +- {r.sem:.2g} (n = {r.n}; "
                  + (f"printed {r.printed:.4g}, {_z(r.z(r.printed))}; "
                     if r.printed is not None else "")
+                 + (f"denied {self.denied:.4g}, {_z(r.z(self.denied))}; "
+                    if self.denied is not None else "")
                  + f"derived {r.derived:.4g}, {_z(r.z(r.derived))})" for r in self.rows]
         return f"{self.verdict}: {self.what}; " + "; ".join(parts)
 
     def as_record(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "what": self.what, "seed": self.seed,
+                "denied": self.denied,
                 "rows": [{"nx": r.nx, "ns": r.ns, "mean": _round(r.mean), "sem": _round(r.sem),
                           "n": r.n,
                           "printed": None if r.printed is None else _round(r.printed),
@@ -516,7 +535,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "0; derived: the finite-size gap after Delta -> I)",
                 {"rho_a": 1.0, "rho_b": 0.0, "gamma": 0.1}, ((300, 30), (3000, 30)),
                 ((60, 6), (240, 6)), 10, 6, _diagonal_fisher_transfer_gap, exact=False,
-                value=_diagonal_transfer_value),
+                value=_diagonal_transfer_value, denied=0.0),
     Measurement("fisher_diagonal.attenuates_robustness", "retention with the diagonal metric, "
                 "gamma = 0.5 (lam = 1), (rho_a, rho_b) = (1, 0) (the exact metric keeps 1; "
                 "derived: after Delta -> I)", {"rho_a": 1.0, "rho_b": 0.0, "gamma": 0.5},
@@ -574,7 +593,8 @@ def measure(m: Measurement, *, quick: bool = False, seed: int = 0) -> MeasuredVe
         rows.append(Row(nx, ns, mean, sem, len(draws), value("printed", nx, ns),
                         value("derived", nx, ns)))
     return MeasuredVerdict(m.claim_id, m.what, tuple(rows),
-                           judge(rows, exact=m.exact, epsilon=m.epsilon), seed)
+                           judge(rows, exact=m.exact, epsilon=m.epsilon, denied=m.denied),
+                           seed, m.denied)
 
 
 def measure_all(*, quick: bool = False, seed: int = 0,
