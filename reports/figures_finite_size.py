@@ -165,7 +165,7 @@ def finite_size_figure(ctx: FigureContext) -> list[FigureResult]:
     slopes = [law.slope for law in laws if law is not None]
     verdict = (
         f"the exact models approach the leading-order formulas as Ns/Nx -> 0 with fitted "
-        f"exponents {fmt_number(min(slopes), 2)} to {fmt_number(max(slopes), 2)} "
+        f"exponents {min(slopes):.2f} to {max(slopes):.2f} "
         f"(1 is a correction of order Ns/Nx); the exact vanilla correction is confirmed, the "
         f"surrogates' derived corrections are off by the measured/derived ratios in the caption."
         if slopes else "too few sizes resolved a deviation to fit an exponent.")

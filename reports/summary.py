@@ -112,10 +112,21 @@ def _erratum_line(v: Verdict, size: Optional[Size], place: Callable[[int], str],
     elif v.exceptions:
         truth = f"true: it fails on a set ({escape_cell(v.exceptions)})"
     else:
-        truth = (f"the derived correction {math(latex(v.derived))} is not confirmed "
-                 f"({escape_cell(state)}): printed form wrong, correction open")
+        truth = (f"printed form wrong, correction open: the derived "
+                 f"{math(latex(v.derived))} is not confirmed ({escape_cell(_evidence(v, measured, state))})")
     condition = f"; {escape_cell(v.claim.condition)}" if v.claim.condition else ""
     return f"{head}; {truth}; size {size_phrase(size)}{condition}"
+
+
+def _evidence(v: Verdict, measured: Mapping[str, MeasuredVerdict], state: str) -> str:
+    """What stands against an unconfirmed correction: the measurement at its largest size, or
+    why there is none."""
+    m = measured.get(v.claim.id)
+    if m is None:
+        return state
+    r = max(m.rows, key=lambda row: (row.nx, row.ns))
+    return (f"measured {r.mean:.4g} +- {r.sem:.2g} at Nx = {r.nx}, Ns = {r.ns} against the "
+            f"derived {r.derived:.4g}; {m.what}")
 
 
 def _leading_line(v: Verdict, size: Optional[Size], place: Callable[[int], str],
