@@ -342,7 +342,7 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_size_or_zero, default=0, help="root seed (default 0)")
     p.add_argument("--no-figures", action="store_true", help="claims and derivations only")
     p.add_argument("--no-measurements", action="store_true",
-                   help="skip the measured verdicts (about a minute at full size)")
+                   help="skip the measured verdicts (about two minutes at full size)")
 
 
 def _size_or_zero(text: str) -> int:

@@ -78,7 +78,7 @@ class ReportOptions:
     figures: bool = True
     command: Optional[str] = None
     measure: bool = True
-    """Run the measured verdicts (:mod:`tasksim.reports.measurements`; about a minute at full
+    """Run the measured verdicts (:mod:`tasksim.reports.measurements`; about two minutes at full
     size); without them claims.json has no ``measured`` entries."""
 
     def command_line(self) -> str:
@@ -98,8 +98,11 @@ def _identity(text: str) -> str:
     return text
 
 
-def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None) -> str:
-    """The claims table (headline verdicts in bold) and a count per status, as Markdown."""
+def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
+                    measured: Optional[dict[str, MeasuredVerdict]] = None) -> str:
+    """The claims table (headline verdicts in bold; the measured verdict, if any, with the
+    note) and a count per status, as Markdown."""
+    measured = measured or {}
     place = (lambda line: paper.place(line)) if paper is not None else (lambda line: "")
     expand = paper.expand_macros if paper is not None else _identity
     lines = [
@@ -111,8 +114,10 @@ def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None) 
         name = f"**`{c.id}`**" if c.headline else f"`{c.id}`"
         kind = f"**{v.status}**" if c.headline else f"{v.status} (step)"
         derived = "" if v.derived is None else math(latex(v.derived))
+        m = measured.get(c.id)
         detail = "; ".join(x for x in (c.condition, v.exceptions and
-                                       f"fails on: {v.exceptions}", v.note) if x)
+                                       f"fails on: {v.exceptions}", v.note,
+                                       m and f"measured: {m.verdict} (Measurements)") if x)
         line = "" if c.line is None else str(c.line)
         lines.append(f"| {name} | {line} | {escape_cell(place(c.line) if c.line else c.where)} "
                      f"| {kind} | {quote_markdown(c.printed_latex, expand)} | {derived} | "
@@ -408,7 +413,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         "## Coverage of the paper\n",
         coverage_markdown(covered, paper),
         "## Claims\n",
-        claims_markdown(verdicts, paper),
+        claims_markdown(verdicts, paper, measured),
         "## Errata\n",
         errata_markdown(verdicts, paper, measured),
         "## Measurements\n",

@@ -127,7 +127,7 @@ def test_a_measurement_is_determined_by_its_seed():
 
 @pytest.mark.paper_scale
 def test_committed_measurements_are_reproduced_at_full_size():
-    """About a minute and a half: every measurement at its full sizes (seed 0)."""
+    """About two minutes: every measurement at its full sizes (seed 0)."""
     if not COMMITTED.is_file():
         pytest.skip("no committed report in this checkout")
     committed = {r["id"]: r.get("measured") for r in json.loads(COMMITTED.read_text())["claims"]}

@@ -182,7 +182,10 @@ def test_soft_thresholding_exact_limit_forgets_task_one_at_paper_size():
     (derived: W_2 does not depend on task 1), and the printed vanilla retention (0.8125) is
     rejected. (The leading-order values themselves are not compared: measured transfer
     0.166 against 0.25 in a pilot run, a deviation of 8.5 Ns/Nx from the Hermite terms of
-    order rho_c^3, rho_c ~ Ns^-1/2, which the section's Ns >> 1 assumption drops.)"""
+    order rho_c^3, rho_c ~ Ns^-1/2, which the section's Ns >> 1 assumption drops. The report
+    measures them at three sizes and records the derived values as not confirmed:
+    soft_threshold.transfer_with_diagonal, soft_threshold.retention_with_diagonal in
+    reports/measurements.py.)"""
     rho_a, rho_b = SOFT_POINT
     exact = _soft_threshold_runs(SOFT_ALPHA, rho_a, rho_b)["exact"]
     point = dict(rho_a=rho_a, rho_b=rho_b)
