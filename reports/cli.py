@@ -303,8 +303,13 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.measure:
         from tasksim.reports.measurements import measure_all
 
-        measured = {k: m for k, m in measure_all(quick=True).items()
-                    if any(v.claim.id == k for v in verdicts)}
+        def progress(message: str) -> None:
+            err.write(f"tasksim claims: {message}\n")
+            err.flush()
+
+        shown = {v.claim.id for v in verdicts}
+        measured = {k: m for k, m in measure_all(quick=True, progress=progress).items()
+                    if k in shown}
     records = [v.as_record() for v in verdicts]
     if args.json:
         out.write(claims_document(verdicts, provenance(seed=0 if args.measure else None,

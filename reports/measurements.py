@@ -509,9 +509,9 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 ((60, 6), (240, 6)), 10, 8, _fisher_rho1_retention, exact=True,
                 value=_fisher_rho1_values),
     Measurement("fisher.fim_prefactor", "second derivative of E_s ||W x - y||^2/(2 sigma^2) "
-                "by central differences over (A A^T)_jl (sigma = 1)", {}, ((6, 2), (40, 5)),
-                ((6, 2), (12, 3)), 10, 8, _fisher_information_prefactor, exact=True,
-                value=lambda which, nx, ns: 0.5 if which == "printed" else 1.0),
+                "by central differences over (A A^T)_jl (sigma = 1)", {"sigma": 1.0},
+                ((6, 2), (40, 5)), ((6, 2), (12, 3)), 10, 8, _fisher_information_prefactor,
+                exact=True),
     *[Measurement(f"gating.{name}[{generator}]", f"Monte Carlo of "
                   f"{'' if name.startswith('transfer') else '(1/Ns) '}(Ns/(alpha Nx))^2 "
                   f"||A_1^T D_1 D_2 A_2||_F^2, {generator} generator, alpha = 0.5, "

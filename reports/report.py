@@ -228,8 +228,9 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         where = f"{paper.place(c.line)}, line {c.line}" if paper is not None and c.line else \
             c.where
         state = correction_state(v, measured)
-        label = ("the correction" if state == "confirmed" else
-                 "the derived correction, not confirmed by measurement")
+        label = ("the correction, confirmed by measurement" if state == "confirmed" else
+                 "printed form wrong, correction open: the derived correction is not "
+                 "confirmed by measurement")
         m = measured.get(c.id)
         parts.append(
             f"### `{c.id}` ({where}; {kind})\n\n"

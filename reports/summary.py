@@ -107,15 +107,16 @@ def _erratum_line(v: Verdict, size: Optional[Size], place: Callable[[int], str],
                   expand: Callable[[str], str], measured: Mapping[str, MeasuredVerdict]) -> str:
     state = correction_state(v, measured)
     head = f"- `{v.claim.id}` ({_where(v, place)}): printed {quote_markdown(v.claim.printed_latex, expand)}"
+    derived = (f"it fails on a set ({escape_cell(v.exceptions)})" if v.exceptions
+               else math(latex(v.derived)))
     if state == "confirmed":
-        truth = f"true: {math(latex(v.derived))} (confirmed by measurement)"
-    elif v.exceptions:
-        truth = f"true: it fails on a set ({escape_cell(v.exceptions)})"
+        truth = f"true: {derived} (confirmed by measurement); size {size_phrase(size)}"
     else:
-        truth = (f"printed form wrong, correction open: the derived "
-                 f"{math(latex(v.derived))} is not confirmed ({escape_cell(_evidence(v, measured, state))})")
+        truth = (f"printed form wrong, correction open: the derived correction, {derived}, is "
+                 f"not confirmed ({escape_cell(_evidence(v, measured, state))}); size of the "
+                 f"unconfirmed correction {size_phrase(size)}")
     condition = f"; {escape_cell(v.claim.condition)}" if v.claim.condition else ""
-    return f"{head}; {truth}; size {size_phrase(size)}{condition}"
+    return f"{head}; {truth}{condition}"
 
 
 def _evidence(v: Verdict, measured: Mapping[str, MeasuredVerdict], state: str) -> str:
@@ -125,8 +126,9 @@ def _evidence(v: Verdict, measured: Mapping[str, MeasuredVerdict], state: str) -
     if m is None:
         return state
     r = max(m.rows, key=lambda row: (row.nx, row.ns))
+    printed = "" if r.printed is None else f", the printed {r.printed:.4g}"
     return (f"measured {r.mean:.4g} +- {r.sem:.2g} at Nx = {r.nx}, Ns = {r.ns} against the "
-            f"derived {r.derived:.4g}; {m.what}")
+            f"derived {r.derived:.4g}{printed}; {m.what}")
 
 
 def _leading_line(v: Verdict, size: Optional[Size], place: Callable[[int], str],
@@ -157,6 +159,7 @@ def summary_markdown(verdicts: Sequence[Verdict], *, place: Callable[[int], str]
 
     errata = sorted((v for v in heads if v.status == "erratum"), key=rank)
     leading = sorted((v for v in heads if v.status == "leading order"), key=rank)
+    confirmed = sum(correction_state(v, measured) == "confirmed" for v in errata)
     excepted = [v for v in heads if v.exceptions and v.status != "erratum"]
     added = [f"- `{m.claim_id}`: {escape_cell(m.sentence())}" for claim_id, m in measured.items()
              if any(v.claim.id == claim_id and v.claim.headline and v.status == "verified"
@@ -169,8 +172,9 @@ def summary_markdown(verdicts: Sequence[Verdict], *, place: Callable[[int], str]
         "paper's intermediate algebra, the other task generator, finite-N variants) are in the "
         "claims table.\n",
         status_table(verdicts, part_of), "",
-        f"**Errata ({len(errata)})**, ranked by how far the printed form is from the truth at "
-        f"the paper's sizes ({sizes}), maximised over the parameters' domains:\n",
+        f"**Errata ({len(errata)}; correction confirmed by measurement: {confirmed}, open: "
+        f"{len(errata) - confirmed})**, ranked by how far the printed form is from the derived "
+        f"one at the paper's sizes ({sizes}), maximised over the parameters' domains:\n",
         *([_erratum_line(v, sized.get(v.claim.id), place, expand, measured) for v in errata]
           or ["none"]), "",
         f"**Leading order only ({len(leading)})**: statements that hold as the small parameter "
