@@ -68,6 +68,24 @@ def test_every_formula_renders_with_katex(formulas):
                                    for f, error in failures[:20])
 
 
+def test_every_formula_of_the_committed_report_renders_with_katex():
+    """The committed report (figures and measurements included) as well as a fresh build."""
+    committed = Path(__file__).resolve().parent.parent / "reports"
+    if not (committed / "REPORT.md").is_file():
+        pytest.skip("no committed report in this checkout")
+    if not _katex_available():
+        if os.environ.get("TASKSIM_REQUIRE_KATEX"):
+            pytest.fail(f"KaTeX is required but not installed in {KATEX_DIR}")
+        pytest.skip(f"node or KaTeX not installed in {KATEX_DIR}: npm ci --prefix tests/katex")
+    found = (markdown_formulas((committed / "REPORT.md").read_text())
+             + claims_formulas((committed / "claims.json").read_text(), load_paper().macros)
+             + latex_formulas((committed / "derivations.tex").read_text()))
+    failures = _render(found)
+    assert not failures, "\n".join(f"{f.origin}: {error} in {f.tex[:120]!r}"
+                                   for f, error in failures[:20])
+    assert not [f.tex for f in found if bare_greek(f.tex)]
+
+
 def test_the_renderer_rejects_broken_latex():
     """The check can fail: an unbalanced brace and an unknown command are reported."""
     if not _katex_available():
