@@ -231,7 +231,12 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
         soft_text.append("the y axis is symmetric-log (linear within +-1) because some "
                          f"averages lie far outside [-1, 1] (extreme: "
                          f"{fmt_number(float(means[np.argmax(np.abs(means))]))})")
-    ax[3].legend(loc="lower right", fontsize=5.5)
+    if ax[3].get_yscale() == "linear":  # room above the data for the legend: no curve hidden
+        low, high = ax[3].get_ylim()
+        ax[3].set_ylim(low, high + 0.6 * (high - low))
+        ax[3].legend(loc="upper center", ncol=2, fontsize=5.5)
+    else:
+        ax[3].legend(loc="best", fontsize=5.5)
     panel_label(ax[3], "D", "soft-thresholding")
 
     gain = adaptive_avg.numeric["transfer"] - random_avg.numeric["transfer"]
