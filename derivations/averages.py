@@ -1,4 +1,4 @@
-"""Averages over a uniform prior on 0 <= rho_a, rho_b <= 1 (Sec. 4.1-4.2; Appendix B.1,
+"""Averages over a uniform prior on 0 <= rho_a, rho_b <= 1 (Sec. 5.1-5.2; Appendix B.1,
 "Average error under a uniform prior on task similarity").
 
 The integrands are the *derived* leading-order transfer and retention of
@@ -178,14 +178,26 @@ def adaptive_table(digits: int = 15) -> list[tuple[sp.Expr, str, str, str, str]]
 
 # -- claims -------------------------------------------------------------------------------
 
-def _average_claim(cid: str, where: str, printed: sp.Expr, latex: str, integrand) -> Claim:
+def _average_claim(cid: str, where: str, printed: sp.Expr, latex: str, integrand,
+                   line: int, restates: tuple[tuple[int, str], ...] = ()) -> Claim:
     def derive() -> Derivation:
         f = integrand()
         value = average_over_unit_square(f)
         return Derivation(value, (Step("integrand (derived, leading order)", f),
                                   Step("average over the unit square", value)), exact=False)
 
-    return Claim(cid, where, printed, latex, derive)
+    return Claim(cid, where, printed, latex, derive, line=line, headline=True,
+                 condition="exact average of the leading-order formula (uniform prior)",
+                 restates=restates)
+
+
+def _derive_retention_below_one() -> Derivation:
+    value = random_gating_average("retention").subs(alpha, sp.Rational(3, 4))
+    return Derivation(sp.true if value < 1 else sp.false, (
+        Step("average retention at alpha = 3/4", value),
+        Step("its distance from one", 1 - value)), exact=False,
+        note=f"the average retention at alpha = 3/4 is {value} = {float(value):.4f}, "
+             f"{float(1 - value):.4f} below one; its sup over alpha in (0, 1] is 1 (alpha -> 0)")
 
 
 def _derive_argmax() -> Derivation:
@@ -252,39 +264,62 @@ def _derive_retention_cost() -> Derivation:
 
 CLAIMS: list[Claim] = [
     _average_claim("averages.vanilla.transfer", "Appendix B.1, uniform prior (vanilla)",
-                   sp.Rational(1, 6), r"\tfrac{1}{6}", vanilla_transfer),
+                   sp.Rational(1, 6), r"= \frac{1}{6}", vanilla_transfer, 770,
+                   restates=((777, r"$\Delta \bar{\epsilon}_{TF} = \tfrac{1}{6}$"),)),
     _average_claim("averages.vanilla.retention", "Appendix B.1, uniform prior (vanilla)",
-                   sp.Rational(43, 60), r"\tfrac{43}{60}", vanilla_retention),
+                   sp.Rational(43, 60), r"= \frac{43}{60}", vanilla_retention, 774,
+                   restates=((777, r"$\Delta \bar{\epsilon}_{RT} = \tfrac{43}{60}$"),)),
     _average_claim("averages.random.transfer", "Appendix B.1, uniform prior (random gating)",
-                   alpha / 2 - alpha**2 / 3, r"\tfrac{\alpha}{2} - \tfrac{\alpha^2}{3}",
-                   lambda: leading_transfer().subs(alpha_t, alpha)),
+                   alpha / 2 - alpha**2 / 3, r"= \frac{\alpha}{2} - \frac{\alpha^2}{3}",
+                   lambda: leading_transfer().subs(alpha_t, alpha), 781,
+                   restates=((220, r"Average transfer and retention performance over uniform "
+                                   r"prior on $0 \leq \rho_a, \rho_b \leq 1$"),)),
     _average_claim("averages.random.retention", "Appendix B.1, uniform prior (random gating)",
                    1 - alpha**2 / 3 + alpha**3 / 4 - alpha**4 / 5,
-                   r"1 - \tfrac{\alpha^2}{3} + \tfrac{\alpha^3}{4} - \tfrac{\alpha^4}{5}",
-                   lambda: leading_retention().subs(alpha_t, alpha)),
+                   r"= 1 - \frac{\alpha^2}{3} + \frac{\alpha^3}{4} - \frac{\alpha^4}{5}",
+                   lambda: leading_retention().subs(alpha_t, alpha), 784),
     _average_claim("averages.optimal_alpha.transfer", "Appendix B.1, uniform prior at alpha*",
-                   sp.Rational(1, 4), r"\tfrac{1}{4}",
-                   lambda: leading_transfer().subs(alpha_t, optimal_alpha())),
-    Claim("averages.random.transfer.argmax", "Sec. 4.1: average transfer maximal at alpha = 3/4",
-          sp.Rational(3, 4), r"\alpha = \tfrac{3}{4}", _derive_argmax),
-    Claim("averages.random.retention.decreasing", "Sec. 4.1: average retention decreases "
-          "monotonically in alpha", sp.true, r"\partial_\alpha \Delta\bar\epsilon_{RT} < 0",
-          _derive_decreasing),
-    Claim("averages.random.moderate_gating_helps_both", "Sec. 4.1: alpha ~ 3/4 benefits both "
+                   sp.Rational(1, 4), r"= \frac{1}{4}",
+                   lambda: leading_transfer().subs(alpha_t, optimal_alpha()), 792),
+    Claim("averages.random.transfer.argmax", "Sec. 5.1: average transfer maximal at alpha = 3/4",
+          sp.Rational(3, 4), r"the average transfer performance is maximized at $\alpha = "
+          r"\tfrac{3}{4}$", _derive_argmax, line=251, headline=True,
+          condition="leading order in Ns/(alpha Nx), uniform prior"),
+    Claim("averages.random.retention.decreasing", "Sec. 5.1: average retention decreases "
+          "monotonically in alpha", sp.true, r"the average retention performance decreases "
+          r"monotonically as a function of $\alpha$", _derive_decreasing, line=251,
+          headline=True, condition="leading order in Ns/(alpha Nx), uniform prior"),
+    Claim("averages.random.moderate_gating_helps_both", "Sec. 5.1: alpha ~ 3/4 benefits both "
           "transfer and retention on average", sp.true,
-          r"\Delta\bar\epsilon(3/4) > \Delta\bar\epsilon_{vanilla}", _derive_moderate),
-    Claim("averages.adaptive.transfer", "Sec. 4.2, Fig. 3A; Appendix B.1 (adaptive gating)",
-          None, "(not printed: 'complicated, yet still numerically tractable')",
-          lambda: _derive_adaptive("transfer"),
+          r"a moderate gating ($\alpha \approx \tfrac{3}{4}$) benefits both transfer and "
+          r"retention on average", _derive_moderate, line=252, headline=True,
+          note="read as: both averages at alpha = 3/4 exceed the vanilla ones",
+          condition="leading order in Ns/(alpha Nx), uniform prior",
+          restates=((90, r"helps both transfer and retention on average if the activity is "
+                         r"kept relatively dense"),)),
+    Claim("averages.random.retention_below_one", "Sec. 5.1: the average retention at alpha ~ "
+          "3/4 is significantly below one", sp.true, r"retention performance in this regime is "
+          r"significantly below one", _derive_retention_below_one, line=253, headline=True,
+          condition="leading order in Ns/(alpha Nx), uniform prior",
+          note="read as: the average retention at alpha = 3/4 is below one (by how much: the "
+               "derivation)"),
+    Claim("averages.adaptive.transfer", "Sec. 5.2, Fig. 3A; Appendix B.1 (adaptive gating)",
+          None, r"the expression of the average performance becomes complicated, yet still "
+          r"numerically tractable", lambda: _derive_adaptive("transfer"), line=787,
+          headline=True, note="no printed value; derived exactly (a polynomial in alpha)"),
+    Claim("averages.adaptive.retention", "Sec. 5.2, Fig. 3B; Appendix B.1 (adaptive gating)",
+          None, r"the expression of the average performance becomes complicated, yet still "
+          r"numerically tractable", lambda: _derive_adaptive("retention"), line=787,
           note="no printed value; derived exactly (a polynomial in alpha)"),
-    Claim("averages.adaptive.retention", "Sec. 4.2, Fig. 3B; Appendix B.1 (adaptive gating)",
-          None, "(not printed)", lambda: _derive_adaptive("retention"),
-          note="no printed value; derived exactly (a polynomial in alpha)"),
-    Claim("averages.adaptive.improves_transfer", "Sec. 4.2: adaptive gating improves the "
+    Claim("averages.adaptive.improves_transfer", "Sec. 5.2: adaptive gating improves the "
           "average transfer over random gating", sp.true,
-          r"\Delta\bar\epsilon_{TF}^{adaptive} \ge \Delta\bar\epsilon_{TF}^{random}",
-          _derive_adaptive_improves_transfer),
-    Claim("averages.adaptive.retention_cost", "Sec. 4.2: 'only a relatively small reduction in "
-          "the retention performance'", None, "(qualitative)", _derive_retention_cost,
+          r"This adaptive gating indeed improves the average transfer performance compared to "
+          r"the random gating", _derive_adaptive_improves_transfer, line=266, headline=True,
+          condition="leading order in Ns/(alpha Nx), uniform prior",
+          restates=((262, r"One way to overcome the tradeoff between transfer and retention "
+                          r"performance is to consider adaptive gating"),)),
+    Claim("averages.adaptive.retention_cost", "Sec. 5.2: 'only a relatively small reduction in "
+          "the retention performance'", None, r"with only a relatively small reduction in the "
+          r"retention performance", _derive_retention_cost, line=266, headline=True,
           note="qualitative statement; the derived value is the largest reduction"),
 ]

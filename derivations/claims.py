@@ -14,6 +14,27 @@ and compares; the status is computed, never assigned:
 ``open``
     there is no derivation (the claim's note must say why).
 
+Where a claim stands and what it is (all optional, so that a claim written with only the
+first five fields still loads; :mod:`tasksim.reports.statements` resolves a missing line):
+
+``line``
+    the line of the statement in the paper's source (``paper/paper.tex``, 1-based);
+``printed_latex``
+    what the paper prints there, *verbatim* (whitespace aside): a formula from a display
+    equation, or a sentence or clause of prose with its inline ``$...$`` math. Paraphrases
+    and values the paper does not print belong in the note or in the derivation;
+``headline``
+    True for the one verdict on the statement at ``line`` (judged against the model: exact
+    derivations, or measurements with the exact solvers); False for a step-level claim under
+    it (the paper's intermediate algebra, the other task generator, a finite-N variant), to
+    be read as "given the paper's step, ...";
+``condition``
+    when the statement holds, as a reader needs it ("Ns << alpha Nx"); for an erratum, when
+    the correction holds;
+``restates``
+    other places that state the same thing, as (line, verbatim clause) pairs (the abstract,
+    the introduction, the discussion): the headline's verdict answers them too.
+
 Examples
 --------
 >>> from tasksim.derivations.symbols import Nx, Ns, rho_a
@@ -31,6 +52,7 @@ from typing import Callable, Optional
 import mpmath
 import sympy as sp
 
+from .latex import latex
 from .symbols import Ns, Nx, eps
 
 __all__ = ["Step", "Derivation", "Claim", "Verdict", "evaluate", "leading_order",
@@ -60,6 +82,10 @@ class Derivation:
     steps: tuple[Step, ...] = ()
     exact: bool = True
     note: str = ""
+    exceptions: str = ""
+    """Where the derived statement fails although the printed one says it holds (a set of
+    parameters, computed by the derivation), for a statement that holds except on a small
+    set; empty otherwise."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +93,8 @@ class Claim:
     """A statement of the paper: where it stands, its printed form, and how to derive it.
 
     ``equivalent`` replaces the default comparison (identity of expressions) for claims that
-    are not equations, e.g. a region of the (rho_a, rho_b) plane.
+    are not equations, e.g. a region of the (rho_a, rho_b) plane. ``line``, ``headline``,
+    ``condition`` and ``restates``: see the module docstring.
     """
 
     id: str
@@ -77,6 +104,10 @@ class Claim:
     derive: Optional[Callable[[], Derivation]]
     note: str = ""
     equivalent: Optional[Callable[[sp.Basic, sp.Basic], bool]] = field(default=None, compare=False)
+    line: Optional[int] = None
+    headline: bool = False
+    condition: str = ""
+    restates: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,15 +124,26 @@ class Verdict:
     def derived(self) -> Optional[sp.Basic]:
         return None if self.derivation is None else self.derivation.derived
 
-    def as_record(self) -> dict[str, str]:
-        """The claim as strings: ``id, where, printed, derived, status, note`` (LaTeX)."""
+    @property
+    def exceptions(self) -> str:
+        return "" if self.derivation is None else self.derivation.exceptions
+
+    def as_record(self) -> dict[str, object]:
+        """The claim as a record: ``id, where, line, headline, printed`` (the paper's words,
+        verbatim), ``derived`` (LaTeX), ``status, condition, exceptions, restates`` (lines)
+        and ``note``."""
         derived = self.derived
         return {
             "id": self.claim.id,
             "where": self.claim.where,
+            "line": self.claim.line,
+            "headline": self.claim.headline,
             "printed": self.claim.printed_latex,
-            "derived": "" if derived is None else sp.latex(derived),
+            "derived": "" if derived is None else latex(derived),
             "status": self.status,
+            "condition": self.claim.condition,
+            "exceptions": self.exceptions,
+            "restates": [line for line, _ in self.claim.restates],
             "note": self.note,
         }
 

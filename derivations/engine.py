@@ -449,7 +449,7 @@ def expect_index_sum(
     space, coinciding with fixed ones or not.
 
     This is the engine of :func:`expect_trace` for an arbitrary index structure, used for
-    element-wise statements (eq_ap_aquad_isserlis, Appendix E).
+    element-wise statements (eq_ap_aquad_isserlis, Appendix D).
 
     >>> a = [("A", 1, "j", "i"), ("A", 2, "j", "i")] * 2     # a1^2 a2^2 at one position
     >>> sp.factor(expect_index_sum(a, {"i": "s", "j": "x"}, generator="appendix"))

@@ -1,4 +1,4 @@
-"""Weight regularization in the Euclidean metric (Sec. 5.1, eq_main_lmu_wreg, eq_wr_epsilon_TF;
+"""Weight regularization in the Euclidean metric (Sec. 6.1, eq_main_lmu_wreg, eq_wr_epsilon_TF;
 Appendix subsec_appendix_wreg_euc; Figs. 4 and 8 / fig_supp_euc).
 
 The loss of task mu is
@@ -417,7 +417,7 @@ def average_retention() -> sp.Expr:
 # Claims
 # =========================================================================================
 
-_WHERE = "Sec. 5.1 / Appendix subsec_appendix_wreg_euc"
+_WHERE = "Sec. 6.1 / Appendix subsec_appendix_wreg_euc"
 _GT = Ns / (Nx + lam * Ns)  # the appendix's gamma~, as it defines it
 
 
@@ -555,21 +555,89 @@ def _maximiser(poly: sp.Expr) -> sp.Expr:
 
 
 def _derive_no_tradeoff() -> Derivation:
+    """The averages over the uniform prior as functions of gamma: both rise with gamma up to
+    the smaller of their maximisers and both fall beyond the larger one; in between, moving
+    gamma trades one for the other. The derived value is the average retention that can be
+    bought with average transfer there (0 would be 'no tradeoff')."""
     tf, rt = average_transfer(), average_retention()
     g_tf, g_rt = _maximiser(tf), _maximiser(rt)
-    lower = sp.Min(g_tf, g_rt)
+    lower, upper = sp.Min(g_tf, g_rt), sp.Max(g_tf, g_rt)
     increasing = all(
         not [r for r in sp.Poly(sp.diff(p, gamma), gamma).real_roots() if 0 < r < lower]
         and sp.diff(p, gamma).subs(gamma, 0) > 0
         for p in (tf, rt))
-    window = (sp.N(sp.Min(g_tf, g_rt), 6), sp.N(sp.Max(g_tf, g_rt), 6))
-    return Derivation(sp.true if increasing else sp.false, (
+    if not increasing:
+        raise ArithmeticError("expected both averages to rise with gamma below their maxima")
+    retention_gain = sp.nsimplify(sp.N(rt.subs(gamma, g_rt) - rt.subs(gamma, g_tf), 30),
+                                  rational=True)
+    transfer_cost = sp.N(tf.subs(gamma, g_tf) - tf.subs(gamma, g_rt), 6)
+    window = (sp.N(lower, 6), sp.N(upper, 6))
+    return Derivation(sp.Float(sp.N(retention_gain, 15), 15), (
         Step("average transfer", tf), Step("average retention", rt),
         Step("argmax of the average transfer", g_tf),
         Step("argmax of the average retention", sp.N(g_rt, 10)),
-    ), exact=False, note=(
-        "both averages increase with gamma (weaken with regularization) on (0, "
-        f"{window[0]}); a tradeoff exists only on the window {window}; both decrease above"))
+        Step("average retention gained from gamma = 3/4 to its argmax", sp.N(retention_gain, 6)),
+        Step("average transfer lost on the way", transfer_cost),
+    ), exact=False, exceptions=f"a tradeoff on gamma in {window}: there the average retention "
+                               f"rises by up to {float(retention_gain):.2g} while the average "
+                               f"transfer falls by up to {float(transfer_cost):.2g}",
+        note=("both averages increase with gamma (weaken with regularization) below "
+              f"{window[0]}, both decrease above {window[1]}; in between, a tradeoff: "
+              "small, but not none"))
+
+
+def _derive_gamma_limits() -> Derivation:
+    limits = sp.Tuple(LAMBDA_OF_GAMMA.subs(gamma, 1), sp.limit(LAMBDA_OF_GAMMA, gamma, 0, "+"))
+    return Derivation(limits, (Step("lambda = (Nx/Ns)(1/gamma - 1)", LAMBDA_OF_GAMMA),
+                               Step("at gamma = 1 and as gamma -> 0", limits)))
+
+
+def _derive_acquisition() -> Derivation:
+    W1, _ = weights()
+    in_lambda = sp.factor(expected_error(readout(1) - W1 @ task(1), "surrogate"))
+    value = sp.factor(sp.simplify(in_lambda.subs(lam, LAMBDA_OF_GAMMA)))
+    return Derivation(value, (Step("<eps_1[W_1]>: the error on task 1 right after learning it "
+                                   "(surrogate weights, every Gram block -> its mean)",
+                                   in_lambda),
+                              Step("with lambda = (Nx/Ns)(1/gamma - 1)", value)),
+                      exact=False, note="read as: the error on the task just learned is "
+                                        "(1 - gamma)^2, not 0 (model.learns_task_exactly)")
+
+
+def _derive_optimal_average_low() -> Derivation:
+    rt = average_retention()
+    g_rt = _maximiser(rt)
+    best = sp.N(rt.subs(gamma, g_rt), 15)
+    gating_sup = sp.limit(sp.Rational(1) - alpha**2 / 3 + alpha**3 / 4 - alpha**4 / 5, alpha, 0)
+    return Derivation(sp.true if best < gating_sup else sp.false, (
+        Step("largest average retention over gamma", best),
+        Step("at gamma", sp.N(g_rt, 6)),
+        Step("random gating's average retention as alpha -> 0 (Fig. 3B)", gating_sup)),
+        exact=False, note=f"the best average retention under Euclidean regularization is "
+                          f"{float(best):.4f} (at gamma = {float(g_rt):.4f}), against 1 for "
+                          "random gating as alpha -> 0")
+
+
+def _derive_less_robust() -> Derivation:
+    """The retention at the best gamma for each (rho_a, rho_b), its least value over a
+    grid of similarities, against the exact Fisher metric's retention (1 everywhere)."""
+    grid = [sp.Rational(k, 5) for k in range(6)]
+    worst = None
+    for a in grid:
+        for b in grid:
+            rt = _retention_polynomial().subs({rho_a: a, rho_b: b})
+            best = _maximiser(rt)
+            value = sp.N(rt.subs(gamma, best), 15)
+            if worst is None or value < worst[0]:
+                worst = (value, a, b, best)
+    value, a, b, best = worst
+    return Derivation(sp.true if value < 1 else sp.false, (
+        Step("least over a 6 x 6 grid of (rho_a, rho_b) of max_gamma Delta eps_RT", value),
+        Step("at (rho_a, rho_b), gamma*", sp.Tuple(a, b, sp.N(best, 6)))), exact=False,
+        note=f"even at its best gamma the Euclidean retention falls to {float(value):.3f} at "
+             f"(rho_a, rho_b) = ({a}, {b}); the exact Fisher metric keeps it at 1 "
+             "(fisher.retention.exact_fixed_point), and the Euclidean optimum moves with the "
+             "similarity (Fig. 4C)")
 
 
 def _derive_vanilla_average() -> Derivation:
@@ -603,77 +671,171 @@ def _claims() -> list[Claim]:
     claims = [
         Claim("euclidean.gamma_definition", f"{_WHERE}: eq_main_lmu_wreg vs the appendix's gamma",
               Nx / (Nx + lam * Ns), r"\gamma \equiv \frac{N_x}{N_x + \lambda N_s}",
-              _derive_gamma_definition),
+              _derive_gamma_definition, line=933, headline=True, condition="exact",
+              note="read as: the main text's amplitude (Nx/Ns)(1/gamma - 1) is the appendix's "
+                   "gamma",
+              restates=((297, r"\tfrac{N_x}{2N_s} ( \tfrac{1}{\gamma} - 1 )"),)),
+        Claim("euclidean.gamma_limits", "Sec. 6.1: gamma = 1 is no regularization, gamma -> 0 "
+              "infinite", sp.Tuple(0, sp.oo), r"$\gamma = 1$ corresponds to zero regularization, "
+              r"while $\gamma = 0$ is the infinite regularization limit", _derive_gamma_limits,
+              equivalent=lambda a, b: a == b, line=300, headline=True, condition="exact"),
         Claim("euclidean.stationary_solution", f"{_WHERE}: unique solution",
               (_B * _A.T + lam * _W0) * sp.Inverse(_A * _A.T + lam * sp.Identity(Nx)),
               r"W = (B_{\mu} A_\mu^T + \lambda W_{\mu-1}) (A_{\mu} A_{\mu}^T + \lambda I_x)^{-1}",
-              _derive_stationary, equivalent=_same_symbolic_matrix),
+              _derive_stationary, equivalent=_same_symbolic_matrix, line=914, headline=True,
+              condition="exact for lambda > 0",
+              restates=((912, r"When $\lambda > 0$, there exists a unique solution"),)),
         Claim("euclidean.woodbury", f"{_WHERE}: Woodbury step",
               -1 / lam**2 / (1 + _g / lam),
-              r"(A A^T + \lambda I_x)^{-1} = \frac{1}{\lambda} I_x - \frac{1}{\lambda^2} A "
-              r"\left( I_s + \frac{1}{\lambda} A^T A \right)^{-1} A^T",
-              _derive_woodbury),
+              r"= \frac{1}{\lambda} I_x - \frac{1}{\lambda^2} A \left( I_s + \frac{1}{\lambda} "
+              r"A^T A \right)^{-1} A^T", _derive_woodbury, line=926, headline=True,
+              condition="exact", restates=((930, r"we used Woodbury matrix identity"),)),
         Claim("euclidean.inverse_surrogate", f"{_WHERE}: approximation of the inverse",
               Ns / (Nx + lam * Ns),
-              r"(A A^T + \lambda I_x)^{-1} \approx \frac{1}{\lambda} \left( I_x - "
-              r"\frac{N_s}{N_x + \lambda N_s} A A^T \right)",
-              _derive_inverse_surrogate),
+              r"\approx \frac{1}{\lambda} \left( I_x - \frac{N_s}{ N_x + \lambda N_s} A A^T "
+              r"\right)", _derive_inverse_surrogate, line=928, headline=True,
+              condition="after the surrogate A^T A -> (Nx/Ns) I_s (eq_AtA_approx)",
+              restates=((923, r"Under $N_x \gg N_s$, the inverse term is approximated by"),)),
         Claim("euclidean.W1", f"{_WHERE}: W_1", (_GT * (_B1 @ _A1.T)).to_sympy(),
-              r"W_1 \approx \widetilde{\gamma} B_1 A_1^T", _derive_weight(1),
-              equivalent=same_matrix_expression),
+              r"\approx \widetilde{\gamma} B_1 A_1^T", _derive_weight(1),
+              equivalent=same_matrix_expression, line=940, headline=True,
+              condition="after the surrogate A^T A -> (Nx/Ns) I_s"),
         Claim("euclidean.W2", f"{_WHERE}: W_2",
               (_GT * (_B1 @ _A1.T + _B2 @ _A2.T) - _GT**2 * (_B1 @ _A1.T @ _A2 @ _A2.T)
                ).to_sympy(),
-              r"W_2 \approx \widetilde{\gamma} ( B_1 A_1^T + B_2 A_2^T ) - "
+              r"\approx \widetilde{\gamma} \left( B_1 A_1^T + B_2 A_2^T \right) - "
               r"\widetilde{\gamma}^2 B_1 A_1^T A_2 A_2^T", _derive_weight(2),
-              equivalent=same_matrix_expression),
+              equivalent=same_matrix_expression, line=943, headline=True,
+              condition="after the surrogate A^T A -> (Nx/Ns) I_s"),
         Claim("euclidean.transfer", f"{_WHERE}: eq_wr_epsilon_TF (transfer)", _TF_PRINTED,
-              _TF_LATEX, _derive_error("transfer", "surrogate")),
+              r"\gamma \rho_a (2 \rho_b - \gamma \rho_a)",
+              _derive_error("transfer", "surrogate"), line=305, headline=True,
+              condition="leading order in Ns/Nx (Ns << Nx)",
+              restates=((972, r"= \gamma \rho_a \left( 2 \rho_b - \gamma \rho_a \right)"),
+                        (301, r"if $N_s \ll N_x $, the transfer and retention performance "
+                              r"follow simple expressions"))),
         Claim("euclidean.retention", f"{_WHERE}: eq_wr_epsilon_TF (retention)", _RT_PRINTED,
-              _RT_LATEX, _derive_error("retention", "surrogate")),
+              r"= 1 - \gamma^2 \rho_a^2 ( 1 - 2 \gamma \rho_a \rho_b + "
+              r"\gamma^2 \rho_a^2 ) + 2 \gamma \rho_a (1 - \gamma) (\rho_b - \gamma \rho_a) - "
+              r"(1 - \gamma)^2", _derive_error("retention", "surrogate"), line=307,
+              headline=True, condition="leading order in Ns/Nx (Ns << Nx)"),
         Claim("euclidean.error_task1_after_task2", f"{_WHERE}: final <eps_1[W_2]>",
               ((1 - gamma)**2 - 2 * gamma * rho_a * (1 - gamma) * (rho_b - gamma * rho_a)
                + gamma**2 * rho_a**2 * (1 - 2 * gamma * rho_a * rho_b + gamma**2 * rho_a**2)),
               r"(1 - \gamma)^2 - 2 \gamma \rho_a (1 - \gamma) (\rho_b - \gamma \rho_a) + "
               r"\gamma^2 \rho_a^2 ( 1 - 2 \gamma \rho_a \rho_b + \gamma^2 \rho_a^2 )",
-              _derive_error("error", "surrogate")),
+              _derive_error("error", "surrogate"), line=1035, headline=True,
+              condition="leading order in Ns/Nx"),
+        Claim("euclidean.impairs_acquisition", "Sec. 6.1: strong regularization impairs task "
+              "acquisition", (1 - gamma)**2,
+              r"the last term, $(1-\gamma)^2$, indicates that strong weight regularization not "
+              r"only prevent forgetting, but also impairs task acquisition",
+              _derive_acquisition, line=313, headline=True, condition="leading order in Ns/Nx",
+              restates=((443, r"if the network fails to learn the task in the first place "
+                              r"(i.e., if $\epsilon_{\mu} [W_{\mu}] > 0$), the retention "
+                              r"performance becomes sub-optimal"),)),
     ]
     for generator in ("gaussian", "appendix"):
         claims += [
             Claim(f"euclidean.transfer.finite_n.{generator}",
                   f"{_WHERE}: eq_wr_epsilon_TF (transfer), exact at finite N", _TF_PRINTED,
-                  _TF_LATEX, _derive_error("transfer", generator)),
+                  r"\gamma \rho_a (2 \rho_b - \gamma \rho_a)",
+                  _derive_error("transfer", generator), line=305,
+                  note="a step: the exact finite-N expectation of the surrogate weights"),
             Claim(f"euclidean.retention.finite_n.{generator}",
                   f"{_WHERE}: eq_wr_epsilon_TF (retention), exact at finite N", _RT_PRINTED,
-                  _RT_LATEX, _derive_error("retention", generator)),
+                  r"= 1 - \gamma^2 \rho_a^2 ( 1 - 2 \gamma \rho_a "
+                  r"\rho_b + \gamma^2 \rho_a^2 ) + 2 \gamma \rho_a (1 - \gamma) (\rho_b - "
+                  r"\gamma \rho_a) - (1 - \gamma)^2", _derive_error("retention", generator),
+                  line=307, note="a step: the exact finite-N expectation of the surrogate "
+                                 "weights"),
         ]
-    for name, (printed, latex) in _PIECES_PRINTED.items():
+    pieces = {"first": (1003, r"= \left( 1 - \gamma \right)^2 + \Order \left( "
+                              r"\tfrac{N_s}{N_x} \right)"),
+              "cross": (1013, r"= \rho_a \gamma (1 - \gamma) (\gamma \rho_a - \rho_b)"),
+              "last": (1027, r"= \rho_a^2 \gamma^2 \left( 1 - 2 \rho_a \rho_b \gamma + "
+                             r"\rho_a^2 \gamma^2 \right)")}
+    for name, (printed, _) in _PIECES_PRINTED.items():
+        line, quote = pieces[name]
         for expectation in EXPECTATIONS:
             suffix = "" if expectation == "surrogate" else f".finite_n.{expectation}"
             claims.append(Claim(f"euclidean.retention_piece.{name}{suffix}",
-                                f"{_WHERE}: retention piece ({name})", printed, latex,
-                                _derive_piece(name, expectation)))
+                                f"{_WHERE}: retention piece ({name})", printed, quote,
+                                _derive_piece(name, expectation), line=line,
+                                headline=expectation == "surrogate",
+                                condition="leading order in Ns/Nx" if expectation ==
+                                "surrogate" else ""))
     claims += [
         Claim("euclidean.transfer_equals_random_gating",
               f"{_WHERE}: transfer = eq_rcg_epsilon_TF under gamma -> alpha",
-              _TF_PRINTED, r"\Delta\epsilon_{TF} = \alpha \rho_a (2\rho_b - \alpha\rho_a)"
-              r"\big|_{\alpha \to \gamma}", _derive_equals_gating),
+              _TF_PRINTED, r"The expression of the transfer performance is equivalent to Eq. "
+              r"\ref{eq_rcg_epsilon_TF} if we change $\gamma$ to $\alpha$",
+              _derive_equals_gating, line=310, headline=True,
+              condition="leading order in Ns/Nx", note="read as: the derived Euclidean "
+              "transfer is the derived random-gating transfer with alpha -> gamma",
+              restates=((311, r"the Euclidean weight regularization with amplitude "
+                              r"$\tfrac{N_x}{N_s} ( \frac{1}{\gamma} - 1 )$ is mathematically "
+                              r"equivalent with random activity gating with sparsity $\gamma$, "
+                              r"in terms of knowledge transfer"),
+                        (976, r"the expression of the transfer performance, $\Delta "
+                              r"\epsilon_{TF}$, coincides with Eq. \ref{eq_rcg_epsilon_TF} "
+                              r"under $\gamma \to \alpha$"))),
         Claim("euclidean.optimal_gamma_transfer", f"{_WHERE}: Fig. 8A (via the gating "
               "equivalence, alpha* = min(rho_b/rho_a, 1))", sp.Min(1, rho_b / rho_a),
-              r"\gamma^* = \min\{\tfrac{\rho_b}{\rho_a}, 1\}", _derive_optimal_transfer),
+              r"Optimal regularizer coefficient $\gamma$ that maximizes the transfer "
+              r"performance", _derive_optimal_transfer, line=953, headline=True,
+              condition="leading order in Ns/Nx; rho_a > 0",
+              note="the paper prints no formula: read, through the equivalence with random "
+                   "gating (line 310), as gamma* = min(rho_b/rho_a, 1)",
+              restates=((977, r"the optimal regularizer coefficient $\gamma$ that maximizes "
+                              r"transfer performance"),)),
         Claim("euclidean.retention_optimum_interior",
-              "Sec. 5.1: 'retention is optimized at an intermediate regularizer strength' "
-              "(Figs. 4B, 4C)", sp.true, r"\gamma^*_{RT} < 1", _derive_interior_optimum),
-        Claim("euclidean.average_transfer", "Sec. 5.1, Fig. 4D (equal to random gating's "
-              "average under alpha -> gamma)", gamma / 2 - gamma**2 / 3,
-              r"\frac{\gamma}{2} - \frac{\gamma^2}{3}", _derive_average_transfer),
+              "Sec. 6.1: 'retention is optimized at an intermediate regularizer strength' "
+              "(Figs. 4B, 4C)", sp.true, r"the retention performance is optimized at an "
+              r"intermediate regularizer strength", _derive_interior_optimum, line=314,
+              headline=True, condition="leading order in Ns/Nx",
+              restates=((281, r"Regularizer coefficient $\gamma$ that optimizes the retention "
+                              r"performance"),
+                        (954, r"Optimal regularizer coefficient for retention"),
+                        (954, r"Panel C is the same with Fig. 4C"),
+                        (1039, r"The optimal $\gamma$ for each task similarity $(\rho_a, "
+                               r"\rho_b)$ and the resultant retention performance are "
+                               r"plotted"))),
+        Claim("euclidean.average_transfer", "Sec. 6.1, Fig. 4D (equal to random gating's "
+              "average under alpha -> gamma)", None,
+              r"The expression of the transfer performance is equivalent to Eq. "
+              r"\ref{eq_rcg_epsilon_TF} if we change $\gamma$ to $\alpha$",
+              _derive_average_transfer, line=310,
+              note="not printed: the average over the uniform prior that Fig. 4D plots"),
         Claim("euclidean.average_retention_no_regularization",
-              "Fig. 4D dashed line (vanilla baseline)", sp.Rational(43, 60),
-              r"\tfrac{43}{60}", _derive_vanilla_average),
-        Claim("euclidean.no_tradeoff", "Sec. 5.1: 'strong regularization impairs both "
-              "retention and transfer ... there isn't a tradeoff' (Fig. 4D)", sp.true,
-              r"\text{both averages increase with } \gamma \text{ up to their maxima}",
-              _derive_no_tradeoff),
+              "Appendix B.1 / Fig. 4D dashed line (vanilla baseline)", sp.Rational(43, 60),
+              r"= \frac{43}{60}", _derive_vanilla_average, line=774,
+              note="a step: the Euclidean average retention at gamma = 1 is the vanilla one"),
+        Claim("euclidean.no_tradeoff", "Sec. 6.1: 'strong regularization impairs both "
+              "retention and transfer ... there isn't a tradeoff' (Fig. 4D)", sp.Integer(0),
+              r"there isn't a tradeoff between knowledge transfer and retention in terms of the "
+              r"average performance over $0 \leq \rho_a, \rho_b \leq 1$", _derive_no_tradeoff,
+              line=316, headline=True, condition="leading order in Ns/Nx, uniform prior",
+              note="read as: no range of gamma where the average retention can be bought with "
+                   "average transfer (the derived value is the largest such gain)",
+              restates=((282, r"Average performance over uniform task similarity distribution "
+                              r"in $0 \leq \rho_a, \rho_b \leq 1$"),)),
+        Claim("euclidean.optimal_average_retention_low", "Sec. 6.1: the retention at the "
+              "optimal regime is relatively low", sp.true,
+              r"the retention performance at the optimal parametric regime is relatively low",
+              _derive_optimal_average_low, line=316, headline=True,
+              condition="leading order in Ns/Nx, uniform prior",
+              note="read as: the best average retention over gamma is below what gating "
+                   "reaches (Fig. 3B)"),
+        Claim("euclidean.less_robust_than_fisher", "Sec. 1 / abstract: Euclidean "
+              "regularization is much less robust against task similarity", sp.true,
+              r"the regularization in the Euclidean metric are much less robust against both "
+              r"task similarity and regularizer amplitude", _derive_less_robust, line=93,
+              headline=True, condition="leading order in Ns/Nx",
+              note="read as: even at its best gamma the Euclidean retention depends strongly "
+                   "on (rho_a, rho_b), where the exact Fisher metric's does not",
+              restates=((63, r"regularization in the Euclidean space are much less robust "
+                             r"against task similarity"),)),
     ]
     return claims
 

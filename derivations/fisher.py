@@ -1,4 +1,4 @@
-"""Weight regularization in the Fisher-information metric (Sec. 5.2, eq_main_fim_weight;
+"""Weight regularization in the Fisher-information metric (Sec. 6.2, eq_main_fim_weight;
 Appendix subsec_appendix_FIM, eq_ap_defQ_wr_fim; Fig. 5).
 
 The loss of task mu is
@@ -538,7 +538,14 @@ def retention_rho1(first_task: str = "regularized") -> sp.Expr:
 # Claims
 # =========================================================================================
 
-_WHERE = "Sec. 5.2 / Appendix subsec_appendix_FIM"
+_WHERE = "Sec. 6.2 / Appendix subsec_appendix_FIM"
+_CROSS_TERM = (r"\tfrac{1}{ N_x (1 - \rho_a^2)} \lla \tr [(I - \tfrac{N_s}{N_x} A_1^T A_1) "
+               r"(\tfrac{N_s}{N_x} A_1^T A_2 - \rho_b I) (A_2^T - \rho_a A_1^T) A_2 ]\rra")
+"""The trace term the appendix sets to 0 (line 1222), quoted where it starts."""
+_FIG5_CD = (r"Average transfer and retention performance under the regularization with the "
+            r"exact Fisher information metric")
+_FIG5_CD_LINE = 290
+_MAIN_RETENTION = (r"$\Delta \epsilon_{RT} = 1 - \Order ( \tfrac{N_s}{N_x (1 - \rho_a^2)} )$")
 _C = Ns / (Nx * (1 - rho_a**2))
 _A1, _A2, _B1, _B2 = task(1), task(2), readout(1), readout(2)
 _VANILLA_TF = rho_a * (2 * rho_b - rho_a)  # eq_epsilon_vanilla, as printed
@@ -734,6 +741,51 @@ def _derive_average(kind: str) -> Callable[[], Derivation]:
     return derive
 
 
+def _derive_invertibility() -> Derivation:
+    M, _ = block_system()
+    scalars = sp.Matrix(2, 2, lambda i, c: _scalar_block(M[i][c]))
+    det = sp.factor(scalars.det())
+    numerator, _ = sp.fraction(det)
+    factors = [f for f, _ in sp.factor_list(numerator)[1] if f.free_symbols - {Nx, Ns}]
+    zero_sets = [sp.solve(f, dict=True) for f in factors]
+    allowed = ({lam: 0}, {rho_a: 1}, {rho_a: -1})
+    holds = all(all(z in allowed for z in zs) for zs in zero_sets)
+    return Derivation(sp.true if holds else sp.false, (
+        Step("surrogate blocks of M (eq_AtA_approx)", scalars),
+        Step("det M", det, "zero iff lambda = 0 or rho_a = 1 (rho_a >= 0)")),
+                      exact=False, note=f"det M = {sp.sstr(det)}: lambda != 0 and "
+                                        "rho_a < 1 make M invertible (after the surrogate; "
+                                        "exactly, [A_{mu-1}, A_mu] of full column rank, "
+                                        "Nx >= 2 Ns, is what is needed)")
+
+
+def _derive_discontinuity_rho1() -> Derivation:
+    below = exact_retention()[0]  # any rho_a < 1, any lam > 0
+    at_one = sp.factor(retention_rho1("regularized"))
+    gap = sp.factor(below - at_one)
+    return Derivation(sp.true if gap != 0 else sp.false, (
+        Step("retention at the exact fixed point, rho_a < 1 (any lam > 0)", below),
+        Step("retention at rho_a = 1 (first task regularized), exact", at_one),
+        Step("jump at rho_a -> 1", gap)), note="the retention jumps from 1 (rho_a < 1) to the "
+                                                "rho_a = 1 value, below 1 for gamma_f < 1 or "
+                                                "rho_b < 1: the two cases are different "
+                                                "solutions, as printed")
+
+
+def _derive_discontinuity_lambda0() -> Derivation:
+    M, _ = block_system()
+    scalars = sp.Matrix(2, 2, lambda i, c: _scalar_block(M[i][c]))
+    det = sp.factor(scalars.det())
+    vanilla = 1 - rho_a**2 * (rho_a**2 - 2 * rho_a * rho_b + 1)  # lam = 0: the vanilla model
+    exact = exact_retention()[0]
+    return Derivation(sp.true if det.subs(lam, 0) == 0 and exact != vanilla else sp.false, (
+        Step("det M (surrogate) at lam = 0", det.subs(lam, 0), "singular"),
+        Step("retention for every lam > 0 (exact fixed point)", exact),
+        Step("retention at lam = 0 (the vanilla model, eq_epsilon_vanilla)", vanilla)),
+        note="the lam-free weight of eq_main_fim_weight holds for every lam > 0 and fails at "
+             "lam = 0: the retention jumps from 1 to the vanilla value")
+
+
 def _pieces_printed() -> dict[str, tuple[sp.Expr, str]]:
     return {
         "second": ((Ns + 1) / Nx, r"\tfrac{N_s+1}{N_x}"),
@@ -776,74 +828,166 @@ def _claims() -> list[Claim]:
     gf = GAMMA_F
     claims = [
         Claim("fisher.fim_prefactor", f"{_WHERE}: (ij,kl) component of the FIM",
-              1 / (2 * sigma**2), r"\frac{1}{2 \sigma^2} \delta_{ik} \sum_n a_{jn} a_{ln}",
-              _derive_fim, note="prefactor of delta_ik (A A^T)_jl"),
+              1 / (2 * sigma**2), r"= \frac{1}{2 \sigma^2} \delta_{ik} \sum_n a_{jn} a_{ln}",
+              _derive_fim, note="read as: the prefactor of delta_ik (A A^T)_jl", line=1055,
+              headline=True, condition="exact"),
         Claim("fisher.regularizer_norm", f"{_WHERE}: quadratic form of the FIM", sp.true,
-              r"\sum_{ijkl} \delta_{ik} (A A^T)_{jl} \delta w_{ij} \delta w_{kl} = "
-              r"\| (W - W_o) A \|_F^2", _derive_regularizer),
+              r"= \llv (W - W_o) A \rrv_F^2", _derive_regularizer, line=1061, headline=True,
+              condition="exact"),
         Claim("fisher.block_system", f"{_WHERE}: system for Q before eq_ap_defQ_wr_fim",
               sp.Tuple(M_printed, R_printed),
-              r"Q \begin{pmatrix} \lambda A_{\mu-1}^T A_{\mu-1} & A_{\mu-1}^T A_{\mu} \\ "
-              r"\lambda A_{\mu}^T A_{\mu-1} & A_{\mu}^T A_{\mu} \end{pmatrix} = "
-              r"\begin{pmatrix} O & B_{\mu} - W_{\mu-1} A_{\mu} \end{pmatrix}",
-              _derive_block_system, equivalent=_same_words),
-        Claim("fisher.exact_lambda_independence", f"{_WHERE}: 'doesn't depend on the "
-              "regularizer amplitude lam', for the exact fixed point at finite N", sp.Integer(0),
-              r"\partial W / \partial \lambda = 0", _derive_exact_lambda_free),
+              r"Q = \begin{pmatrix} O & B_{\mu} - W_{\mu-1} A_{\mu} \end{pmatrix} "
+              r"\begin{pmatrix} \lambda A_{\mu-1}^T A_{\mu-1} & A_{\mu-1}^T A_{\mu} \\ "
+              r"\lambda A_{\mu}^T A_{\mu-1} & A_{\mu}^T A_{\mu} \end{pmatrix}^{-1}",
+              _derive_block_system, equivalent=_same_words, line=1109, headline=True,
+              condition="exact for lambda > 0, rho_a < 1 and [A_{mu-1}, A_mu] of full column "
+                        "rank (Nx >= 2 Ns)",
+              note="read as the block system Q M = [O, B_mu - W_{mu-1} A_mu] that it solves",
+              restates=((1078, r"$W = W_{\mu-1} + Q \widetilde{A}^T$"),
+                        (1079, r"Solving $\frac{\p \ell_{\mu} }{\p W} = 0$, we get"),
+                        (1081, r"Q \begin{pmatrix} \lambda A_{\mu-1}^T A_{\mu-1} & "
+                               r"A_{\mu-1}^T A_{\mu} \\ \lambda A_{\mu}^T A_{\mu-1} & "
+                               r"A_{\mu}^T A_{\mu} \end{pmatrix}"))),
+        Claim("fisher.invertibility", f"{_WHERE}: the block matrices are invertible for "
+              "lambda != 0, rho_a < 1", sp.true,
+              r"If $\lambda \neq 0$ and $\rho_a < 1$, two square matrices in the above "
+              r"equations are almost surely invertible", _derive_invertibility, line=1106,
+              headline=True, note="read as: det M != 0 for lambda != 0 and rho_a < 1",
+              condition="after the surrogate A^T A -> (Nx/Ns) I_s"),
+        Claim("fisher.exact_lambda_independence", "Sec. 6.2: 'the weight becomes independent "
+              "of the regularizer's amplitude', for the exact fixed point at finite N",
+              sp.Integer(0), r"the weight becomes independent of the regularizer's amplitude "
+              r"$\gamma$", _derive_exact_lambda_free, line=327, headline=True,
+              condition="exact, any lambda > 0, rho_a < 1, Nx >= 2 Ns",
+              note="read as: dW/dlambda = 0",
+              restates=((1137, r"the equation above doesn't depend on the regularizer "
+                               r"amplitude $\lambda$, except for $\lambda \neq 0$ condition"),)),
         Claim("fisher.surrogate_block_inverse", f"{_WHERE}: surrogate inverse",
               _C * sp.Matrix([[1 / lam, -rho_a / lam], [-rho_a, 1]]),
-              r"\frac{N_s}{N_x (1 - \rho_a^2)} \begin{pmatrix} \tfrac{1}{\lambda} I_s & "
+              r"= \frac{N_s}{N_x (1 - \rho_a^2)} \begin{pmatrix} \tfrac{1}{\lambda} I_s & "
               r"-\tfrac{\rho_a}{\lambda} I_s \\ -\rho_a I_s & I_s \end{pmatrix}",
-              _derive_block_inverse, equivalent=_same_matrix),
-        Claim("fisher.weight", "Sec. 5.2: eq_main_fim_weight", weight_printed.to_sympy(),
+              _derive_block_inverse, equivalent=_same_matrix, line=1126, headline=True,
+              condition="after the surrogate A^T A -> (Nx/Ns) I_s (Nx >> Ns)",
+              restates=((1115, r"Under $N_x \gg N_s$, from Eq. \ref{eq_AtA_approx}, the inverse "
+                               r"matrix is approximated by"),)),
+        Claim("fisher.weight", "Sec. 6.2: eq_main_fim_weight", weight_printed.to_sympy(),
               r"W_{\mu} = W_{\mu-1} \left( I - \tfrac{N_s}{N_x (1 - \rho_a^2)} A_{\mu} "
-              r"\left[ A_{\mu}^T - \rho_a A_{\mu-1}^T \right] \right) + \tfrac{N_s}{ N_x "
-              r"(1 - \rho_a^2) } B_{\mu} \left( A_{\mu}^T - \rho_a A_{\mu-1}^T \right)",
-              _derive_weight, equivalent=same_matrix_expression),
-        Claim("fisher.weight_lambda_independence", "Sec. 5.2: 'the weight becomes "
+              r"\left[ A_{\mu}^T - \rho_a A_{\mu-1}^T \right] \right)", _derive_weight,
+              equivalent=same_matrix_expression, line=323, headline=True,
+              condition="after the surrogate A^T A -> (Nx/Ns) I_s; lambda > 0, rho_a < 1",
+              restates=((321, r"If $\rho_a,\gamma < 1$ and $N_s \ll N_x$, optimization of the "
+                              r"weight under this regularization yields"),
+                        (1134, r"W = W_{\mu-1} \left( I - \frac{N_s}{N_x (1 - \rho_a^2)} "
+                               r"A_{\mu} \left[ A_{\mu}^T - \rho_a A_{\mu-1}^T \right] "
+                               r"\right)"),
+                        (1132, r"Therefore, $W = W_{\mu-1} + Q \widetilde{A}^T$ follows"))),
+        Claim("fisher.weight_lambda_independence", "Sec. 6.2: 'the weight becomes "
               "independent of the regularizer's amplitude'", sp.Integer(0),
-              r"\partial W_\mu / \partial \lambda = 0", _derive_weight_lambda_free),
+              r"the weight becomes independent of the regularizer's amplitude $\gamma$",
+              _derive_weight_lambda_free, line=327,
+              note="a step: the surrogate weight of eq_main_fim_weight has no lambda"),
         Claim("fisher.W1.unregularized", f"{_WHERE}: W_1 (first task without regularization)",
-              (Ns / Nx * (_B1 @ _A1.T)).to_sympy(), r"W_1 = \tfrac{N_s}{N_x} B_1 A_1^T",
-              _derive_W1("unregularized"), equivalent=same_matrix_expression),
+              (Ns / Nx * (_B1 @ _A1.T)).to_sympy(), r"$W_1 = \tfrac{N_s}{N_x} B_1 A_1^T$",
+              _derive_W1("unregularized"), equivalent=same_matrix_expression, line=1141,
+              headline=True, condition="after the surrogate A^T A -> (Nx/Ns) I_s"),
         Claim("fisher.W1.independent_metric", f"{_WHERE}: W_1 (Fisher metric of an "
               "uncorrelated task)", (Ns / Nx * (_B1 @ _A1.T)).to_sympy(),
-              r"W_1 = \tfrac{N_s}{N_x} B_1 A_1^T", _derive_W1("independent_metric"),
-              equivalent=same_matrix_expression),
+              r"$W_1 = \tfrac{N_s}{N_x} B_1 A_1^T$", _derive_W1("independent_metric"),
+              equivalent=same_matrix_expression, line=1141,
+              note="a step: the same W_1 when task 1 is regularized in the metric of an "
+                   "uncorrelated task"),
         Claim("fisher.W2", f"{_WHERE}: W_2", W2_printed.to_sympy(),
               r"W_2 = \frac{N_s}{N_x} B_1 A_1^T \left( I - \frac{N_s}{N_x (1 - \rho_a^2)} "
               r"A_2 [A_2^T - \rho_a A_1^T] \right) + \frac{N_s}{N_x (1 - \rho_a^2)} B_2 "
-              r"(A_2^T - \rho_a A_1^T)", _derive_W2, equivalent=same_matrix_expression),
+              r"(A_2^T - \rho_a A_1^T)", _derive_W2, equivalent=same_matrix_expression,
+              line=1144, headline=True, condition="after the surrogate A^T A -> (Nx/Ns) I_s"),
         Claim("fisher.transfer_equals_vanilla.unregularized", f"{_WHERE}: 'the transfer "
               "performance becomes the same with the vanilla model'", _VANILLA_TF,
-              r"\rho_a (2 \rho_b - \rho_a)", _derive_transfer("surrogate", "unregularized")),
-        Claim("fisher.transfer_equals_vanilla.independent_metric", "Sec. 5.2: 'if the first "
+              r"the transfer performance becomes the same with the vanilla model",
+              _derive_transfer("surrogate", "unregularized"), line=1141, headline=True,
+              condition="leading order in Ns/Nx",
+              note="read as: the transfer is eq_epsilon_vanilla's"),
+        Claim("fisher.transfer_equals_vanilla.independent_metric", "Sec. 6.2: 'if the first "
               "task is learned with weight regularization in an orthogonal direction, the "
               "transfer performance remains the same with the vanilla model'", _VANILLA_TF,
-              r"\rho_a (2 \rho_b - \rho_a)",
-              _derive_transfer("surrogate", "independent_metric")),
-        Claim("fisher.retention", "Sec. 5.2: Delta eps_RT = 1 - O(Ns/(Nx(1 - rho_a^2)))",
-              sp.Integer(1), r"\Delta \epsilon_{RT} = 1 - \Order \left( \tfrac{N_s}{N_x "
-              r"(1 - \rho_a^2)} \right)", _derive_retention("surrogate")),
-        Claim("fisher.retention.exact_fixed_point", "Sec. 5.2: Delta eps_RT = 1 - O(...), at "
-              "the exact fixed point (finite N)", sp.Integer(1),
-              r"\Delta \epsilon_{RT} = 1 - \Order \left( \tfrac{N_s}{N_x (1 - \rho_a^2)} "
-              r"\right)", _derive_exact_retention),
+              r"if the first task is learned with weight regularization in an orthogonal "
+              r"direction, the transfer performance remains the same with the vanilla model",
+              _derive_transfer("surrogate", "independent_metric"), line=331, headline=True,
+              condition="leading order in Ns/Nx",
+              note="read as: the transfer is eq_epsilon_vanilla's",
+              restates=((63, r"without compromising transfer performance"),
+                        (92, r"helps retention without affecting knowledge transfer"))),
+        Claim("fisher.retention", "Sec. 6.2: Delta eps_RT = 1 - O(Ns/(Nx(1 - rho_a^2)))",
+              sp.Integer(1), _MAIN_RETENTION, _derive_retention("surrogate"), line=328,
+              note="a step: the retention of the surrogate weights at leading order"),
+        Claim("fisher.retention.exact_fixed_point", "Sec. 6.2: Delta eps_RT = 1 - O(...), at "
+              "the exact fixed point (finite N)", sp.Integer(1), _MAIN_RETENTION,
+              _derive_exact_retention, line=328, headline=True,
+              condition="exact at finite size for any rho_a < 1, lambda > 0 and Nx >= 2 Ns; the "
+                        "printed Ns << Nx (1 - rho_a^2) is sufficient, not needed",
+              note="read as: Delta eps_RT = 1 up to an O(Ns/(Nx(1 - rho_a^2))) loss",
+              restates=((1225, r"$\Delta \epsilon_{RT} = 1 - \Order \left( \tfrac{N_s}{N_x "
+                               r"(1 - \rho_a^2)} \right)$"),
+                        (329, r"the retention performance is perfect as long as the condition "
+                              r"$N_s \ll N_x (1 - \rho_a^2)$ is satisfied"),
+                        (1226, r"we have $\Delta \epsilon_{RT} \approx 1$ regardless of task "
+                               r"similarity $\rho_a$ and $\rho_b$"),
+                        (330, r"the network can freeze the weight changes in a low-dimensional "
+                              r"subspace, while maintaining sufficient plasticity for new "
+                              r"tasks"),
+                        (63, r"weight regularization based on the Fisher information metric "
+                             r"significantly improves retention, regardless of task "
+                             r"similarity"),
+                        (92, r"achieves perfect retention regardless of task similarity"),
+                        (334, r"weight regularization in the Fisher information metric robustly "
+                              r"helps retention without harming transfer"),
+                        (369, r"weight regularization in the Fisher information metric "
+                              r"significantly aids retention regardless of task similarity"))),
+        Claim("fisher.discontinuity_at_rho_a_one", f"{_WHERE}: different solutions for rho_a < 1 "
+              "and rho_a = 1", sp.true, r"this loss function has different forms of solution "
+              r"depending on whether $\rho_a < 1$ or $\rho_a = 1$", _derive_discontinuity_rho1,
+              line=1070, headline=True, condition="exact",
+              note="read as: the retention is discontinuous at rho_a = 1"),
+        Claim("fisher.discontinuity_at_lambda_zero", f"{_WHERE}: the lambda -> 0 limit",
+              sp.true, r"At $\lambda \to 0$ limit, the inverse matrix term in Eq. "
+              r"\ref{eq_ap_defQ_wr_fim} effectively becomes singular, and thus the equation above "
+              r"no longer holds", _derive_discontinuity_lambda0, line=1138, headline=True,
+              condition="exact", note="read as: the retention is discontinuous at lambda = 0"),
     ]
+    piece_places = {
+        "second": (1179, r"= \tfrac{N_s+1}{N_x}"),
+        "norm": (1195, r"= \tfrac{ N_s }{ N_x (1 - \rho_a^2) }"),
+        "trace": (1212, r"= \tfrac{N_s \rho_a}{ N_x (1 - \rho_a^2)} \left( 1 + "
+                        r"\tfrac{2}{N_x N_s} \right)"),
+        "cross": (1217, _CROSS_TERM),
+        "cross_printed": (1217, _CROSS_TERM),
+    }
+    piece_restates = {
+        "norm": ((1181, r"$(A_2^T - \rho_a A_1^T) A_1$ term also cancels out up to the leading "
+                        r"order term"),),
+        "trace": ((1197, r"the trace terms are also cancelled out up to the leading order "
+                         r"term"),),
+    }
     for generator in ("gaussian", "appendix"):
+        paper = generator == "appendix"  # the paper's own task generator
         claims += [
             Claim(f"fisher.transfer.finite_n.{generator}", f"{_WHERE}: transfer = vanilla, "
-                  "exact at finite N", _VANILLA_TF, r"\rho_a (2 \rho_b - \rho_a)",
-                  _derive_transfer(generator, "unregularized")),
-            Claim(f"fisher.retention.finite_n.{generator}", "Sec. 5.2: Delta eps_RT = 1 - "
+                  "exact at finite N", _VANILLA_TF,
+                  r"the transfer performance becomes the same with the vanilla model",
+                  _derive_transfer(generator, "unregularized"), line=1141,
+                  note="a step: the exact finite-N expectation of the surrogate weights; read "
+                       "as eq_epsilon_vanilla's transfer"),
+            Claim(f"fisher.retention.finite_n.{generator}", "Sec. 6.2: Delta eps_RT = 1 - "
                   "O(Ns/(Nx(1 - rho_a^2))), exact expectation of the surrogate W_2",
-                  sp.Integer(1), r"1 - \Order \left( \tfrac{N_s}{N_x (1 - \rho_a^2)} \right)",
-                  _derive_retention(generator)),
+                  sp.Integer(1), _MAIN_RETENTION, _derive_retention(generator), line=328,
+                  note="a step: the exact finite-N expectation of the surrogate W_2 (the exact "
+                       "fixed point loses nothing: fisher.retention.exact_fixed_point)"),
             Claim(f"fisher.retention.expansion.{generator}", f"{_WHERE}: expansion of "
                   "Delta eps_RT over B (A_1^T A_1^T read as A_1^T A_1)",
                   _expansion_as_printed(generator),
-                  r"1 - \tfrac{1}{N_s} \langle \| I - \tfrac{N_s}{N_x} A_1^T A_1 \|_F^2 "
-                  r"\rangle - \dots", _derive_expansion(generator),
+                  r"= 1 - \tfrac{1}{N_s} \lla \llv I - \tfrac{N_s}{N_x} A_1^T A_1 \rrv_F^2 "
+                  r"\rra", _derive_expansion(generator), line=1160, headline=paper,
+                  condition="exact average over B, at the surrogate W_2",
                   note="printed side: the appendix's expansion with every expectation "
                        "evaluated by the engine; derived side: the direct average"),
         ]
@@ -852,45 +996,61 @@ def _claims() -> list[Claim]:
                 "compared as the coefficient of Ns/Nx (every piece is O(Ns/Nx))",
                 _PIECE_NOTES.get(name, ""),
                 _APPENDIX_NOTES.get(name, "") if generator == "appendix" else "") if n)
+            line, quote = piece_places[name]
+            headline = paper and name != "cross"  # the printed A_2 version is the statement
             claims.append(Claim(f"fisher.retention_piece.{name}.{generator}",
                                 f"{_WHERE}: retention expansion, {name} term",
-                                by_powers_of_nx(printed * Nx / Ns), latex,
-                                _derive_piece(name, generator), note=note))
+                                by_powers_of_nx(printed * Nx / Ns), quote,
+                                _derive_piece(name, generator), note=note, line=line,
+                                headline=headline,
+                                condition="exact expectation at the surrogate W_2",
+                                restates=piece_restates.get(name, ()) if headline else ()))
     claims += [
         Claim("fisher.rho1.fixed_point", f"{_WHERE}: fixed features (rho_a = 1)",
               (W_PREV @ (eye("x") - (_U @ _U.T) / (1 + lam)) + B_MU @ _PINV / (1 + lam)
                ).to_sympy(),
               r"W = W_{\mu-1} \left( I - \frac{1}{1+\lambda} U U^T \right) + "
               r"\frac{1}{1 + \lambda} B_{\mu} A^+", _derive_rho1_fixed_point,
-              equivalent=same_matrix_expression),
+              equivalent=same_matrix_expression, line=1238, headline=True,
+              condition="exact for A of full column rank",
+              restates=((1235, r"the weight $W$ is written as $W = W_{\mu-1} + Q U^T$"),
+                        (1236, r"Solving $ \frac{\p \ell_{\mu}}{\p W} = 0$, we get"))),
         Claim("fisher.rho1.W1", f"{_WHERE}: W_1 at rho_a = 1",
               (gf * (_B1 @ _PINV)).to_sympy(), r"W_1 = \frac{1}{1 + \lambda} B_1 A^+",
-              _derive_rho1_weight(1), equivalent=same_matrix_expression),
+              _derive_rho1_weight(1), equivalent=same_matrix_expression, line=1243,
+              headline=True, condition="exact"),
         Claim("fisher.rho1.W2", f"{_WHERE}: W_2 at rho_a = 1",
               (gf * (_B1 @ _PINV @ (eye("x") - gf * (_U @ _U.T))) + gf * (_B2 @ _PINV)
                ).to_sympy(),
               r"W_2 = \frac{1}{1 + \lambda} B_1 A^+ \left( I - \frac{1}{1 + \lambda} U U^T "
               r"\right) + \frac{1}{1 + \lambda} B_2 A^+", _derive_rho1_weight(2),
-              equivalent=same_matrix_expression),
+              equivalent=same_matrix_expression, line=1244, headline=True, condition="exact"),
         Claim("fisher.rho1.transfer", f"{_WHERE}: transfer at rho_a = 1",
-              gamma_f * (2 * rho_b - gamma_f), r"\gamma_f \left( 2\rho_b - \gamma_f \right)",
-              _derive_rho1("transfer")),
+              gamma_f * (2 * rho_b - gamma_f), r"= \gamma_f \left( 2\rho_b - \gamma_f \right)",
+              _derive_rho1("transfer"), line=1253, headline=True, condition="exact"),
         Claim("fisher.rho1.retention", f"{_WHERE}: retention at rho_a = 1",
               2 * gamma_f * (1 - gamma_f)**2 - gamma_f**4
               + 2 * gamma_f * ((1 - gamma_f)**2 - gamma_f**2) * rho_b,
-              r"2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
-              r"\gamma_f^2\right] \rho_b", _derive_rho1("retention")),
+              r"= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
+              r"\gamma_f^2\right] \rho_b", _derive_rho1("retention"), line=1265, headline=True,
+              condition="exact"),
         Claim("fisher.rho1.retention_no_regularization", "eq_epsilon_vanilla at rho_a = 1 "
               "(the lam -> 0 limit of the rho_a = 1 retention)", 2 * rho_b - 1,
-              r"1 - \rho_a^2 (\rho_a^2 - 2\rho_a \rho_b +1) \big|_{\rho_a = 1}",
-              _derive_rho1_lambda0),
+              r"= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
+              r"\gamma_f^2\right] \rho_b", _derive_rho1_lambda0, line=1265,
+              note="a step: the derived rho_a = 1 retention at lam = 0 must be the vanilla "
+                   "one at rho_a = 1 (eq_epsilon_vanilla), 2 rho_b - 1"),
         Claim("fisher.rho1.retention.unregularized_first", f"{_WHERE}: retention at rho_a = 1, "
               "first task without regularization", 1 - 2 * gamma_f**2 * (1 - rho_b),
-              r"1 - 2 \gamma_f^2 (1 - \rho_b)", _derive_rho1("retention", "unregularized")),
-        Claim("fisher.average_transfer", "Fig. 5C: average transfer equals the vanilla 1/6",
-              sp.Rational(1, 6), r"\tfrac{1}{6}", _derive_average("transfer")),
-        Claim("fisher.average_retention", "Fig. 5C: average retention ~ 1", sp.Integer(1),
-              r"1", _derive_average("retention")),
+              r"= 1 - 2 \gamma_f^2 (1 - \rho_b)", _derive_rho1("retention", "unregularized"),
+              line=1272, headline=True, condition="exact"),
+        Claim("fisher.average_transfer", "Fig. 5C: average transfer", None, _FIG5_CD,
+              _derive_average("transfer"), line=_FIG5_CD_LINE, headline=True,
+              note="not printed: the average over the uniform prior that Fig. 5C plots (the "
+                   "vanilla 1/6 follows from fisher.transfer_equals_vanilla.unregularized)"),
+        Claim("fisher.average_retention", "Fig. 5C: average retention", None, _FIG5_CD,
+              _derive_average("retention"), line=_FIG5_CD_LINE,
+              note="not printed: the average over the uniform prior that Fig. 5C plots"),
     ]
     return claims
 

@@ -1,4 +1,4 @@
-"""Random and adaptive activity gating: Sec. 4.1-4.2 and Appendix B.1 (subsec_appendix_activity_gating).
+"""Random and adaptive activity gating: Sec. 5.1-5.2 and Appendix B.1 (subsec_appendix_activity_gating).
 
 Every derived expression comes from the model's definitions through
 :mod:`tasksim.derivations.two_task` (weights eq_W1_W2_expression, error eq_ap_epsilonW, exact identity,
@@ -23,6 +23,7 @@ eq_ap_eRT_gate_expnd are right for both generators, and so is the count of 7 pai
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Optional
 
 import sympy as sp
 
@@ -208,7 +209,8 @@ def _nlo_note(printed_c1: sp.Expr, c1: sp.Expr, generator: str) -> str:
 
 
 def _nlo_claim(cid: str, where: str, printed: sp.Expr, latex: str, which: int, generator: str,
-               keep_all_Ns: bool, scale: sp.Expr = sp.Integer(1)) -> Claim:
+               keep_all_Ns: bool, scale: sp.Expr = sp.Integer(1), line: Optional[int] = None
+               ) -> Claim:
     printed_c1 = ratio_expansion(printed / scale, 1, gated=True)[1]
 
     def derive() -> Derivation:
@@ -225,11 +227,14 @@ def _nlo_claim(cid: str, where: str, printed: sp.Expr, latex: str, which: int, g
             + ("" if keep_all_Ns else "; compared at leading order in Ns (O(1/(alpha Nx)) dropped)"),
         )
 
-    return Claim(f"{cid}[{generator}]", where, printed, latex, derive)
+    return Claim(f"{cid}[{generator}]", where, printed, latex, derive, line=line,
+                 headline=generator == PAPER_GENERATOR,
+                 condition="next-to-leading order in Ns/(alpha Nx), after the surrogates")
 
 
 def _leading_claim(cid: str, where: str, printed: sp.Expr, latex: str, fn, note: str = "",
-                   random: bool = False) -> Claim:
+                   random: bool = False, line: Optional[int] = None,
+                   restates: tuple[tuple[int, str], ...] = ()) -> Claim:
     def derive() -> Derivation:
         value = fn()
         derived = value.subs(alpha_t, alpha) if random else value
@@ -239,7 +244,9 @@ def _leading_claim(cid: str, where: str, printed: sp.Expr, latex: str, fn, note:
         return Derivation(sp.factor(derived) if derived.is_polynomial() else derived, steps,
                           exact=False)
 
-    return Claim(cid, where, printed, latex, derive, note=note)
+    return Claim(cid, where, printed, latex, derive, note=note, line=line, headline=True,
+                 condition="leading order in Ns/(alpha Nx) (Ns << alpha Nx)",
+                 restates=restates)
 
 
 def _census_polynomial(word: MatrixExpr, m: int) -> sp.Expr:
@@ -267,9 +274,11 @@ def _pairings_claim() -> Claim:
         "gating.retention.term2.pairings",
         "Appendix B.1, eq_ap_eRT_gate_expnd (second term, 2nd line: the listed deltas)",
         3 * rho_a**4 + 4 * rho_a**2,
-        r"[\delta\delta\delta + \delta\delta\delta + \delta\delta\delta]\rho_a^4 + "
-        r"[4\ \text{terms}]\rho_a^2",
-        derive,
+        r"\left[ \delta_{ik} \delta_{km} \delta_{mp} + \delta_{ik} \delta_{lq} \delta_{mp} + "
+        r"\delta_{km} \delta_{jn} \delta_{ip} \right] \rho_a^4",
+        derive, line=668, headline=True,
+        note="read as: the pairings that contribute up to O(Ns/(alpha Nx)), counted by power of "
+             "rho_a: 3 with rho_a^4 and 4 with rho_a^2 (the printed bracket and the next line)",
     )
 
 
@@ -284,9 +293,9 @@ def _cross_pairings_claim() -> Claim:
         "gating.retention.cross.pairings",
         "Appendix B.1, eq_ap_eRT_gate_expnd (cross term, 2nd line)",
         2 * rho_a**3 + 2 * rho_a,
-        r"\delta_{ik}\delta_{km}\rho_a^3 + \delta_{ik}\delta_{ln}\rho_a + "
-        r"\delta_{im}\delta_{jl}\rho_a + \delta_{mk}\delta_{jn}\rho_a^3",
-        derive,
+        r"\delta_{ik} \delta_{km} \rho_a^3 + \delta_{ik} \delta_{ln} \rho_a + "
+        r"\delta_{im} \delta_{jl} \rho_a + \delta_{mk} \delta_{jn} \rho_a^3",
+        derive, line=687, headline=True,
     )
 
 
@@ -307,9 +316,10 @@ def _isserlis_claim(generator: str) -> Claim:
 
     return Claim(
         f"gating.aquad_isserlis[{generator}]", "Appendix B.1, eq_ap_aquad_isserlis", printed,
-        r"\tfrac{\rho_a^2}{N_s^2}\delta_{ik} + \tfrac{1}{N_s^2}\delta_{jl} + "
-        r"\tfrac{\rho_a^2}{N_s^2}\delta_{ik}\delta_{jl}",
-        derive,
+        r"\tfrac{\rho_a^2}{N_s^2} \delta_{ik} + \tfrac{1}{N_s^2} \delta_{jl} + "
+        r"\tfrac{\rho_a^2}{N_s^2} \delta_{ik} \delta_{jl}",
+        derive, line=619, headline=generator == PAPER_GENERATOR,
+        condition="exact (a fourth moment of the task entries)",
     )
 
 
@@ -426,71 +436,209 @@ PRINTED_TERMS: dict[str, sp.Expr] = {
 """The terms of eq_ap_etf_gated1 and eq_ap_eRT_gate_expnd as Appendix B.1 prints them (with
 their Ns/(alpha Nx) parts; term2 and cross drop O(1/(alpha Nx))), for the claims of
 :mod:`tasksim.derivations.finite_size`."""
+def _derive_level() -> Derivation:
+    value = sp.expand(expect_trace(gate(1)) / Nx)
+    return Derivation(value, (Step("E tr(D_1) / Nx: the expected fraction of open gates", value),))
+
+
+def _derive_optimized_at_zero() -> Derivation:
+    R = leading_retention().subs(alpha_t, alpha)
+    loss = sp.expand(1 - R)  # alpha^2 rho_a^2 ((alpha rho_a - rho_b)^2 + 1 - rho_b^2)
+    square = sp.expand(alpha**2 * rho_a**2 * ((alpha * rho_a - rho_b)**2 + 1 - rho_b**2))
+    holds = sp.expand(loss - square) == 0 and sp.limit(loss, alpha, 0, "+") == 0
+    return Derivation(sp.true if holds else sp.false, (
+        Step("1 - Delta eps_RT", sp.factor(loss)),
+        Step("written as a sum of squares times a non-negative factor", square,
+             ">= 0 for rho_b <= 1, and 0 at alpha = 0"),
+    ), exact=False, exceptions="",
+        note="Delta eps_RT <= 1 = its alpha -> 0 limit for every (rho_a, rho_b); it ties with "
+             "alpha -> 0 only where alpha rho_a = rho_b = 1 (or rho_a = 0)")
+
+
+def _derive_validity() -> Derivation:
+    """The random-gating retention at finite size: the exact expectation of the surrogate
+    weights (engine), in powers of Ns/(alpha Nx)."""
+    value = retention(GATED, PAPER_GENERATOR).value.subs(alpha_t, alpha)
+    c0, c1 = ratio_expansion(value, 1, gated=True)
+    return Derivation(sp.factor(value), (
+        Step("retention, exact expectation of the surrogate weights (appendix generator)",
+             sp.factor(value)),
+        Step("leading coefficient", sp.factor(c0)),
+        Step("coefficient of Ns/(alpha Nx)", sp.factor(c1)),
+    ), exact=False, note="the correction is a series in Ns/(alpha Nx): small only when "
+                         "alpha >> Ns/Nx, as printed (it grows without bound as alpha Nx "
+                         "approaches Ns)")
+
+
+def _derive_probe_rule() -> Derivation:
+    e, e_o = sp.symbols("epsilon_pb epsilon_o", nonnegative=True)
+    rule = sp.Max(0, 1 - e / e_o)
+    t = sp.Symbol("t", nonnegative=True)
+    values = sp.Tuple(rule.subs(e, 0), sp.simplify(rule.subs(e, e_o * (1 + t))))
+    return Derivation(values, (Step("rho_g = max{0, 1 - eps_pb/eps_o}", rule),
+                               Step("at eps_pb = 0 and at eps_pb = (1 + t) eps_o >= eps_o",
+                                    values)))
+
+
+def _derive_transfer_expansion() -> Derivation:
+    """eq_ap_etf_gated1's last line: the exact B-average leaves 2 rho_b/Ns <tr P> -
+    1/Ns <||P||^2>, P = (D_1A_1)^+ D_2A_2; checked with every expectation evaluated by the
+    engine after eq_DA+_approx (the identity is linear in them)."""
+    first, second = transfer_terms()
+    direct = transfer(GATED, PAPER_GENERATOR).value
+    expansion = 2 * rho_b / Ns * first - second / Ns
+    return Derivation(sp.factor(direct - expansion), (
+        Step("direct <Delta eps_TF> of the surrogate weights", sp.factor(direct)),
+        Step("2 rho_b/Ns <tr P> - 1/Ns <||P||^2> with the same expectations", sp.factor(expansion)),
+        Step("difference", sp.factor(direct - expansion))), exact=False,
+        note="read as: the difference between the transfer and the printed expansion is 0")
+
+
+def _derive_retention_expansion() -> Derivation:
+    term2, term3, cross = retention_terms()
+    direct = retention(GATED, PAPER_GENERATOR).value
+    expansion = 1 - term2 - term3 + 2 * rho_b * cross
+    return Derivation(sp.factor(direct - expansion), (
+        Step("direct <Delta eps_RT> of the surrogate weights", sp.factor(direct)),
+        Step("1 - (2nd term) - (3rd term) + 2 rho_b (cross term), same expectations",
+             sp.factor(expansion)),
+        Step("difference", sp.factor(direct - expansion))), exact=False,
+        note="read as: the difference between the retention and the printed expansion is 0")
+
 
 CLAIMS: list[Claim] = [
     Claim("vanilla.is_gating_at_alpha_tilde_one", "Appendix B.1, vanilla model: alpha~ = 1",
-          sp.true, r"\tilde\alpha = 1", _derive_gating_reduction),
+          sp.true, r"In the vanilla model, we have $\tilde{\alpha} = 1$",
+          _derive_gating_reduction, line=709, headline=True,
+          note="read as: the gated results at alpha~ = 1 are the vanilla ones",
+          restates=((457, r"by setting $\vg_{\mu} = \bm{1}$, we recover the vanilla model"),)),
+    Claim("gating.level_definition", "Fig. 2 caption: the gating level", alpha,
+          r"$\alpha = \Pr [g_i = 1]$", _derive_level, line=217, headline=True,
+          condition="exact",
+          restates=((231, r"All units are active at $\alpha = 1$, while no units are active at "
+                          r"$\alpha \to 0$ limit"),)),
+    Claim("gating.transfer.expansion", "Appendix B.1, eq_ap_etf_gated1", sp.Integer(0),
+          r"\frac{2\rho_b}{N_s} \lla \tr \left[ (D_1 A_1)^+ D_2 A_2 \right] \rra",
+          _derive_transfer_expansion, line=581, headline=True,
+          condition="exact average over B; checked after eq_DA+_approx"),
     Claim("gating.transfer.first_term", "Appendix B.1, after eq_ap_etf_gated1",
-          alpha_t * rho_a * Ns, r"\langle \mathrm{tr}[(D_1A_1)^+ D_2A_2]\rangle \approx "
-          r"\tilde\alpha\rho_a N_s",
+          alpha_t * rho_a * Ns, r"= \tilde{\alpha} \rho_a N_s",
           lambda: Derivation(transfer_terms()[0], (Step("surrogate trace", transfer_terms()[0]),),
-                             exact=False, note="exact after eq_DA+_approx, both generators")),
+                             exact=False, note="exact after eq_DA+_approx, both generators"),
+          line=591, headline=True, condition="exact after eq_DA+_approx",
+          restates=((585, r"the first term becomes"),)),
     *[_nlo_claim("gating.transfer.second_term", "Appendix B.1, after eq_ap_etf_gated1", _second,
-                 r"N_s\left(\tilde\alpha^2\rho_a^2 + \frac{\tilde\alpha N_s}{\alpha N_x}"
-                 r"\left(1 + \frac{\rho_a^2}{N_s}\right)\right)", 1, g, True, scale=Ns)
+                 r"N_s \left( \tilde{\alpha}^2 \rho_a^2 + \frac{ \tilde{\alpha} N_s}{\alpha "
+                 r"N_x} \left( 1 + \tfrac{\rho_a^2}{N_s} \right) \right)", 1, g, True,
+                 scale=Ns, line=610)
       for g in ("gaussian", "appendix")],
     *[_isserlis_claim(g) for g in ("gaussian", "appendix")],
-    _leading_claim("gating.transfer", "Appendix B.1, eq_gated_eTF_full", _printed_TF, _TF,
-                   leading_transfer),
-    _leading_claim("gating.transfer.random", "Sec. 4.1, eq_rcg_epsilon_TF", _printed_TF_random,
-                   _TF_random, leading_transfer, random=True),
+    _leading_claim("gating.transfer", "Appendix B.1, eq_gated_eTF_full", _printed_TF,
+                   r"= \tilde{\alpha} \rho_a \left( 2\rho_b - \tilde{\alpha} \rho_a \right)",
+                   leading_transfer, line=624,
+                   restates=((621, r"at $\tfrac{N_s}{\alpha N_x} \to 0$ limit"),)),
+    _leading_claim("gating.transfer.random", "Sec. 5.1, eq_rcg_epsilon_TF", _printed_TF_random,
+                   r"\alpha \rho_a (2 \rho_b - \alpha \rho_a)",
+                   leading_transfer, random=True, line=236),
     _leading_claim("gating.transfer.random.appendix", "Appendix B.1, eq_ap_rcg_epsilon_TF",
-                   _printed_TF_random, _TF_random, leading_transfer, random=True),
+                   _printed_TF_random,
+                   r"\alpha \rho_a (2 \rho_b - \alpha \rho_a)",
+                   leading_transfer, random=True, line=723),
+    Claim("gating.retention.expansion", "Appendix B.1, eq_ap_eRT_gate_expnd", sp.Integer(0),
+          r"- \frac{1}{N_s} \lla \llv (D_1 A_1)^+ U_2 U_2^T D_1 A_1 \rrv_F^2 \rra",
+          _derive_retention_expansion, line=649, headline=True,
+          condition="exact average over B; checked after eq_DA+_approx and eq_UUt_approx"),
     *[_nlo_claim("gating.retention.term2", "Appendix B.1, eq_ap_eRT_gate_expnd (2nd term)",
-                 _term2, r"\tilde\alpha^4\rho_a^4 + \tfrac{N_s}{\alpha N_x}\tilde\alpha^3"
-                 r"(4\rho_a^2 + 2\rho_a^4) + O(\tfrac{1}{\alpha N_x})", 0, g, False)
+                 _term2, r"\tilde{\alpha}^4 \rho_a^4 + \tfrac{N_s}{\alpha N_x} \tilde{\alpha}^3 "
+                 r"(4 \rho_a^2 + 2 \rho_a^4) + \Order \left( \tfrac{1}{\alpha N_x} \right)",
+                 0, g, False, line=673)
       for g in ("gaussian", "appendix")],
     *[_nlo_claim("gating.retention.term3", "Appendix B.1, eq_ap_eRT_gate_expnd (3rd term)",
-                 _term3, r"\tilde\alpha^2\rho_a^2 + \frac{\tilde\alpha N_s}{\alpha N_x}"
-                 r"\left(1 + \tfrac{\rho_a^2}{N_s}\right)", 1, g, True)
+                 _term3, r"= \tilde{\alpha}^2 \rho_a^2 + \frac{\tilde{\alpha}N_s}{\alpha N_x} "
+                 r"\left(1 + \tfrac{\rho_a^2}{N_s} \right)", 1, g, True, line=679)
       for g in ("gaussian", "appendix")],
     *[_nlo_claim("gating.retention.cross", "Appendix B.1, eq_ap_eRT_gate_expnd (cross term)",
-                 _cross, r"\tilde\alpha^3\rho_a^3 + \tfrac{N_s}{\alpha N_x}\tilde\alpha^2"
-                 r"(2\rho_a + \rho_a^3) + O(\tfrac{1}{\alpha N_x})", 2, g, False)
+                 _cross, r"\tilde{\alpha}^3 \rho_a^3 + \tfrac{N_s}{\alpha N_x} \tilde{\alpha}^2 "
+                 r"(2 \rho_a + \rho_a^3) + \Order \left( \tfrac{1}{\alpha N_x} \right)", 2, g,
+                 False, line=690)
       for g in ("gaussian", "appendix")],
     _pairings_claim(),
     _cross_pairings_claim(),
-    _leading_claim("gating.retention", "Appendix B.1, eq_gated_eRT_full", _printed_RT, _RT,
-                   leading_retention),
-    _leading_claim("gating.retention.random", "Sec. 4.1, eq_rcg_epsilon_RT", _printed_RT_random,
-                   _RT_random, leading_retention, random=True),
+    _leading_claim("gating.retention", "Appendix B.1, eq_gated_eRT_full", _printed_RT,
+                   r"= 1 - \tilde{\alpha}^2 \rho_a^2 \left( \tilde{\alpha}^2 \rho_a^2 - 2 "
+                   r"\tilde{\alpha} \rho_a \rho_b + 1 \right)", leading_retention, line=695,
+                   restates=((692, r"up to the leading order, the retention performance "
+                                   r"follows"),)),
+    _leading_claim("gating.retention.random", "Sec. 5.1, eq_rcg_epsilon_RT", _printed_RT_random,
+                   r"1 - \alpha ^2 \rho_a^2 (\alpha ^2 \rho_a^2 - "
+                   r"2\alpha \rho_a \rho_b +1)", leading_retention, random=True, line=238),
     _leading_claim("gating.retention.random.appendix", "Appendix B.1, eq_ap_rcg_epsilon_RT",
-                   _printed_RT_random, _RT_random, leading_retention, random=True),
-    Claim("gating.random_scales_rho_a", "Sec. 4.1: random gating scales rho_a to alpha rho_a",
-          sp.true, r"\rho_a \to \alpha\rho_a", _derive_random_scaling),
+                   _printed_RT_random,
+                   r"1 - \alpha ^2 \rho_a^2 (\alpha ^2 \rho_a^2 - "
+                   r"2\alpha \rho_a \rho_b +1)", leading_retention, random=True, line=725),
+    Claim("gating.validity", "Sec. 5.1: eq_rcg_epsilon_RT holds only when alpha >> Ns/Nx",
+          _printed_RT_random, r"holds only when $\alpha \gg \tfrac{N_s}{N_x}$",
+          _derive_validity, line=246, headline=True,
+          condition="Ns << alpha Nx: the finite-size correction is a series in Ns/(alpha Nx)",
+          note="read as: eq_rcg_epsilon_RT is the limit Ns/(alpha Nx) -> 0 of the random-gating "
+               "retention at finite size",
+          restates=((233, r"when $N_s \ll \alpha N_x$"),
+                    (720, r"If $N_s \ll \alpha N_x$"),
+                    (728, r"this expression does not hold at the sparse limit $\alpha < "
+                          r"\frac{N_s}{N_x}$"))),
+    Claim("gating.random_scales_rho_a", "Sec. 5.1: random gating scales rho_a to alpha rho_a",
+          sp.true, r"random gating scales the feature similarity from $\rho_a$ to $\alpha "
+          r"\rho_a$", _derive_random_scaling, line=241, headline=True,
+          condition="leading order in Ns/(alpha Nx)"),
     Claim("gating.alpha_tilde", "Appendix B.1: definition of alpha~ (eq_def_rho_g)",
-          rho_g + (1 - rho_g) * alpha, r"\tilde\alpha \equiv \rho_g + (1 - \rho_g)\alpha",
-          _derive_alpha_tilde_definition),
-    Claim("gating.optimal_alpha", "Sec. 4.1 and Appendix B.1: optimal gating level",
-          sp.Min(1, rho_b / rho_a), r"\alpha^* = \min\{\tfrac{\rho_b}{\rho_a}, 1\}",
-          _derive_alpha_star),
-    Claim("gating.transfer.dense_gating_helps", "Sec. 4.1: lower transfer if rho_b >= rho_a; "
+          rho_g + (1 - rho_g) * alpha, r"\tilde{\alpha} \equiv \rho_g + (1 - \rho_g) \alpha",
+          _derive_alpha_tilde_definition, line=595, headline=True,
+          note="read as: alpha~ is the overlap P(g_2 = 1 | g_1 = 1) of the gates eq_def_rho_g "
+               "draws", condition="exact",
+          restates=((719, r"the gating level $\tilde{\alpha} = \alpha$ is a constant"),)),
+    Claim("gating.optimal_alpha", "Sec. 5.1 and Appendix B.1: optimal gating level",
+          sp.Min(1, rho_b / rho_a), r"The optimal gating level $\alpha^*$ for knowledge "
+          r"transfer is $\min \{\tfrac{\rho_b}{\rho_a}, 1\}$", _derive_alpha_star,
+          line=244, headline=True, condition="leading order in Ns/(alpha Nx); rho_a > 0",
+          restates=((218, r"$\alpha^* = \min \{\tfrac{\rho_b}{\rho_a}, 1\}$"),
+                    (789, r"$\alpha^* (\rho_a, \rho_b) = \min (1, \tfrac{\rho_b}{\rho_a})$"))),
+    Claim("gating.transfer.dense_gating_helps", "Sec. 5.1: lower transfer if rho_b >= rho_a; "
           "alpha >= rho_b/rho_a enhances it if rho_b < rho_a", sp.true,
-          r"\rho_b \ge \rho_a: \Delta\epsilon_{TF}(\alpha) < \Delta\epsilon_{TF}(1);\ "
-          r"\rho_b < \rho_a,\ \alpha \ge \rho_b/\rho_a: \Delta\epsilon_{TF}(\alpha) > "
-          r"\Delta\epsilon_{TF}(1)", _derive_transfer_improvement),
-    Claim("gating.retention.alpha_to_zero", "Sec. 4.1: at alpha -> 0, Delta eps_RT -> 1",
-          sp.Integer(1), r"\Delta\epsilon_{RT} \to 1", _derive_alpha_to_zero),
+          r"This scaling lowers the knowledge transfer if $\rho_b \geq \rho_a$",
+          _derive_transfer_improvement, line=242, headline=True,
+          condition="leading order in Ns/(alpha Nx)",
+          note="read as: for rho_b >= rho_a every alpha < 1 transfers less than alpha = 1; for "
+               "rho_b < rho_a every alpha in [rho_b/rho_a, 1) transfers more",
+          restates=((243, r"gating with $\alpha \geq \tfrac{\rho_b}{\rho_a}$ enhances the "
+                          r"transfer"),)),
+    Claim("gating.retention.optimized_at_alpha_to_zero", "Sec. 5.1: retention is optimized as "
+          "alpha -> 0", sp.true, r"the retention performance is optimized at $\alpha \to 0$ "
+          r"limit", _derive_optimized_at_zero, line=245, headline=True,
+          condition="leading order in Ns/(alpha Nx): in reality alpha Nx >> Ns (gating.validity)"),
+    Claim("gating.retention.alpha_to_zero", "Sec. 5.1: at alpha -> 0, Delta eps_RT -> 1",
+          sp.Integer(1), r"At this limit, we have $\Delta \epsilon_{RT} \to 1$",
+          _derive_alpha_to_zero, line=245, headline=True,
+          condition="leading order in Ns/(alpha Nx)"),
+    Claim("gating.probe_rule_limits", "Appendix B.1: what the probe rule does at its ends",
+          sp.Tuple(1, 0), r"It keeps the gating the same if $\epsilon_{pb} = 0$, while it "
+          r"resamples all gating elements in case $\epsilon_{pb} \geq \epsilon_o$",
+          _derive_probe_rule, line=567, headline=True, equivalent=lambda a, b: a == b,
+          note="read as: rho_g = 1 at eps_pb = 0 and rho_g = 0 for eps_pb >= eps_o"),
     _leading_claim("gating.probe_error", "Appendix B.1, adaptive activity gating",
-                   1 - 2 * rho_a * rho_b + rho_a**2, r"1 - 2\rho_a\rho_b + \rho_a^2 + "
-                   r"O(\tfrac{N_s}{\alpha N_x})", leading_probe_error),
+                   1 - 2 * rho_a * rho_b + rho_a**2,
+                   r"= 1 - 2 \rho_a \rho_b + \rho_a^2 + \Order \left( \frac{N_s}{\alpha N_x} "
+                   r"\right)", leading_probe_error, line=746,
+                   restates=((739, r"the probe error $\epsilon_{pb}$ follows"),)),
     Claim("gating.adaptive_rho_g", "Appendix B.1, adaptive activity gating",
           sp.Max(0, rho_a * (2 * rho_b - rho_a)),
-          r"\rho_g = \max\{0, \rho_a(2\rho_b - \rho_a)\}", _derive_rho_g),
+          r"$\rho_g = \max \left\{ 0,  \rho_a (2\rho_b - \rho_a) \right\}$", _derive_rho_g,
+          line=748, headline=True, condition="leading order in Ns/(alpha Nx)"),
     Claim("gating.adaptive_alpha_tilde", "Appendix B.1, adaptive activity gating",
           sp.Piecewise((alpha + (1 - alpha) * rho_a * (2 * rho_b - rho_a), 2 * rho_b >= rho_a),
                        (alpha, True)),
-          r"\tilde\alpha = \alpha + (1-\alpha)\rho_a(2\rho_b - \rho_a)\ (2\rho_b \ge \rho_a),"
-          r"\ \alpha\ \text{otherwise}", _derive_adaptive_alpha_tilde,
-          equivalent=_same_on_grid),
+          r"\alpha + (1 - \alpha) \rho_a \left( 2 \rho_b - \rho_a \right)",
+          _derive_adaptive_alpha_tilde, equivalent=_same_on_grid, line=752, headline=True,
+          condition="leading order in Ns/(alpha Nx)",
+          note="read as the whole case distinction: alpha + (1 - alpha) rho_a (2 rho_b - rho_a) "
+               "if 2 rho_b >= rho_a, alpha otherwise"),
 ]

@@ -281,17 +281,32 @@ def _derive_overlap() -> Derivation:
 CLAIMS: list[Claim] = [
     Claim("phase_diagram.rising_region", "Appendix B.1, random gating; Fig. 7 (fig_supp_phase) "
           "red region", PRINTED_REGION,
-          r"\rho_b \ge \tfrac{2\rho_a}{3} + \tfrac{1}{3\rho_a}\ \text{or}\ "
-          r"(\rho_b \ge \tfrac{2\sqrt2}{3} \wedge \rho_a \ge \tfrac{1}{\sqrt2})",
-          _derive_region, equivalent=same_region),
+          r"In the red region where $\rho_b \geq \tfrac{2 \rho_a}{3} + \tfrac{1}{3 \rho_a}$ or "
+          r"$\rho_b \geq \tfrac{2\sqrt{2}}{3} \wedge \rho_a \geq \tfrac{1}{\sqrt{2}}$, a large "
+          r"gating level above a threshold improves the retention performance",
+          _derive_region, equivalent=same_region, line=732, headline=True,
+          condition="leading order in Ns/(alpha Nx)",
+          note="read as: the region where the retention rises with alpha somewhere in (0, 1]"),
     Claim("phase_diagram.high_alpha_hurts_both", "Appendix B.1, Fig. 7D: rho_b < rho_a, "
           "alpha > rho_b/rho_a lowers transfer and retention", sp.true,
-          r"\rho_b < \rho_a,\ \alpha > \rho_b/\rho_a:\ \partial_\alpha\Delta\epsilon_{TF} < 0,"
-          r"\ \partial_\alpha\Delta\epsilon_{RT} < 0", _derive_high_alpha_hurts),
+          r"When $\rho_b < \rho_a$, high gating level, $\alpha > \tfrac{\rho_b}{\rho_a}$, "
+          r"lower both transfer and retention performance", _derive_high_alpha_hurts,
+          line=733, headline=True, condition="leading order in Ns/(alpha Nx)"),
     Claim("phase_diagram.tradeoff", "Appendix B.1, Fig. 7B: rho_b > rho_a, monotonic "
           "tradeoff unless both are large", sp.true,
-          r"\rho_b > \rho_a:\ \partial_\alpha\Delta\epsilon_{TF} > 0", _derive_tradeoff),
-    Claim("phase_diagram.overlap_of_phases", "Fig. 7A: the red region and rho_b < rho_a",
-          None, "(phases drawn as disjoint)", _derive_overlap,
-          note="not printed; the derived overlap is recorded"),
+          r"When $\rho_b > \rho_a$, unless both $\rho_a$ and $\rho_b$ are large, there is a "
+          r"monotonic tradeoff between the transfer and retention performance", _derive_tradeoff,
+          line=731, headline=True, condition="rho_b > rho_a outside the red region; leading "
+          "order in Ns/(alpha Nx)",
+          restates=((248, r"random activity gating improves the retention at the cost of "
+                          r"forward knowledge transfer"),
+                    (62, r"task-dependent activity gating improves knowledge retention at the "
+                         r"expense of transfer"),
+                    (90, r"Activity gating improves retention at the cost of transfer when the "
+                         r"gating highly sparsifies the activity"))),
+    Claim("phase_diagram.overlap_of_phases", "Appendix B.1, Fig. 7A: the red region and "
+          "rho_b < rho_a",
+          None, r"the gating level influences the transfer and retention performance in three "
+          r"different manners", _derive_overlap, line=730, headline=True,
+          note="not printed; the derived overlap of the phases is recorded"),
 ]

@@ -2,7 +2,7 @@
 
 A claim that holds only at leading order, or an erratum, differs from the derived truth by an
 expression in the sizes (Nx, Ns, Ny) and the model's parameters. :func:`size_at_paper_sizes`
-puts Nx = 3000, Ns = 30, Ny = 10 (the paper's linear-model sizes, Sec. 7 and
+puts Nx = 3000, Ns = 30, Ny = 10 (the paper's linear-model sizes, Appendix E.1,
 subsec_linear_st_implementation) and returns the largest magnitude over a grid of the
 parameters' domains, with the point where it is reached: the number a reviewer needs to judge
 whether the difference matters.

@@ -1,4 +1,4 @@
-"""Very tall random matrices: Appendix E (sec_appendix_tall), with the engine.
+"""Very tall random matrices: Appendix D (sec_appendix_tall), with the engine.
 
 A is Nx x Ns with N(0, 1/Ns) entries (a single matrix, so both generators agree); D is a
 Bernoulli(alpha) gate. Derived exactly at finite Nx, Ns:
@@ -131,37 +131,64 @@ def pinv_surrogate_relative_error() -> sp.Expr:
     return sp.factor(sp.simplify(relative)).subs(n, alpha * Nx)
 
 
-def _claim(cid: str, where: str, printed: sp.Expr, latex: str, fn, step: str,
-           note: str = "") -> Claim:
+def _claim(cid: str, where: str, printed: sp.Expr, latex: str, fn, step: str, line: int,
+           note: str = "", headline: bool = True, condition: str = "exact",
+           restates: tuple[tuple[int, str], ...] = ()) -> Claim:
     def derive() -> Derivation:
         value = fn()
         return Derivation(value, (Step(step, value),), exact=True, note=note)
 
-    return Claim(cid, where, printed, latex, derive)
+    return Claim(cid, where, printed, latex, derive, line=line, headline=headline,
+                 condition=condition, restates=restates)
 
 
 CLAIMS: list[Claim] = [
-    _claim("tall.gram_mean", "Appendix E: <(1/Nx) A^T A> = I/Ns", d_ij / Ns,
-           r"\langle \tfrac{1}{N_x} A^T A\rangle = \tfrac{1}{N_s} I_s", gram_mean,
-           "index sum over k"),
-    _claim("tall.gram_element_variance", "Appendix E: element-wise deviation",
-           (1 + d_ij) / (Nx * Ns**2), r"\frac{1 + \delta_{ij}}{N_x N_s^2}",
-           gram_element_variance, "index sums over k, l"),
-    _claim("tall.concentration", "Appendix E: <||(1/Nx) A^T A - I/Ns||_F^2>",
-           (1 + 1 / Ns) / Nx, r"\tfrac{1}{N_x}(1 + \tfrac{1}{N_s})", concentration,
-           "engine trace"),
-    _claim("tall.gated_gram_mean", "Appendix E, eq_ap_DAtDA_approx", d_ij / Ns,
-           r"\tfrac{1}{\alpha N_x}(DA)^T DA \approx \tfrac{1}{N_s} I_s",
-           lambda: gram_mean(gated=True), "index sum over k with the gate"),
-    _claim("tall.gated_concentration", "Appendix E, eq_ap_DAtDA_approx (fluctuation)",
-           sp.Integer(0), r"\approx 0", gated_concentration, "engine trace",
-           note="the deviation vanishes at leading order; the exact value is the correction"),
-    _claim("tall.projector_surrogate", "Appendix E, eq_UUt_approx", sp.Integer(0),
-           r"U U^T \approx \tfrac{N_s}{\alpha N_x} D A A^T D", projector_surrogate_error,
-           "(1/Ns) E tr (I - c (DA)^T DA)^2",
-           note="relative squared error of the surrogate"),
-    _claim("tall.pinv_surrogate", "Appendix E, eq_DA+_approx", sp.Integer(0),
-           r"(DA)^+ \approx \tfrac{N_s}{\alpha N_x}(DA)^T", pinv_surrogate_relative_error,
-           "inverse-Wishart mean", note="relative squared error for exactly n = alpha Nx "
-           "active units, Gaussian entries"),
+    _claim("tall.gram_mean", "Appendix D: <(1/Nx) A^T A> = I/Ns", d_ij / Ns,
+           r"$\lla \frac{1}{N_x} A^T A \rra_{A} = \tfrac{1}{N_s} I_s$", gram_mean,
+           "index sum over k", 1279),
+    _claim("tall.gram_element_variance", "Appendix D: element-wise deviation",
+           (1 + d_ij) / (Nx * Ns**2), r"= \frac{1 + \delta_{ij}}{N_x N_s^2}",
+           gram_element_variance, "index sums over k, l", 1282),
+    _claim("tall.concentration", "Appendix D: <||(1/Nx) A^T A - I/Ns||_F^2>",
+           (1 + 1 / Ns) / Nx, r"$\lla \llv \tfrac{1}{N_x} A^T A - \tfrac{1}{N_s} I_s \rrv_F^2 "
+           r"\rra_A = \tfrac{1}{N_x} \left( 1 + \tfrac{1}{N_s} \right)$", concentration,
+           "engine trace", 1284),
+    _claim("tall.gram_surrogate", "Appendix D, eq_AtA_approx", sp.Integer(0),
+           r"\tfrac{1}{N_x} A^T A \approx \tfrac{1}{N_s} I_s",
+           lambda: sp.factor(concentration() * Ns), "relative squared error Ns <||(1/Nx) A^T A "
+           "- I/Ns||_F^2>", 1287, condition="Nx >> Ns: the relative squared error is "
+           "(Ns + 1)/Nx", note="read as: the relative squared error of the surrogate vanishes",
+           restates=((1285, r"at $N_x \gg N_s$ limit, $\tfrac{1}{N_x} A^T A$ approximately "
+                            r"follows"),
+                     (946, r"we further applied $A^T A \approx \tfrac{N_x}{N_s} I_s$"),
+                     (930, r"we used $A^T A \approx \tfrac{N_x}{N_s} I_s$"),
+                     (1276, r"is very tall (i.e., $N_x \gg N_s$)"),
+                     (424, r"$N_s \ll N_x$"))),
+    _claim("tall.gated_gram_mean", "Appendix D, eq_ap_DAtDA_approx", d_ij / Ns,
+           r"\tfrac{1}{\alpha N_x} (DA)^T DA \approx \tfrac{1}{N_s} I_s",
+           lambda: gram_mean(gated=True), "index sum over k with the gate", 1293,
+           headline=False, note="a step: the mean of the gated Gram matrix"),
+    _claim("tall.gated_concentration", "Appendix D, eq_ap_DAtDA_approx (fluctuation)",
+           sp.Integer(0), r"\tfrac{1}{\alpha N_x} (DA)^T DA \approx \tfrac{1}{N_s} I_s",
+           gated_concentration, "engine trace", 1293,
+           note="read as: the squared deviation from I/Ns vanishes; the exact value is the "
+                "correction", condition="alpha Nx >> Ns",
+           restates=((1290, r"similar approximations hold"),
+                     (1304, r"the eigenspectrum of matrix $\tfrac{1}{\alpha N_x} DA (DA)^T$ is "
+                            r"concentrated at $\lambda = \tfrac{1}{N_s}$"))),
+    _claim("tall.projector_surrogate", "Appendix D, eq_UUt_approx", sp.Integer(0),
+           r"U U^T \approx \tfrac{N_s}{ \alpha N_x} D A A^T D", projector_surrogate_error,
+           "(1/Ns) E tr (I - c (DA)^T DA)^2", 1302,
+           note="read as: the relative squared error of the surrogate vanishes",
+           condition="alpha Nx >> Ns",
+           restates=((655, r"$U_2 U_2^T$ is approximated by"),
+                     (1300, r"at $\alpha N_x \gg N_s$ limit, we have"))),
+    _claim("tall.pinv_surrogate", "Appendix D, eq_DA+_approx", sp.Integer(0),
+           r"(DA)^+ \approx \tfrac{N_s}{\alpha N_x} (DA)^T", pinv_surrogate_relative_error,
+           "inverse-Wishart mean", 1297, note="read as: the relative squared error vanishes; "
+           "computed for exactly n = alpha Nx active units, Gaussian entries",
+           condition="alpha Nx >> Ns",
+           restates=((540, r"it can be approximated by a scaled transpose, $\frac{N_s}{\alpha "
+                           r"N_x} (D A)^T$"),
+                     (659, r"$(DA)^+ \approx \frac{N_s}{\alpha N_x} (D A)^T$"))),
 ]

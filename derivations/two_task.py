@@ -13,7 +13,7 @@ Everything the vanilla and activity-gating derivations share, each piece an expl
    E[B_mu^T B_nu] = (Ny/Ns) rho_b^|mu - nu| I_s, so E_B ||R||^2 / Ny = tr Q with
    Q = (1/Ns) sum_{mu nu} rho_b^|mu - nu| M_mu^T M_nu (a lemma of two lines: B enters
    quadratically);
-5. *surrogates* of Appendix E: (D A)^+ -> Ns/(alpha Nx) (D A)^T (eq_DA+_approx) and
+5. *surrogates* of Appendix D: (D A)^+ -> Ns/(alpha Nx) (D A)^T (eq_DA+_approx) and
    U U^T -> Ns/(alpha Nx) D A A^T D (eq_UUt_approx); Ns/Nx without gates;
 6. the engine's *exact* expectation of tr Q after the surrogates (finite Nx, Ns), from which
    leading and next-to-leading orders are read.
@@ -57,7 +57,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Surrogates:
-    """Scales of the tall-matrix surrogates (Appendix E); ``None`` means the paper's.
+    """Scales of the tall-matrix surrogates (Appendix D); ``None`` means the paper's.
 
     ``pinv_scale``: (D A)^+ -> pinv_scale (D A)^T (eq_DA+_approx; paper: Ns/(alpha Nx)).
     ``projector_scale``: U U^T -> projector_scale D A A^T D (eq_UUt_approx; same scale).

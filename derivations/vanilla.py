@@ -1,4 +1,4 @@
-"""The vanilla model: Sec. 3 (eq_gd_fp_vanilla, eq_epsilon_vanilla) and the vanilla paragraph of
+"""The vanilla model: Sec. 4 (eq_gd_fp_vanilla, eq_epsilon_vanilla) and the vanilla paragraph of
 Appendix B.1.
 
 Vanilla is activity gating with D = I (alpha~ = 1). The leading-order results are derived as for
@@ -165,12 +165,112 @@ def _derive_argmax() -> Derivation:
 
 
 def _derive_negative_corner() -> Derivation:
+    """Where both transfer and retention are negative at rho_a = 1: an interval of rho_b that
+    reaches above 0 (a positive readout correlation)."""
     T, R = leading_vanilla_transfer(), leading_vanilla_retention()
-    point = {rho_a: 1, rho_b: 0}
-    values = (T.subs(point), R.subs(point))
-    return Derivation(sp.And(values[0] < 0, values[1] < 0),
-                      (Step("(Delta eps_TF, Delta eps_RT) at (1, 0)", sp.Tuple(*values)),),
-                      exact=False)
+    both = _negative_interval(T.subs(rho_a, 1), R.subs(rho_a, 1))
+    holds = both.measure > 0 and both.sup > 0
+    return Derivation(sp.true if holds else sp.false,
+                      (Step("(Delta eps_TF, Delta eps_RT) at rho_a = 1",
+                            sp.Tuple(sp.factor(T.subs(rho_a, 1)), sp.factor(R.subs(rho_a, 1)))),
+                       Step("rho_b in [0, 1] where both are negative (rho_a = 1)", both)),
+                      exact=False, note=f"both negative at rho_a = 1 for rho_b in {both}: "
+                                        "positive readout correlations included")
+
+
+def _negative_interval(T: sp.Expr, R: sp.Expr) -> sp.Set:
+    unit = sp.Interval(0, 1)
+    return (sp.solveset(T < 0, rho_b, unit).intersect(sp.solveset(R < 0, rho_b, unit)))
+
+
+def _derive_benign() -> Derivation:
+    """Low feature, high readout similarity (rho_a <= rho_b): the least transfer and the least
+    retention over that triangle."""
+    T, R = leading_vanilla_transfer(), leading_vanilla_retention()
+    t = sp.Symbol("t", nonnegative=True)
+    on_diagonal = sp.expand(R.subs(rho_b, rho_a))
+    critical = [c for c in sp.solve(sp.diff(on_diagonal, rho_a), rho_a) if 0 < c < 1]
+    least_R = min([on_diagonal.subs(rho_a, c) for c in critical + [0, 1]])
+    # R increases with rho_b (dR/drho_b = 2 rho_a^3 >= 0): its minimum over rho_b >= rho_a is
+    # on the diagonal; T = rho_a (2 rho_b - rho_a) >= rho_a^2 >= 0 there.
+    slope_R = sp.factor(sp.diff(R, rho_b))
+    T_shift = sp.expand(T.subs(rho_b, rho_a + t))
+    holds = bool(slope_R.subs(rho_a, sp.Symbol("p", positive=True)).is_nonnegative
+                 and T_shift.subs(rho_a, sp.Symbol("p", positive=True)).is_nonnegative
+                 and least_R > 0)
+    return Derivation(sp.true if holds else sp.false, (
+        Step("dR/drho_b", slope_R, "non-negative: the least R over rho_b >= rho_a is at rho_b = rho_a"),
+        Step("R on the diagonal rho_b = rho_a", on_diagonal),
+        Step("least retention over rho_a <= rho_b", least_R),
+        Step("T at rho_b = rho_a + t", T_shift, "non-negative"),
+    ), exact=False, note=f"over rho_a <= rho_b: transfer >= 0, retention >= {least_R} "
+                         f"(= {float(least_R):.4g}, at rho_a = rho_b = 1/sqrt(2))")
+
+
+def _derive_transfer_asymmetry() -> Derivation:
+    T = leading_vanilla_transfer()
+    unit = sp.Interval(0, 1)
+    p = sp.Symbol("p", positive=True)
+    negative = {a: sp.solveset(T.subs(rho_a, a) < 0, rho_b, unit)
+                for a in (sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1))}
+    swapped = sp.factor(T - T.subs({rho_a: rho_b, rho_b: rho_a}, simultaneous=True))
+    upper_left = sp.expand(T.subs(rho_b, rho_a + sp.Symbol("t", nonnegative=True)))
+    holds = all(region == sp.Interval.Ropen(0, a / 2) for a, region in negative.items()) and \
+        upper_left.subs(rho_a, p).is_nonnegative
+    return Derivation(sp.true if holds else sp.false, (
+        Step("T(rho_a, rho_b) - T(rho_b, rho_a)", swapped, "not zero: asymmetric"),
+        Step("rho_b where T < 0 at rho_a = 1/4, 1/2, 1", sp.Tuple(*negative.values()),
+             "lower right: rho_b < rho_a/2"),
+        Step("T at rho_b = rho_a + t", upper_left, "non-negative: upper left"),
+    ), exact=False, note="negative exactly where rho_b < rho_a/2; at (1, 0) T = -1, at (0, 1) "
+                         "T = 0; on rho_b >= rho_a, 0 <= T <= rho_b^2 (modest)")
+
+
+def _derive_retention_asymmetry() -> Derivation:
+    R = leading_vanilla_retention()
+    swapped = sp.factor(R - R.subs({rho_a: rho_b, rho_b: rho_a}, simultaneous=True))
+    corners = sp.Tuple(R.subs({rho_a: 1, rho_b: 0}), R.subs({rho_a: 0, rho_b: 1}))
+    return Derivation(sp.true if swapped != 0 else sp.false, (
+        Step("R(rho_a, rho_b) - R(rho_b, rho_a)", swapped),
+        Step("R(1, 0), R(0, 1)", corners)), exact=False)
+
+
+def _derive_output_power() -> Derivation:
+    T = leading_vanilla_transfer()
+    power = sp.factor(-T.subs(rho_b, 0))  # T = 2 rho_b <tr B_2^T B_1 P>/Ny - <||B_1 P||^2>/Ny
+    slope = sp.diff(power, rho_b)
+    return Derivation(slope, (
+        Step("output power <||W_1 A_2||_F^2>/Ny: the rho_b-free part of -Delta eps_TF", power),
+        Step("d/drho_b", slope)), exact=False,
+        note=f"the output on task 2's inputs has power {sp.sstr(power)}: it grows with rho_a and "
+             "does not depend on rho_b")
+
+
+def _derive_sign_at_high_rho_a() -> Derivation:
+    R1 = sp.factor(leading_vanilla_retention().subs(rho_a, 1))
+    values = sp.Tuple(R1.subs(rho_b, 0), R1.subs(rho_b, 1))
+    return Derivation(sp.true if values[0] < 0 < values[1] else sp.false, (
+        Step("Delta eps_RT at rho_a = 1", R1), Step("at rho_b = 0 and 1", values)),
+        exact=False, note="negative for rho_b < 1/2, positive above")
+
+
+def _derive_extrema() -> Derivation:
+    R = leading_vanilla_retention()
+    slope = sp.factor(sp.diff(R, rho_a))
+    quadratic = sp.cancel(slope / (-2 * rho_a))  # dR/drho_a = -2 rho_a q(rho_a)
+    threshold = sp.solve(sp.discriminant(quadratic, rho_a), rho_b)
+    threshold = [t for t in threshold if t.is_positive][0]  # real roots for rho_b >= this
+    found = []
+    for b in (sp.Rational(9, 10), sp.Rational(19, 20), sp.Integer(1)):
+        roots = [r for r in sp.Poly(slope.subs(rho_b, b), rho_a).real_roots() if 0 < r < 1]
+        found.append(sp.Tuple(b, *[sp.N(r, 6) for r in roots]))
+    holds = sp.Rational(9, 10) <= threshold <= 1 and len(found[1]) > 1
+    return Derivation(sp.true if holds else sp.false, (
+        Step("dR/drho_a", slope),
+        Step("interior stationary points exist for rho_b >=", threshold),
+        Step("(rho_b, its stationary rho_a in (0, 1)) at rho_b = 0.9, 0.95, 1", sp.Tuple(*found)),
+    ), exact=False, note=f"the extrema exist only for rho_b >= {sp.sstr(threshold)} = "
+                         f"{float(threshold):.4f} within the panel's 0.9 <= rho_b <= 1")
 
 
 def _derive_low_rho_a() -> Derivation:
@@ -201,31 +301,96 @@ def _derive_surrogate_versus_exact() -> Derivation:
 
 
 CLAIMS: list[Claim] = [
-    Claim("vanilla.transfer", "Sec. 3, eq_epsilon_vanilla; Appendix B.1 (vanilla model)", _T,
-          r"\rho_a (2 \rho_b - \rho_a)", lambda: _derive(leading_vanilla_transfer)),
-    Claim("vanilla.retention", "Sec. 3, eq_epsilon_vanilla; Appendix B.1 (vanilla model)", _R,
-          r"1 - \rho_a^2 (\rho_a^2 - 2\rho_a \rho_b + 1)",
-          lambda: _derive(leading_vanilla_retention)),
-    Claim("vanilla.transfer.exact[gaussian]", "Sec. 3, eq_epsilon_vanilla (finite size)", _T,
-          r"\rho_a (2 \rho_b - \rho_a)", _derive_exact),
-    Claim("vanilla.transfer.surrogate_vs_exact_nlo[gaussian]", "Sec. 3 / Appendix B.1: "
-          "finite-size terms of the transfer", None, "(not printed)",
-          _derive_surrogate_versus_exact, note="not printed: how much of the surrogate's "
-          "O(Ns/Nx) term is real"),
-    Claim("vanilla.transfer.corners", "Sec. 3: Delta eps_TF = 0 at (0,0) and 1 at (1,1)",
-          sp.Tuple(0, 1), r"\Delta\epsilon_{TF}(0,0) = 0,\ \Delta\epsilon_{TF}(1,1) = 1",
-          _derive_corners, equivalent=lambda a, b: a == b),
-    Claim("vanilla.transfer.argmax_rho_a", "Sec. 3: transfer non-monotonic in rho_a, best at "
-          "rho_a = rho_b", rho_b, r"\arg\max_{\rho_a} \Delta\epsilon_{TF} = \rho_b",
-          _derive_argmax),
-    Claim("vanilla.negative_at_high_rho_a_low_rho_b", "Sec. 3: negative transfer and "
-          "retention at (rho_a, rho_b) = (1, 0)", sp.true,
-          r"\Delta\epsilon_{TF}(1,0) < 0,\ \Delta\epsilon_{RT}(1,0) < 0",
-          _derive_negative_corner),
-    Claim("vanilla.retention.low_rho_a", "Sec. 3: low rho_a barely forgets, for any rho_b",
-          sp.Integer(1), r"\Delta\epsilon_{RT} \to 1\ (\rho_a \to 0)", _derive_low_rho_a),
-    Claim("vanilla.retention.intermediate_minimum", "Sec. 3: at high rho_b the retention is "
+    Claim("vanilla.transfer", "Sec. 4, eq_epsilon_vanilla; Appendix B.1 (vanilla model)", _T,
+          r"\Delta \epsilon_{TF} = \rho_a (2 \rho_b - \rho_a)",
+          lambda: _derive(leading_vanilla_transfer), line=183, headline=True,
+          condition="leading order in Ns/Nx (Ns << Nx)",
+          restates=((712, r"\rho_a (2 \rho_b - \rho_a)"),)),
+    Claim("vanilla.retention", "Sec. 4, eq_epsilon_vanilla; Appendix B.1 (vanilla model)", _R,
+          r"\Delta \epsilon_{RT} = 1 - \rho_a^2 (\rho_a^2 - 2\rho_a \rho_b +1)",
+          lambda: _derive(leading_vanilla_retention), line=185, headline=True,
+          condition="leading order in Ns/Nx (Ns << Nx)",
+          restates=((714, r"1 - \rho_a^2 (\rho_a^2 - 2\rho_a \rho_b +1)"),)),
+    Claim("vanilla.transfer.exact[gaussian]", "Sec. 4, eq_epsilon_vanilla (finite size)", _T,
+          r"the low-rank latent assumption: $N_s \ll N_x$", _derive_exact, line=189,
+          headline=True, condition="Ns << Nx: the transfer's correction is exactly "
+          "-(1 - rho_a^2) Ns/(Nx - Ns - 1) (Gaussian generator)",
+          note="read as: eq_epsilon_vanilla's transfer is the limit Ns/Nx -> 0 of the exact "
+               "transfer", restates=((709, r"at $N_s \ll N_x$ limit"),)),
+    Claim("vanilla.transfer.surrogate_vs_exact_nlo[gaussian]", "Sec. 4 / Appendix B.1: "
+          "finite-size terms of the transfer", None,
+          r"the low-rank latent assumption: $N_s \ll N_x$", _derive_surrogate_versus_exact,
+          note="not printed: how much of the surrogate's O(Ns/Nx) term is real", line=189),
+    Claim("vanilla.transfer.corners", "Sec. 4: Delta eps_TF = 0 at (0,0) and 1 at (1,1)",
+          sp.Tuple(0, 1), r"As expected, $\Delta \epsilon_{TF} = 0$ when the two tasks are "
+          r"independent (i.e., $(\rho_a, \rho_b) = (0,0)$), and $\Delta \epsilon_{TF} = 1$ "
+          r"when the tasks are identical", _derive_corners, equivalent=lambda a, b: a == b,
+          line=193, headline=True),
+    Claim("vanilla.transfer.asymmetry", "Sec. 4: negative transfer at high rho_a, low rho_b; "
+          "modest positive transfer at low rho_a, high rho_b", sp.true,
+          r"a combination of high feature similarity and low readout similarity leads to "
+          r"negative transfer, while the opposite scenario results in a modest positive "
+          r"transfer", _derive_transfer_asymmetry, line=193, headline=True,
+          condition="leading order in Ns/Nx",
+          restates=((191, r"they reveal asymmetric"),
+                    (197, r"under a low readout similarity, performance becomes below zero"),
+                    (205, r"in an asymmetric"))),
+    Claim("vanilla.transfer.argmax_rho_a", "Sec. 4: transfer non-monotonic in rho_a, best at "
+          "rho_a = rho_b", rho_b,
+          r"under a fixed readout similarity $\rho_b$, the knowledge transfer depends "
+          r"non-monotonically on the feature similarity $\rho_a$", _derive_argmax, line=195,
+          headline=True, note="read as: the transfer is largest at rho_a = rho_b",
+          restates=((196, r"When $\rho_a < \rho_b$, the higher the feature similarity the "
+                          r"better transfer becomes"),
+                    (207, r"under a fixed readout similarity, the knowledge transfer "
+                          r"performance depends on the feature similarity in a non-monotonic "
+                          r"manner"),
+                    (87, r"transfer performance depends on the feature similarity "
+                         r"non-monotonically"),
+                    (191, r"non-monotonic impact"),
+                    (205, r"non-monotonic manner"))),
+    Claim("vanilla.output_power", "Sec. 4: a large output regardless of readout similarity",
+          sp.Integer(0), r"resulting in a large output regardless of readout similarity",
+          _derive_output_power, line=197, headline=True,
+          note="read as: the output power <||W_1 A_2||^2>/Ny does not depend on rho_b"),
+    Claim("vanilla.retention.asymmetry", "Sec. 4: retention asymmetric in rho_a, rho_b", sp.true,
+          r"The retention performance also exhibits asymmetric dependence on feature and "
+          r"readout similarity", _derive_retention_asymmetry, line=199, headline=True),
+    Claim("vanilla.retention.low_rho_a", "Sec. 4: low rho_a barely forgets, for any rho_b",
+          sp.Integer(1), r"When feature similarity $\rho_a$ is low, the network barely forgets "
+          r"the previous task regardless of readout similarity", _derive_low_rho_a, line=200,
+          headline=True, note="read as: Delta eps_RT -> 1 as rho_a -> 0, for every rho_b"),
+    Claim("vanilla.retention.sign_at_high_rho_a", "Sec. 4: at high rho_a the retention is "
+          "positive or negative depending on rho_b", sp.true,
+          r"when the feature similarity is high, the retention performance can either be "
+          r"positive or negative depending on the readout similarity",
+          _derive_sign_at_high_rho_a, line=200, headline=True),
+    Claim("vanilla.retention.intermediate_minimum", "Sec. 4: at high rho_b the retention is "
           "lowest at an intermediate rho_a (checked at rho_b = 1)", sp.true,
-          r"\arg\min_{\rho_a} \Delta\epsilon_{RT}|_{\rho_b = 1} \in (0, 1)",
-          _derive_intermediate_minimum),
+          r"in the high readout similarity regime, the retention performance is the lowest at "
+          r"an intermediate feature similarity", _derive_intermediate_minimum, line=201,
+          headline=True, restates=((203, r"this last point on the non-monotonic dependence on "
+                                         r"feature similarity under $\rho_b = 1$"),)),
+    Claim("vanilla.retention.extrema", "Fig. 1H: the local extrema of the retention in rho_a",
+          sp.true, r"the white dashed line in panel \textbf{H} represents local minima/maxima",
+          _derive_extrema, line=147, headline=True,
+          note="read as: dR/drho_a = 0 has solutions in (0, 1) for 0.9 <= rho_b <= 1"),
+    Claim("vanilla.negative_at_high_rho_a_low_rho_b", "Sec. 4: negative transfer and "
+          "retention at high rho_a, low (positive) rho_b", sp.true,
+          r"a combination of high feature similarity and low readout similarity is "
+          r"detrimental to continual learning, resulting in negative transfer and retention "
+          r"performance, even in the presence of a positive correlation between the two tasks",
+          _derive_negative_corner, line=206, headline=True,
+          restates=((60, r"high input feature similarity coupled with low readout similarity "
+                         r"is catastrophic for both knowledge transfer and retention"),
+                    (86, r"both transfer and retention performance become below the chance "
+                         r"level even when the two subsequent tasks are positively "
+                         r"correlated"))),
+    Claim("vanilla.benign_region", "Sec. 1: low rho_a with high rho_b is benign", sp.true,
+          r"a combination of low feature similarity and high readout similarity is relatively "
+          r"benign for continual learning, as the retention performance remains high and the "
+          r"transfer performance remains non-negative", _derive_benign, line=85,
+          headline=True, note="read as: on rho_a <= rho_b the transfer is >= 0 and the "
+          "retention stays high (its least value is in the derivation)",
+          restates=((61, r"Conversely, the opposite scenario is relatively benign"),)),
 ]

@@ -35,12 +35,15 @@ is a few lines: write the two functions and add an entry.
     or per run (``--workers``/``--dask``) on stderr.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
-``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures]``
+``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures] [--no-measurements]``
     regenerate the report (:mod:`tasksim.reports.report`): ``REPORT.md``, ``claims.json``,
     ``derivations.tex`` and ``figures/``.
-``tasksim claims [--json]``
-    the claim registry (:func:`tasksim.derivations.registry.evaluate_all`): a table, or JSON
-    ``{"provenance": {...}, "claims": [each verdict's as_record()]}``.
+``tasksim claims [--json] [--headlines] [--measure]``
+    the claim registry (:func:`tasksim.derivations.registry.evaluate_all`): a table (line,
+    headline or step, status), or JSON ``{"provenance": {...}, "claims": [records]}`` with
+    each record's ``line`` and ``headline``; ``--headlines`` keeps the headline verdicts only;
+    ``--measure`` adds the measured verdicts at the quick sizes (about 20 s; the report has
+    them at full size).
 
 Every ``--json`` output carries ``"provenance"`` (:mod:`tasksim.reports.provenance`): the
 tasksim version, the commit when run from a checkout, library versions, seed and command.
@@ -559,6 +562,10 @@ def _format_bench(f: dict[str, Any]) -> str:
 
 def _claims_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON list of records")
+    p.add_argument("--headlines", action="store_true",
+                   help="only the headline verdicts (one per statement of the paper)")
+    p.add_argument("--measure", action="store_true",
+                   help="add the measured verdicts (quick sizes; the report has full sizes)")
 
 
 def _short(text: str, width: int) -> str:
@@ -572,9 +579,24 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tasksim.reports.report import claims_document
 
     verdicts = evaluate_all()
+    if args.headlines:
+        verdicts = [v for v in verdicts if v.claim.headline]
+    measured = {}
+    if args.measure:
+        from tasksim.reports.measurements import measure_all
+
+        def progress(message: str) -> None:
+            err.write(f"tasksim claims: {message}\n")
+            err.flush()
+
+        shown = {v.claim.id for v in verdicts}
+        measured = {k: m for k, m in measure_all(quick=True, progress=progress).items()
+                    if k in shown}
     records = [v.as_record() for v in verdicts]
     if args.json:
-        out.write(claims_document(verdicts, provenance(seed=None, command=args.command_line)))
+        out.write(claims_document(verdicts, provenance(seed=0 if args.measure else None,
+                                                       command=args.command_line),
+                                  measured=measured))
         return EXIT_OK
     if not records:
         out.write("no claims registered\n")
@@ -582,10 +604,15 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     wid = max(2, max(len(r["id"]) for r in records))
     wwhere = max(5, min(40, max(len(r["where"]) for r in records)))
     wstat = max(len(s) for s in STATUSES)
-    out.write(f"{'id':<{wid}}  {'where':<{wwhere}}  {'status':<{wstat}}  note\n")
+    out.write(f"{'id':<{wid}}  {'line':>4}  {'kind':<8}  {'where':<{wwhere}}  "
+              f"{'status':<{wstat}}  note\n")
     for r in records:
-        out.write(f"{r['id']:<{wid}}  {_short(r['where'], wwhere):<{wwhere}}  "
+        kind = "headline" if r["headline"] else "step"
+        line = "" if r["line"] is None else r["line"]
+        out.write(f"{r['id']:<{wid}}  {line:>4}  {kind:<8}  {_short(r['where'], wwhere):<{wwhere}}  "
                   f"{r['status']:<{wstat}}  {_short(r['note'], 70)}\n")
+        if r["id"] in measured:
+            out.write(f"{'':<{wid}}  measured: {_short(measured[r['id']].sentence(), 140)}\n")
     counts = Counter(r["status"] for r in records)
     order = [s for s in STATUSES if s in counts] + sorted(set(counts) - set(STATUSES))
     out.write(f"{len(records)} claims: " + ", ".join(f"{counts[s]} {s}" for s in order) + "\n")
@@ -601,6 +628,8 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
                    help="small sizes and few seeds (a preview; the committed report is full size)")
     p.add_argument("--seed", type=_size_or_zero, default=0, help="root seed (default 0)")
     p.add_argument("--no-figures", action="store_true", help="claims and derivations only")
+    p.add_argument("--no-measurements", action="store_true",
+                   help="skip the measured verdicts (about two minutes at full size)")
 
 
 def _size_or_zero(text: str) -> int:
@@ -618,7 +647,8 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.flush()
 
     options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
-                            figures=not args.no_figures, command=args.command_line)
+                            figures=not args.no_figures, command=args.command_line,
+                            measure=not args.no_measurements)
     try:
         path = build_report(options, progress=progress)
     except OSError as problem:

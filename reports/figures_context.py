@@ -60,17 +60,18 @@ class FigureContext:
         return panel_seed(self.seed, panel)
 
     def linear(self, panel: str, model: str, points: Sequence[Mapping[str, float]], *,
-               seeds: Optional[int] = None, nx: Optional[int] = None) -> PointEstimates:
+               seeds: Optional[int] = None, nx: Optional[int] = None,
+               first_task: Optional[str] = None) -> PointEstimates:
         """:func:`tasksim.reports.figures_numerics.linear_model_sweep` at the configured sizes and
         the paper's (appendix) generator, seeded by ``panel``; cached by its arguments."""
         c = self.config
         seeds = c.seeds if seeds is None else seeds
-        key = ("linear", panel, model, _frozen(points), seeds, nx)
+        key = ("linear", panel, model, _frozen(points), seeds, nx, first_task)
         if key not in self.cache:
             self.progress(f"figures: {panel}: {model}, {len(points)} points x {seeds} seeds")
             self.cache[key] = linear_model_sweep(
                 model, points, nx=c.nx if nx is None else nx, ns=c.ns, ny=c.ny, seeds=seeds,
-                root=self.root(panel), executor=self.executor)
+                root=self.root(panel), executor=self.executor, first_task=first_task)
         return self.cache[key]
 
     def soft_threshold(self, panel: str, points: Sequence[Mapping[str, float]]) -> PointEstimates:

@@ -13,7 +13,7 @@ Sources
 - Soft-thresholding: :mod:`tasksim.solvers.soft_threshold` (exact input moments given A), the paper's
   protocol (5,000 steps, eta = 0.01, exact expected gradients) and the gradient-flow limit, both
   from one preparation of the moments (:func:`soft_threshold_samples`).
-- Fig. 1B: :func:`tasksim.solvers.gd.gradient_descent` (Appendix D: eta = 0.001, 100 + 100 steps).
+- Fig. 1B: :func:`tasksim.solvers.gd.gradient_descent` (Appendix E.1: eta = 0.001, 100 + 100 steps).
 - Finite size: the Wishart-sampled Gram (:mod:`tasksim.solvers.gram`, gaussian generator), whose cost
   does not depend on Nx, from Nx = 4 Ns to 1000 Ns.
 
@@ -42,6 +42,7 @@ from tasksim.solvers.validation import check_positive_int
 __all__ = [
     "PointEstimates",
     "linear_model_sweep",
+    "first_task_samples",
     "soft_threshold_samples",
     "soft_threshold_sweep",
     "learning_curves",
@@ -91,12 +92,15 @@ def linear_model_sweep(
     generator: str = "appendix",
     gram: str = "auto",
     executor: Optional[Executor] = None,
+    first_task: Optional[str] = None,
 ) -> PointEstimates:
     """Transfer and retention of a linear model at each point (rho_a, rho_b[, alpha | gamma]).
 
     Each point is validated by :func:`tasksim.solvers.api.resolve_params` (ValueError naming a bad
     parameter); a point may also set ``nx`` (the finite-size sweep). Sample j of point i uses
-    the child seed (i, j) of ``root``.
+    the child seed (i, j) of ``root``. ``first_task`` (Euclidean, Fisher, diagonal Fisher) is
+    how task 1 is learned (:func:`tasksim.solvers.linear_models.solve`), e.g.
+    ``"independent-metric"``: regularized in the metric of an uncorrelated task (Fig. 5C, D).
     """
     if not points:
         raise ValueError("points must hold at least one parameter point")
@@ -106,10 +110,43 @@ def linear_model_sweep(
         params.append(resolve_params(model, rho_a=p.pop("rho_a"), rho_b=p.pop("rho_b"),
                                      nx=p.pop("nx", nx), ns=ns, ny=ny, seeds=seeds,
                                      generator=generator, gram=gram, **p))
-    result = sweep(simulate_samples, params, seeds=seeds, seed=root, executor=executor,
+    if first_task is not None:
+        params = [dict(p, first_task=first_task) for p in params]
+    sample = simulate_samples if first_task is None else first_task_samples
+    result = sweep(sample, params, seeds=seeds, seed=root, executor=executor,
                    vectorized=True, chunk_size=seeds)
     return PointEstimates(tuple(dict(p) for p in points),
                           {name: result.column(name) for name in result.outputs})
+
+
+def first_task_samples(params: Mapping[str, Any],
+                       seeds: Sequence[np.random.SeedSequence]) -> dict[str, np.ndarray]:
+    """Transfer and retention with task 1 learned as ``params["first_task"]`` says, one sample
+    per seed (explicit task matrices, exact fixed points, errors averaged exactly over B).
+
+    Examples
+    --------
+    >>> p = dict(model="fisher", rho_a=0.5, rho_b=0.5, nx=60, ns=3, ny=2, lam=1.0,
+    ...          generator="appendix", first_task="independent-metric")
+    >>> out = first_task_samples(p, np.random.SeedSequence(0).spawn(2))
+    >>> sorted(out), out["transfer"].shape
+    (['retention', 'transfer'], (2,))
+    """
+    from tasksim.solvers.linear_models import solve
+    from tasksim.solvers.metrics import error_matrix, transfer_retention
+
+    rows = []
+    for s in seeds:
+        rng = as_generator(s)
+        tasks = draw_tasks(nx=params["nx"], ns=params["ns"], ny=params["ny"],
+                           rho_a=params["rho_a"], rho_b=params["rho_b"], n_tasks=2,
+                           generator=params["generator"], seed=rng)
+        solution = solve(params["model"], tasks, seed=rng, lam=params["lam"],
+                         first_task=params["first_task"])
+        tf, rt = transfer_retention(error_matrix(solution, params["rho_b"]))
+        rows.append((float(tf[0]), float(rt[0])))
+    values = np.array(rows)
+    return {"transfer": values[:, 0], "retention": values[:, 1]}
 
 
 def soft_threshold_samples(params: Mapping[str, Any],

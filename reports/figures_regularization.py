@@ -37,6 +37,8 @@ FISHER_GAMMA = 0.5
 """Regularizer coefficient of Fig. 5A (lam = 1/gamma - 1 = 1)."""
 FISHER_RHO_B = (0.0, 0.5, 1.0)
 """Readout similarities of the lines of Fig. 5A."""
+_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)))
+_MARKERS = ("o", "s", "^", "D", "v")
 
 
 def _pair_label(pair: tuple[float, float]) -> str:
@@ -132,8 +134,19 @@ def figure_4(ctx: FigureContext) -> list[FigureResult]:
         f"{fmt_number(float(exact['retention'](grid[best])), 4)}); dashed: vanilla; "
         f"{averages_phrase(ctx)}. {average_caption('D', avg, exact, 'gamma')}."
     )
+    worst = max((devs["transfer"][0], devs["retention"][0]), key=lambda d: d.max_abs)
+    best_tf = float(grid[int(np.argmax(exact["transfer"](grid)))])
+    verdict = (
+        f"eq_wr_epsilon_TF matches the exact solver within {fmt_number(worst.max_abs)} at "
+        f"{c.sizes()} (A, B); the optimal gamma for retention is interior except where "
+        f"rho_a = 0 or (rho_a, rho_b) = (1, 1) (C); on average (D) the transfer peaks at "
+        f"gamma = {fmt_number(best_tf, 3)} and the retention at gamma = "
+        f"{fmt_number(grid[best], 3)}, so a tradeoff exists only between them "
+        f"(`euclidean.no_tradeoff`, {theory.status('euclidean.no_tradeoff')}), and the best "
+        f"average retention, {fmt_number(float(exact['retention'](grid[best])), 3)}, stays "
+        f"below what gating reaches.")
     return [FigureResult("fig4_euclidean", "Fig. 4: Euclidean weight regularization",
-                         caption, fig)]
+                         caption, fig, verdict=verdict)]
 
 
 def figure_8(ctx: FigureContext) -> list[FigureResult]:
@@ -168,8 +181,13 @@ def figure_8(ctx: FigureContext) -> list[FigureResult]:
         f"[{fmt_number(float(best_rt.min()), 3)}, {fmt_number(float(best_rt.max()), 3)}]; "
         f"rho_a > 0 throughout ({len(grid) - 1} x {len(grid)} points)."
     )
+    verdict = (
+        f"theory only: the optimal Euclidean gamma for transfer is min(1, rho_b/rho_a) (as "
+        f"for gating), and even at its optimal gamma the retention ranges over "
+        f"[{fmt_number(float(best_rt.min()), 3)}, {fmt_number(float(best_rt.max()), 3)}] "
+        f"with the similarities (`euclidean.less_robust_than_fisher`).")
     return [FigureResult("fig8_euclidean_optimum", "Fig. 8: optimal Euclidean regularizer",
-                         caption, fig)]
+                         caption, fig, verdict=verdict)]
 
 
 def _fisher_gamma_f(ctx: FigureContext, gamma_value: float) -> float:
@@ -179,8 +197,27 @@ def _fisher_gamma_f(ctx: FigureContext, gamma_value: float) -> float:
     return 1.0 / (1.0 + lam)
 
 
+def _diagonal_average(which: str, nx: int, ns: int):
+    """The derived diagonal-Fisher average over the uniform prior at the given sizes, as a
+    function of gamma (lam = 1/gamma - 1): :mod:`tasksim.derivations.fisher_diagonal`."""
+    from tasksim.derivations.fisher_diagonal import diagonal_retention, diagonal_transfer
+    from tasksim.derivations.symbols import Ns, Nx, lam
+
+    expr = diagonal_transfer() if which == "transfer" else diagonal_retention()
+    average = theory.uniform_average(sp.expand(expr)).subs({Nx: nx, Ns: ns})
+    return theory.compile_expression(average.subs(lam, 1 / gamma - 1), (gamma,))
+
+
+def _offsets(n: int, width: float) -> np.ndarray:
+    """Horizontal offsets that keep ``n`` coinciding marker series apart."""
+    return (np.arange(n) - (n - 1) / 2) * width
+
+
 def figure_5(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 5: weight regularization in the Fisher-information metric, exact and diagonal."""
+    """Fig. 5: weight regularization in the Fisher-information metric, exact and diagonal. As
+    in the paper, task 1 is regularized in the metric of an uncorrelated task (Sec. 6.2:
+    'if the first task is learned with weight regularization in an orthogonal direction'),
+    so that panel D shows what the diagonal approximation does to the transfer."""
     c = ctx.config
     below = theory.curve("fisher.retention", (rho_a, rho_b))  # rho_a < 1 (any lam > 0)
     at_one = theory.compile_expression(
@@ -192,25 +229,29 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         gf = np.vectorize(lambda x: _fisher_gamma_f(ctx, float(x)))(g) if g.size else g
         return np.where(ra < 1.0, below(ra, rb), at_one(rb, gf))
 
-    transfer_fn = theory.curve("fisher.transfer_equals_vanilla.unregularized", (rho_a, rho_b))
+    transfer_fn = theory.curve("fisher.transfer_equals_vanilla.independent_metric",
+                               (rho_a, rho_b))
     curves = {"transfer": lambda ra, rb, g: transfer_fn(ra, rb) + 0 * np.asarray(g),
               "retention": retention}
     fig, ax = new_figure(4, (16.5, 3.8))
 
-    # A: retention against rho_a at gamma = FISHER_GAMMA
+    # A: retention against rho_a at gamma = FISHER_GAMMA (the lines coincide at 1 for rho_a
+    # < 1: distinct line styles and widths, and markers offset sideways, keep each visible)
     coarse = np.linspace(0, 1, c.line_points)
     fine = np.linspace(0, 1, c.theory_points)
     points = [dict(rho_a=float(a), rho_b=b, gamma=FISHER_GAMMA) for b in FISHER_RHO_B
               for a in coarse]
     est = ctx.linear("fig5.A", "fisher", points)
+    shift = _offsets(len(FISHER_RHO_B), 0.012)
     for i, (b, col) in enumerate(zip(FISHER_RHO_B, palette(len(FISHER_RHO_B)))):
         rows = slice(i * len(coarse), (i + 1) * len(coarse))
         theory_line(ax[0], fine[:-1], retention(fine[:-1], b, FISHER_GAMMA), col,
-                    label=f"$\\rho_b$ = {b}")
+                    label=f"$\\rho_b$ = {b}", linestyle=_STYLES[i % len(_STYLES)],
+                    linewidth=2.6 - 0.7 * i)
         ax[0].plot([1.0], retention(1.0, b, FISHER_GAMMA).ravel(), marker="*", color=col,
                    markerfacecolor="none", markersize=12, linestyle="none", zorder=4)
-        numeric_points(ax[0], coarse, est.mean("retention")[rows], est.sd("retention")[rows],
-                       col)
+        numeric_points(ax[0], coarse + shift[i], est.mean("retention")[rows],
+                       est.sd("retention")[rows], col, marker=_MARKERS[i % len(_MARKERS)])
     ax[0].set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{RT}$")
     ax[0].legend(loc="lower left")
     panel_label(ax[0], "A", f"retention, $\\gamma$ = {FISHER_GAMMA}")
@@ -222,35 +263,47 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"For rho_a < 1 the numerics lose at most {fmt_number(loss)} against perfect retention, "
         f"as the exact fixed point predicts (`fisher.retention.exact_fixed_point`, "
         f"{theory.status('fisher.retention.exact_fixed_point')}: W_2 A_1 = B_1 exactly for any "
-        f"lam > 0); the O(Ns/(Nx(1 - rho_a^2))) loss of Sec. 5.2 is not seen at finite size.")
+        f"lam > 0); the O(Ns/(Nx(1 - rho_a^2))) loss of Sec. 6.2 is not seen at finite size.")
 
-    # B: retention against gamma
-    devs_b = _lines_vs_parameter(ctx, (None, ax[1]), "fig5.B", "fisher", FISHER_PAIRS, gammas,
-                                 curves, "gamma")
+    # B: retention against gamma (same treatment of coinciding lines)
+    points_b = [dict(rho_a=a, rho_b=b, gamma=float(g)) for a, b in FISHER_PAIRS for g in gammas]
+    est_b = ctx.linear("fig5.B", "fisher", points_b)
+    fine_g = np.linspace(min(gammas[0], 0.02), gammas[-1], c.theory_points)
+    shift_b = _offsets(len(FISHER_PAIRS), 0.008)
+    for i, (pair, col) in enumerate(zip(FISHER_PAIRS, palette(len(FISHER_PAIRS), "plasma"))):
+        rows = slice(i * len(gammas), (i + 1) * len(gammas))
+        theory_line(ax[1], fine_g, retention(pair[0], pair[1], fine_g), col,
+                    label=_pair_label(pair), linestyle=_STYLES[i % len(_STYLES)],
+                    linewidth=2.6 - 0.45 * i)
+        numeric_points(ax[1], gammas + shift_b[i], est_b.mean("retention")[rows],
+                       est_b.sd("retention")[rows], col, marker=_MARKERS[i % len(_MARKERS)])
+    th_b = np.array([retention(p["rho_a"], p["rho_b"], p["gamma"]) for p in points_b]).ravel()
+    dev_b = deviation(est_b.mean("retention"), th_b, est_b.sem("retention"))
     ax[1].set(xlabel="$\\gamma$ (regularizer $\\lambda = 1/\\gamma - 1$)",
               ylabel="$\\Delta\\epsilon_{RT}$")
     ax[1].legend(loc="lower right", fontsize=6.5)
     panel_label(ax[1], "B", "retention against $\\gamma$")
 
-    # C: averages, exact metric; D: diagonal approximation
+    # C: averages, exact metric; D: diagonal approximation; task 1 in the metric of an
+    # uncorrelated task in both
     exact = {w: theory.curve(f"fisher.average_{w}", (gamma,)) for w in ("transfer", "retention")}
     vanilla = {w: float(theory.leading(f"averages.vanilla.{w}")) for w in exact}
-    est_c = ctx.linear("averages.fisher", "fisher", grid_points(gammas, "gamma",
-                                                                  c.average_side), seeds=1)
+    est_c = ctx.linear("averages.fisher", "fisher", grid_points(gammas, "gamma", c.average_side),
+                       seeds=1, first_task="independent-metric")
     avg_c = prior_average(est_c, gammas, "gamma", c.average_side, curves)
     draw_average_panel(ax[2], avg_c, exact, vanilla)
     ax[2].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
     panel_label(ax[2], "C", "averages, exact Fisher metric")
 
+    diagonal = {w: _diagonal_average(w, c.nx, c.ns) for w in ("transfer", "retention")}
     est_d = ctx.linear("averages.fisher-diag", "fisher-diag",
-                       grid_points(gammas, "gamma", c.average_side), seeds=1)
-    # the first task is learned without regularization: the transfer is the vanilla one
-    avg_d = prior_average(est_d, gammas, "gamma", c.average_side,
-                          {"transfer": curves["transfer"]})
-    draw_average_panel(ax[3], avg_d, {}, vanilla)
-    fine_g = np.linspace(0.02, gammas.max(), 100)
+                       grid_points(gammas, "gamma", c.average_side), seeds=1,
+                       first_task="independent-metric")
+    avg_d = prior_average(est_d, gammas, "gamma", c.average_side, {})
+    draw_average_panel(ax[3], avg_d, diagonal, vanilla)
+    fine_d = np.linspace(0.02, gammas.max(), 100)
     for which, color in (("transfer", TF_COLOR), ("retention", RT_COLOR)):
-        theory_line(ax[3], fine_g, exact[which](fine_g), color, alpha=0.35,
+        theory_line(ax[3], fine_d, exact[which](fine_d), color, alpha=0.35, linestyle=":",
                     label=f"{which}: exact-metric theory")
     ax[3].legend(loc="lower left", fontsize=6.5)
     ax[3].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
@@ -258,30 +311,58 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
     diag_text = "; ".join(
         f"{w} from {fmt_number(float(avg_d.numeric[w].min()), 3)} to "
         f"{fmt_number(float(avg_d.numeric[w].max()), 3)}" for w in ("transfer", "retention"))
+    gap_d = {w: float(np.max(np.abs(avg_d.numeric[w] - diagonal[w](gammas))))
+             for w in ("transfer", "retention")}
 
+    transfer_shift = float(np.max(np.abs(avg_d.numeric["transfer"] - vanilla["transfer"])))
+    exact_shift = float(np.max(np.abs(avg_c.numeric["transfer"] - vanilla["transfer"])))
+    to_vanilla = np.abs(avg_d.numeric["retention"] - vanilla["retention"])
+    to_exact = np.abs(avg_d.numeric["retention"] - exact["retention"](gammas))
+    closer = "closer to" if np.all(to_vanilla < to_exact) else "not uniformly closer to"
+    verdict = (
+        f"with the exact Fisher metric the retention stays at 1 for rho_a < 1 (largest loss "
+        f"{fmt_number(loss)}, A, B) and the average transfer stays within "
+        f"{fmt_number(exact_shift)} of the vanilla {fmt_number(vanilla['transfer'], 3)} at every "
+        f"gamma (measured {fmt_number(float(avg_c.numeric['transfer'].min()), 3)} "
+        f"to {fmt_number(float(avg_c.numeric['transfer'].max()), 3)}, C); with the diagonal "
+        f"metric the average retention is "
+        f"{fmt_number(float(avg_d.numeric['retention'].min()), 3)} to "
+        f"{fmt_number(float(avg_d.numeric['retention'].max()), 3)} ({closer} the vanilla "
+        f"{fmt_number(vanilla['retention'], 3)} than to the exact metric's "
+        f"{fmt_number(float(np.mean(exact['retention'](gammas))), 3)}), and the average "
+        f"transfer moves off the vanilla value by up to {fmt_number(transfer_shift)} (D; the "
+        f"derived finite-size curves within {fmt_number(max(gap_d.values()))} of the "
+        f"numerics).")
     caption = (
-        f"**Fig. 5 (Fisher-metric regularization, lam = 1/gamma - 1; first task learned "
-        f"without regularization).** **A**: retention against rho_a at gamma = {FISHER_GAMMA} "
-        f"for rho_b in {list(FISHER_RHO_B)}; lines (rho_a < 1): the derived `fisher.retention` "
-        f"= {sp.sstr(theory.leading('fisher.retention'))} "
-        f"({theory.status('fisher.retention')}, any lam > 0); stars (rho_a = 1): the derived "
+        f"**Fig. 5 (Fisher-metric regularization, lam = 1/gamma - 1).** **A**: retention "
+        f"against rho_a at gamma = {FISHER_GAMMA} for rho_b in {list(FISHER_RHO_B)}, task 1 "
+        f"learned without regularization; lines (rho_a < 1): the derived `fisher.retention` = "
+        f"{sp.sstr(theory.leading('fisher.retention'))} ({theory.status('fisher.retention')}, "
+        f"any lam > 0; the lines coincide, drawn with distinct styles and widths, markers "
+        f"offset sideways by up to {fmt_number(float(abs(shift).max()))} in rho_a to stay "
+        f"visible); stars (rho_a = 1): the derived "
         f"`fisher.rho1.retention.unregularized_first` = "
         f"{sp.sstr(theory.leading('fisher.rho1.retention.unregularized_first'))} "
         f"({theory.status('fisher.rho1.retention.unregularized_first')}) with gamma_f = "
         f"1/(1 + lam) = {fmt_number(_fisher_gamma_f(ctx, FISHER_GAMMA))}; points: "
-        f"{ctx.numerics_phrase()}. {fmt_deviation(dev_a, points)}. {exact_note} **B**: retention against gamma (gamma < 1; "
-        f"gamma = 1 is lam = 0, the vanilla model); same theory and numerics; "
-        f"{fmt_deviation(*devs_b['retention'])}. **C**: averages over the uniform prior; lines: "
+        f"{ctx.numerics_phrase()}. {fmt_deviation(dev_a, points)}. {exact_note} **B**: "
+        f"retention against gamma (gamma < 1; gamma = 1 is lam = 0, the vanilla model) at "
+        f"the marked (rho_a, rho_b); same theory and numerics (markers offset by up to "
+        f"{fmt_number(float(abs(shift_b).max()))} in gamma); {fmt_deviation(dev_b, points_b)}. "
+        f"**C**: averages over the uniform prior with task 1 regularized in the Fisher metric "
+        f"of an uncorrelated task (as in the paper's Fig. 5C); lines: "
         f"`fisher.average_transfer` = {sp.sstr(theory.leading('fisher.average_transfer'))}, "
-        f"`fisher.average_retention` = {sp.sstr(theory.leading('fisher.average_retention'))}; "
+        f"`fisher.average_retention` = {sp.sstr(theory.leading('fisher.average_retention'))} "
+        f"(status {theory.status('fisher.average_transfer')}: the paper prints no value); "
         f"dashed: vanilla; {averages_phrase(ctx)}. "
-        f"{average_caption('C', avg_c, exact, 'gamma')}. **D**: the same numerics with the "
-        f"diagonal metric diag(sum_n a_jn^2) of A_1 (no derived claim for the retention: "
-        f"numerics only, no error bars; faint lines: the exact-metric theory of C; the "
-        f"transfer is the vanilla one since task 1 is learned without regularization, "
-        f"`fisher.transfer_equals_vanilla.unregularized`): {diag_text} over gamma in "
-        f"[{gammas.min():g}, {gammas.max():g}]. "
-        f"{average_caption('D', avg_d, {'transfer': exact['transfer']}, 'gamma')}."
+        f"{average_caption('C', avg_c, exact, 'gamma')}. **D**: the same with the diagonal "
+        f"metric diag(sum_n a_jn^2), applied to task 1 (metric of an uncorrelated task) and to "
+        f"task 2 (metric of task 1); solid lines: the derived diagonal-Fisher averages at "
+        f"{c.sizes()} (`fisher_diagonal.*`: the metric replaced by its mean I, a ridge of size "
+        f"lam; their largest distance to the numerics: transfer "
+        f"{fmt_number(gap_d['transfer'])}, retention {fmt_number(gap_d['retention'])}); faint "
+        f"dotted: the exact-metric theory of C; numerics: {diag_text} over gamma in "
+        f"[{gammas.min():g}, {gammas.max():g}]."
     )
     return [FigureResult("fig5_fisher", "Fig. 5: Fisher-metric weight regularization",
-                         caption, fig)]
+                         caption, fig, verdict=verdict)]

@@ -2,11 +2,14 @@
 
 What it writes (all regenerated from the toolkit, nothing typed in):
 
-``REPORT.md``         the claims table with computed statuses, the errata with their
-                      corrections, every derivation step in LaTeX, the figures and the
-                      finite-size plots, and provenance (versions, seeds, parameters);
+``REPORT.md``         the summary (headline verdicts only), the coverage of the paper's
+                      statements, the claims table with computed statuses, the errata with
+                      their corrections and measurements, the measured verdicts, every
+                      derivation step in LaTeX, the figures and the finite-size plots, and
+                      provenance (versions, seeds, parameters);
 ``claims.json``       the machine-readable registry: ``{"provenance": {...}, "claims": [...]}``,
-                      one object per claim (id, where, printed, derived, status, note, ...);
+                      one object per claim (id, line, headline, printed, derived, status, ...;
+                      :func:`claim_records`);
 ``derivations.tex``   a LaTeX fragment with every derivation's steps;
 ``figures/*.png``     the regenerated figures;
 ``build-info.json``   timings of this build (the only output that changes between builds).
@@ -39,14 +42,21 @@ from typing import Any, Callable, Optional, Sequence
 import sympy as sp
 
 from tasksim.derivations.claims import STATUSES, Verdict
+from tasksim.derivations.latex import latex
 from tasksim.derivations.registry import evaluate_all
+from tasksim.derivations.scope import OUT_OF_SCOPE
 
-from tasksim.derivations.sizes import Size, size_at_paper_sizes
-
+from .measurements import MeasuredVerdict, measure_all
+from .paper import Paper, load_paper
 from .provenance import provenance
+from .statements import CoveredStatement, coverage, coverage_counts
+from .summary import (correction_state, difference_size, escape_cell, math, quote_markdown,
+                      size_phrase)
+from .summary import summary_markdown as _headline_summary
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
-           "derivations_latex", "OUTPUTS"]
+           "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",
+           "OUTPUTS"]
 
 OUTPUTS = ("claims.json", "derivations.tex", "figures", "build-info.json", "REPORT.md")
 """What a build writes into the output folder, in the order it is moved into place."""
@@ -67,6 +77,9 @@ class ReportOptions:
     seed: int = 0
     figures: bool = True
     command: Optional[str] = None
+    measure: bool = True
+    """Run the measured verdicts (:mod:`tasksim.reports.measurements`; about two minutes at full
+    size); without them claims.json has no ``measured`` entries."""
 
     def command_line(self) -> str:
         if self.command is not None:
@@ -74,18 +87,15 @@ class ReportOptions:
         words = ["tasksim", "report", "--out", str(self.out_dir), "--seed", str(self.seed)]
         words += ["--quick"] if self.quick else []
         words += [] if self.figures else ["--no-figures"]
+        words += [] if self.measure else ["--no-measurements"]
         return " ".join(words)
 
     def provenance(self) -> dict[str, Any]:
         return provenance(seed=self.seed, command=self.command_line())
 
 
-def _escape_cell(text: str) -> str:
-    return text.replace("|", r"\|").replace("\n", " ")
-
-
-def _math(latex: str) -> str:
-    return f"${_escape_cell(latex)}$" if latex else ""
+def _identity(text: str) -> str:
+    return text
 
 
 LARGE_LATEX = 4000
@@ -93,132 +103,176 @@ LARGE_LATEX = 4000
 sequences) are named, not shown, in REPORT.md; claims.json and derivations.tex hold them."""
 
 
-def _shown(latex: str, where: str) -> str:
-    """``latex`` in REPORT.md, or a pointer to ``where`` when it is too long to read there."""
-    if len(latex) <= LARGE_LATEX:
-        return latex
-    return rf"\text{{({len(latex)} characters of LaTeX: see {where})}}"
+def _shown(formula: str, where: str) -> str:
+    """``formula`` in REPORT.md, or a pointer to ``where`` when it is too long to read there."""
+    if len(formula) <= LARGE_LATEX:
+        return formula
+    return rf"\text{{({len(formula)} characters of LaTeX: see {where})}}"
 
 
-def claims_markdown(verdicts: Sequence[Verdict]) -> str:
-    """The claims table and a count per status, as Markdown."""
+def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
+                    measured: Optional[dict[str, MeasuredVerdict]] = None) -> str:
+    """The claims table (headline verdicts in bold; the measured verdict, if any, with the
+    note) and a count per status, as Markdown."""
+    measured = measured or {}
+    place = (lambda line: paper.place(line)) if paper is not None else (lambda line: "")
+    expand = paper.expand_macros if paper is not None else _identity
     lines = [
-        "| id | where | status | printed | derived | note |",
-        "|---|---|---|---|---|---|",
+        "| id | line | where | verdict | printed (verbatim) | derived | condition; note |",
+        "|---|---|---|---|---|---|---|",
     ]
     for v in verdicts:
-        r = v.as_record()
-        lines.append(
-            f"| `{r['id']}` | {_escape_cell(r['where'])} | **{r['status']}** | "
-            f"{_math(r['printed'])} | {_math(_shown(r['derived'], 'claims.json'))} | "
-            f"{_escape_cell(r['note'])} |"
-        )
+        c = v.claim
+        name = f"**`{c.id}`**" if c.headline else f"`{c.id}`"
+        kind = f"**{v.status}**" if c.headline else f"{v.status} (step)"
+        derived = "" if v.derived is None else math(_shown(latex(v.derived), "claims.json"))
+        m = measured.get(c.id)
+        detail = "; ".join(x for x in (c.condition, v.exceptions and
+                                       f"fails on: {v.exceptions}", v.note,
+                                       m and f"measured: {m.verdict} (Measurements)") if x)
+        line = "" if c.line is None else str(c.line)
+        lines.append(f"| {name} | {line} | {escape_cell(place(c.line) if c.line else c.where)} "
+                     f"| {kind} | {quote_markdown(c.printed_latex, expand)} | {derived} | "
+                     f"{escape_cell(detail)} |")
     counts = {s: sum(v.status == s for v in verdicts) for s in STATUSES}
+    heads = {s: sum(v.status == s for v in verdicts if v.claim.headline) for s in STATUSES}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items())
-    return "\n".join(lines) + f"\n\n{len(verdicts)} claims: {summary}.\n"
+    head_summary = ", ".join(f"{n} {s}" for s, n in heads.items())
+    return ("\n".join(lines) + f"\n\n{len(verdicts)} claims: {summary}; of them "
+            f"{sum(heads.values())} headline verdicts: {head_summary}.\n")
 
 
-SECTIONS = (
-    ("vanilla", "Sec. 4, vanilla model (transfer and retention)"),
-    ("gating", "Sec. 5.1-5.2, activity gating (Appendix B.1)"),
-    ("phase_diagram", "Sec. 5.1, phases of the gating level (Fig. 7)"),
-    ("averages", "Sec. 5, averages over a uniform prior (Appendix B.1)"),
-    ("plasticity", "Sec. 5.3, plasticity gating (Appendix B.2)"),
-    ("soft_threshold", "Sec. 5.3, input soft-thresholding (Appendix B.3)"),
-    ("euclidean", "Sec. 6.1, Euclidean weight regularization (Appendix C.1)"),
-    ("fisher", "Sec. 6.2, Fisher-metric regularization (Appendix C.2)"),
-    ("tall", "Appendix D, very tall random matrices"),
-    ("sequences", "Appendix A, sequences of K tasks (beyond the paper's two)"),
-)
-"""The part of the paper each registry module's claims belong to (by claim-id prefix)."""
+def summary_markdown(verdicts: Sequence[Verdict], paper: Paper,
+                     covered: Sequence[CoveredStatement],
+                     measured: Optional[dict[str, MeasuredVerdict]] = None,
+                     figure_findings: Sequence[str] = ()) -> str:
+    """The report's first screen (:func:`tasksim.reports.summary.summary_markdown`)."""
+    return _headline_summary(
+        verdicts, place=paper.place, part_of=lambda line: _part(paper, line),
+        expand=paper.expand_macros, coverage_line=coverage_sentence(covered),
+        measured=measured or {}, figure_findings=figure_findings)
 
 
-def _section(claim_id: str) -> str:
-    prefix = claim_id.split(".")[0]
-    return dict(SECTIONS).get(prefix, prefix)
+def _part(paper: Paper, line: int) -> str:
+    section = paper.section_of(line)
+    top = next((s for s in paper.sections if s.name == section.top), section)
+    return f"{top.name} {top.title}" if top.name != top.title else top.name
 
 
-def _difference_size(v: Verdict) -> Optional[Size]:
-    """How far the printed form is from the derived one at the paper's sizes."""
-    if v.status == "leading order" and v.correction is not None:
-        return size_at_paper_sizes(v.correction)
-    if v.status == "erratum" and isinstance(v.claim.printed, sp.Expr) and isinstance(
-            v.derived, sp.Expr):
-        return size_at_paper_sizes(v.derived - v.claim.printed)
-    return None
+def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
+    """One sentence with the coverage counts."""
+    c = coverage_counts(covered)
+    share = c["claimed"] / c["found"] if c["found"] else 0.0
+    return (f"**Coverage.** {c['found']} statements found in the paper's source "
+            f"({c['equations']} labelled equations, {c['found'] - c['equations']} quantitative "
+            f"sentences): {c['claimed']} claimed ({share:.1%}), {c['out of scope']} out of "
+            f"scope with a stated reason, {c['missing']} missing.")
 
 
-def _size_phrase(size: Optional[Size]) -> str:
-    return "no numeric size (not a scalar formula)" if size is None else f"up to {size}"
+def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
+    """The coverage: the counts, what is out of scope and why, and every statement with the
+    claims that answer it (headline first)."""
+    lines = [coverage_sentence(covered), "",
+             "How statements are found: every labelled equation (`\\label{eq_...}`) and every "
+             "prose sentence with an asserting relation in its math or a quantitative word "
+             "(`reports/paper.py`); definitions, settings and the related-work section are not "
+             "statements.", "", "Out of scope:", ""]
+    lines += [f"- line {c.statement.line} ({paper.place(c.statement.line)}): "
+              f"{escape_cell(c.out_of_scope)}" for c in covered if c.state == "out of scope"]
+    lines += ["", "| line | where | kind | headline verdicts | other claims |",
+              "|---|---|---|---|---|"]
+    for c in covered:
+        others = [i for i in c.claimed_by if i not in c.headlines]
+        kind = c.statement.label or c.statement.kind
+        heads = ", ".join(f"`{i}`" for i in c.headlines) or (
+            "out of scope" if c.state == "out of scope" else "**missing**")
+        lines.append(f"| {c.statement.line} | {paper.place(c.statement.line)} | "
+                     f"{escape_cell(kind)} | {heads} | "
+                     f"{', '.join(f'`{i}`' for i in others)} |")
+    return "\n".join(lines) + "\n"
 
 
-def summary_markdown(verdicts: Sequence[Verdict]) -> str:
-    """The report's first screen: counts by status per part of the paper, every erratum in one
-    line, the leading-order statements ranked by the size of their correction at the paper's
-    sizes (Nx = 3000, Ns = 30, Ny = 10; :mod:`tasksim.derivations.sizes`)."""
-    order = [title for _, title in SECTIONS]
-    counts: dict[str, dict[str, int]] = {}
+def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
+                  measured: Optional[dict[str, MeasuredVerdict]] = None) -> list[dict[str, Any]]:
+    """One record per claim: :meth:`Verdict.as_record` plus ``place`` (the part of the paper
+    its line stands in), ``reading`` (how the claim reads the quote, LaTeX), ``size`` (leading
+    order and errata: the largest difference at the paper's sizes), ``correction`` (errata:
+    confirmed, open or not measured) and ``measured`` (when measured)."""
+    records = []
+    measured = measured or {}
     for v in verdicts:
-        row = counts.setdefault(_section(v.claim.id), {s: 0 for s in STATUSES})
-        row[v.status] += 1
-    lines = ["| part of the paper | " + " | ".join(STATUSES) + " |",
-             "|---|" + "---|" * len(STATUSES)]
-    for title in sorted(counts, key=lambda t: (order.index(t) if t in order else len(order), t)):
-        lines.append(f"| {title} | " + " | ".join(str(counts[title][s]) for s in STATUSES)
-                     + " |")
-    totals = {s: sum(v.status == s for v in verdicts) for s in STATUSES}
-    lines.append("| **all** | " + " | ".join(f"**{totals[s]}**" for s in STATUSES) + " |")
-
-    sized = [(v, _difference_size(v)) for v in verdicts if v.status in ("erratum",
-                                                                        "leading order")]
-    by_size = sorted(sized, key=lambda vs: -(vs[1].value if vs[1] else -1.0))
-    errata = [
-        f"- `{v.claim.id}` ({_escape_cell(v.claim.where)}): printed {_math(v.claim.printed_latex)}, "
-        f"derived {_math(sp.latex(v.derived)) if v.derived is not None else '(none)'}; "
-        f"{_size_phrase(size)}"
-        for v, size in by_size if v.status == "erratum"]
-    leading = [
-        f"- `{v.claim.id}` ({_escape_cell(v.claim.where)}): correction {_size_phrase(size)}"
-        for v, size in by_size if v.status == "leading order"]
-    return "\n".join([
-        f"{len(verdicts)} claims of the paper, each with a computed status.\n",
-        *lines, "",
-        f"**Errata ({len(errata)})**, ranked by how far the printed form is from the derived "
-        "one at the paper's sizes (Nx = 3000, Ns = 30, Ny = 10), maximised over the "
-        "parameters' domains:\n",
-        *(errata or ["none"]), "",
-        f"**Leading order only ({len(leading)})**: statements that hold as Ns/Nx -> 0; the "
-        "size of the finite-size correction at the paper's sizes:\n",
-        *(leading or ["none"]), "",
-    ])
+        r = v.as_record()
+        c = v.claim
+        r["place"] = paper.place(c.line) if paper is not None and c.line else ""
+        r["reading"] = latex(c.printed) if c.printed is not None else ""
+        size = difference_size(v) if v.status in ("erratum", "leading order") else None
+        r["size"] = None if size is None else {"value": float(f"{size.value:.6g}"),
+                                               "at": size.point}
+        if v.status == "erratum":
+            r["correction"] = correction_state(v, measured)
+        if v.claim.id in measured:
+            r["measured"] = measured[v.claim.id].as_record()
+        records.append(r)
+    return records
 
 
-def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any]) -> str:
-    """``claims.json``: ``{"provenance": record, "claims": [one record per claim]}``."""
-    document = {"provenance": record, "claims": [v.as_record() for v in verdicts]}
+def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
+                    paper: Optional[Paper] = None,
+                    measured: Optional[dict[str, MeasuredVerdict]] = None) -> str:
+    """``claims.json``: ``{"provenance": record, "claims": [one record per claim]}``
+    (:func:`claim_records`; without a paper, ``place`` is empty)."""
+    document = {"provenance": record, "claims": claim_records(verdicts, paper, measured)}
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
-def errata_markdown(verdicts: Sequence[Verdict]) -> str:
-    """One paragraph per erratum: where, as printed, as derived, and what is wrong."""
+def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
+                    measured: Optional[dict[str, MeasuredVerdict]] = None) -> str:
+    """One paragraph per erratum (headline and step): where, as printed, as derived, what is
+    wrong, and whether a measurement confirms the correction."""
+    expand = paper.expand_macros if paper is not None else _identity
+    measured = measured or {}
     parts = []
     for v in verdicts:
         if v.status != "erratum":
             continue
-        r = v.as_record()
+        c = v.claim
+        kind = "headline" if c.headline else "step"
+        where = f"{paper.place(c.line)}, line {c.line}" if paper is not None and c.line else \
+            c.where
+        state = correction_state(v, measured)
+        label = ("the correction, confirmed by measurement" if state == "confirmed" else
+                 "printed form wrong, correction open: the derived correction is not "
+                 "confirmed by measurement")
+        m = measured.get(c.id)
         parts.append(
-            f"### `{r['id']}` ({r['where']})\n\n"
-            f"As printed:\n\n$$ {r['printed']} $$\n\n"
-            f"As derived (the correction):\n\n$$ {r['derived']} $$\n\n"
-            f"{r['note']}\n"
+            f"### `{c.id}` ({where}; {kind})\n\n"
+            f"As printed: {quote_markdown(c.printed_latex, expand)}\n\n"
+            + (f"Read as:\n\n$$ {latex(c.printed)} $$\n\n" if c.printed is not None else "")
+            + f"As derived ({label}):\n\n$$ {latex(v.derived)} $$\n\n"
+            f"{escape_cell(v.note)}\n\n"
+            f"Measurement: {escape_cell(m.sentence()) if m else state}.\n"
         )
     return "\n".join(parts) if parts else "No erratum found.\n"
+
+
+def measurements_markdown(measured: dict[str, MeasuredVerdict]) -> str:
+    """Every measured verdict: claim, verdict, what was measured, the numbers per size."""
+    if not measured:
+        return "(measurements not run: `tasksim report --no-measurements`)\n"
+    lines = ["| claim | measured verdict | what, and the numbers at each size |", "|---|---|---|"]
+    for claim_id, m in measured.items():
+        numbers = "; ".join(
+            f"Nx = {r.nx}, Ns = {r.ns}: {r.mean:.4g} +- {r.sem:.2g} (n = {r.n})"
+            + (f", printed {r.printed:.4g}" if r.printed is not None else "")
+            + f", derived {r.derived:.4g}" for r in m.rows)
+        lines.append(f"| `{claim_id}` | {m.verdict} | {escape_cell(m.what)}; {numbers} |")
+    return "\n".join(lines) + "\n"
 
 
 def _steps(v: Verdict) -> list[tuple[str, str, str]]:
     if v.derivation is None:
         return []
-    return [(s.name, sp.latex(s.expr), s.note) for s in v.derivation.steps]
+    return [(s.name, latex(s.expr), s.note) for s in v.derivation.steps]
 
 
 def derivations_markdown(verdicts: Sequence[Verdict]) -> str:
@@ -230,8 +284,8 @@ def derivations_markdown(verdicts: Sequence[Verdict]) -> str:
             continue
         body = "\n".join(
             f"{i}. **{name}**{': ' + note if note else ''}\n\n"
-            f"   $$ {_shown(latex, 'derivations.tex')} $$\n"
-            for i, (name, latex, note) in enumerate(steps, 1)
+            f"   $$ {_shown(formula, 'derivations.tex')} $$\n"
+            for i, (name, formula, note) in enumerate(steps, 1)
         )
         parts.append(f"### `{v.claim.id}`\n\n{body}")
     return "\n".join(parts)
@@ -251,9 +305,9 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
         out.append(f"\\paragraph{{{v.claim.id.replace('_', chr(92) + '_')}}} "
                    f"Status: {v.status}.")
         out.append("\\begin{enumerate}")
-        for name, latex, note in steps:
+        for name, formula, note in steps:
             safe = name.replace("_", "\\_")
-            out.append(f"  \\item {safe}: \\[ {latex} \\]")
+            out.append(f"  \\item {safe}: \\[ {formula} \\]")
         out.append("\\end{enumerate}")
         out.append("")
     return "\n".join(out)
@@ -311,13 +365,18 @@ def build_report(options: ReportOptions, progress: Optional[Progress] = None) ->
 
     Raises OSError when the output folder cannot be written (before any work, or, for a full
     disk, during it): the report already there is then left as it was. So is it when the build
-    is interrupted.
+    is interrupted. Raises ValueError, before any work, when the paper's source is missing
+    (:func:`tasksim.reports.paper.load_paper`).
     """
     say = progress or (lambda message: None)
     out = Path(options.out_dir)
+    try:
+        paper = load_paper()
+    except FileNotFoundError as missing:
+        raise ValueError(str(missing)) from None
     staging = _staging_folder(out)
     try:
-        _build_into(staging, options, say)
+        _build_into(staging, options, paper, say)
         _move_into_place(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -326,16 +385,23 @@ def build_report(options: ReportOptions, progress: Optional[Progress] = None) ->
     return report
 
 
-def _build_into(folder: Path, options: ReportOptions, say: Progress) -> None:
+def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progress) -> None:
     timings: dict[str, float] = {}
     record = options.provenance()
 
     start = time.perf_counter()
     say("deriving every claim")
     verdicts = evaluate_all()
+    covered = coverage(paper, [v.claim for v in verdicts], OUT_OF_SCOPE)
     timings["claims"] = time.perf_counter() - start
 
-    (folder / "claims.json").write_text(claims_document(verdicts, record))
+    measured: dict[str, MeasuredVerdict] = {}
+    if options.measure:
+        start = time.perf_counter()
+        measured = measure_all(quick=options.quick, seed=options.seed, progress=say)
+        timings["measurements"] = time.perf_counter() - start
+
+    (folder / "claims.json").write_text(claims_document(verdicts, record, paper, measured))
     (folder / "derivations.tex").write_text(derivations_latex(verdicts, record) + "\n")
 
     figure_sections: list[str] = []
@@ -351,16 +417,21 @@ def _build_into(folder: Path, options: ReportOptions, say: Progress) -> None:
 
     sections = [
         "# tasksim report\n",
-        "Generated by `tasksim report`; every derived expression and every number below was "
-        "computed by the toolkit from the model's definitions (see the README).\n",
+        "Generated by `tasksim report`. Printed forms are quoted verbatim from the paper's "
+        "source (`paper/paper.tex`, with line numbers); derived expressions are computed by the "
+        "toolkit from the model's definitions, the paper's approximations appearing as named "
+        "steps; measured verdicts come from the exact solvers (or a Monte Carlo of the stated "
+        "expectation) at the stated sizes and seeds (see the README).\n",
         "## Summary\n",
-        summary_markdown(verdicts),
-        *([f"**What the measurements add** (the figures below):\n", *figure_findings, ""]
-          if figure_findings else []),
+        summary_markdown(verdicts, paper, covered, measured, figure_findings),
+        "## Coverage of the paper\n",
+        coverage_markdown(covered, paper),
         "## Claims\n",
-        claims_markdown(verdicts),
+        claims_markdown(verdicts, paper, measured),
         "## Errata\n",
-        errata_markdown(verdicts),
+        errata_markdown(verdicts, paper, measured),
+        "## Measurements\n",
+        measurements_markdown(measured),
         "## Figures\n",
         *(figure_sections or ["(figures not built)\n"]),
         "## Derivations\n",

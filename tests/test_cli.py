@@ -149,18 +149,50 @@ def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_re
     records = document["claims"]
     assert [r["id"] for r in records] == [c.id for c in DEMO_CLAIMS]
     assert [r["status"] for r in records] == ["verified", "leading order", "erratum", "open"]
-    assert set(records[0]) == {"id", "where", "printed", "derived", "status", "note"}
+    assert {"id", "where", "line", "headline", "printed", "derived", "status", "condition",
+            "note"} <= set(records[0])
+    assert all(isinstance(r["headline"], bool) for r in records)
     assert records[2]["derived"] == sp.latex(3 * rho_a)
 
 
 def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry):
     code, out, _ = run("claims")
     lines = out.strip().splitlines()
-    assert code == 0 and lines[0].split()[:3] == ["id", "where", "status"]
+    assert code == 0 and lines[0].split()[:5] == ["id", "line", "kind", "where", "status"]
     assert len(lines) == 1 + len(DEMO_CLAIMS) + 1
     assert "demo.wrong" in lines[3] and "erratum" in lines[3] and "factor is 3" in lines[3]
     assert all(len(line) < 200 for line in lines)  # long notes are shortened
     assert lines[-1] == "4 claims: 1 verified, 1 leading order, 1 erratum, 1 open"
+
+
+def test_claims_headlines_keeps_one_verdict_per_statement(monkeypatch):
+    from dataclasses import replace
+
+    claims = [replace(DEMO_CLAIMS[0], line=3, headline=True), replace(DEMO_CLAIMS[2], line=3)]
+    monkeypatch.setattr(registry, "all_claims", lambda: claims)
+    records = json.loads(run("claims", "--json", "--headlines")[1])["claims"]
+    assert [(r["id"], r["line"], r["headline"]) for r in records] == [("demo.exact", 3, True)]
+
+
+def test_claims_measure_shows_each_measured_verdict_under_its_claim(demo_registry, monkeypatch):
+    from tasksim.reports import measurements
+
+    row = measurements.Row(nx=100, ns=10, mean=3.0, sem=0.01, n=10, printed=2.0, derived=3.0)
+    found = measurements.MeasuredVerdict("demo.wrong", "demo", (row,), "confirmed", seed=0)
+
+    def fake_measure_all(quick, progress):
+        assert quick
+        progress("measuring demo.wrong")
+        return {"demo.wrong": found, "not.shown": found}
+
+    monkeypatch.setattr(measurements, "measure_all", fake_measure_all)
+    code, out, err = run("claims", "--measure")
+    assert code == 0 and "measuring demo.wrong" in err
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("demo.wrong"))
+    assert lines[at + 1].split()[:2] == ["measured:", "confirmed:"]
+    record = json.loads(run("claims", "--json", "--measure")[1])["claims"][2]
+    assert record["measured"]["verdict"] == "confirmed" and record["correction"] == "confirmed"
 
 
 def test_claims_with_an_empty_registry_says_so(monkeypatch):

@@ -307,7 +307,7 @@ def test_monte_carlo_resolves_the_generators_finite_size_difference(generator):
     assert abs(values.mean() - foreign) > 3 * se
 
 
-# -- Appendix E (derivations/tall.py) -------------------------------------------------------
+# -- Appendix D (derivations/tall.py) -------------------------------------------------------
 
 def test_appendix_e_statements_hold_exactly_or_at_leading_order():
     from tasksim.derivations import tall

@@ -34,6 +34,11 @@ def quick_build(tmp_path_factory) -> tuple[Path, list[str], list[str]]:
     return out, sections, messages
 
 
+def _caption(section: str) -> str:
+    """A figure section without its heading, image and verdict."""
+    return section.split("\n\n", 2)[2].split("** ", 1)[1]
+
+
 def test_quick_build_writes_every_png_it_embeds_and_nothing_else(quick_build):
     out, sections, _ = quick_build
     embedded = [m.group(2) for s in sections for m in IMAGE.finditer(s)]
@@ -73,7 +78,7 @@ def test_captions_state_sizes_seeds_and_generator(quick_build):
     _, sections, _ = quick_build
     quick = FigureConfig.quick()
     for s in sections[1:]:
-        if "theory only" in s.split("**")[1] or _network(s):
+        if "theory only" in _caption(s).split("**")[1] or _network(s):
             continue
         assert re.search(r"Nx = \d+", s) or re.search(r"Nx/Ns", s), s[:80]
         assert "seed" in s, s[:80]
@@ -94,7 +99,14 @@ def test_captions_cite_registered_claims_and_report_deviations(quick_build):
         assert cited <= ids, cited - ids
     numeric = [s for s in sections[1:] if "numerics" in s]
     assert all("largest |numerics - theory|" in s or "slope" in s for s in numeric
-               if "theory only" not in s.split("**")[1])
+               if "theory only" not in _caption(s).split("**")[1])
+
+
+def test_every_figure_leads_its_caption_with_a_verdict(quick_build):
+    _, sections, _ = quick_build
+    for s in sections[1:]:
+        body = s.split("\n\n", 2)[2]
+        assert re.match(r"\*\*Verdict: .{40,}?\*\* \*\*", body, re.DOTALL), body[:120]
 
 
 def test_network_sections_state_data_protocol_seeds_and_a_verdict_on_each_prediction(quick_build):

@@ -16,12 +16,16 @@ COMMITTED = Path(__file__).resolve().parent.parent / "reports"
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
     messages = []
-    build_report(ReportOptions(out_dir=out, figures=False, command=COMMAND),
+    build_report(ReportOptions(out_dir=out, figures=False, measure=False, command=COMMAND),
                  progress=messages.append)
     return out, messages
 
 
-COMMAND = "tasksim report --no-figures"
+COMMAND = "tasksim report --no-figures --no-measurements"
+RECORD_KEYS = {"id", "where", "printed", "derived", "status", "note", "line", "headline",
+               "condition", "exceptions", "restates", "place", "reading", "size"}
+MEASURED_KEYS = {"measured", "correction"}
+"""Keys that depend on the measurements (tests/test_report.py builds without them)."""
 
 
 def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
@@ -29,11 +33,40 @@ def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     for name in ("REPORT.md", "claims.json", "derivations.tex", "build-info.json"):
         assert (out / name).is_file(), name
     records = json.loads((out / "claims.json").read_text())["claims"]
-    assert records and all(set(r) == {"id", "where", "printed", "derived", "status", "note"}
+    assert records and all(RECORD_KEYS <= set(r) <= RECORD_KEYS | MEASURED_KEYS
                            for r in records)
+    assert all(isinstance(r["line"], int) and isinstance(r["headline"], bool) for r in records)
     report = (out / "REPORT.md").read_text()
-    assert "## Claims" in report and "## Errata" in report and "## Derivations" in report
+    for section in ("## Summary", "## Coverage of the paper", "## Claims", "## Errata",
+                    "## Measurements", "## Derivations"):
+        assert section in report, section
     assert any("deriving" in m for m in messages), "progress is reported"
+
+
+def test_the_report_prints_the_coverage_of_the_papers_statements(built):
+    from tasksim.derivations.registry import all_claims
+    from tasksim.derivations.scope import OUT_OF_SCOPE
+    from tasksim.reports.paper import load_paper
+    from tasksim.reports.statements import coverage, coverage_counts
+
+    out, _ = built
+    counts = coverage_counts(coverage(load_paper(), all_claims(), OUT_OF_SCOPE))
+    section = (out / "REPORT.md").read_text().split("## Coverage of the paper")[1]
+    section = section.split("\n## ")[0]
+    assert f"{counts['found']} statements found" in section, section[:400]
+    assert f"{counts['claimed']} claimed" in section and f"{counts['missing']} missing" in section
+    assert f"{counts['out of scope']} out of scope" in section
+
+
+def test_the_summary_gives_each_headline_erratum_one_line_and_no_step_erratum(built):
+    out, _ = built
+    records = json.loads((out / "claims.json").read_text())["claims"]
+    summary = (out / "REPORT.md").read_text().split("## Summary")[1].split("\n## ")[0]
+    for r in records:
+        if r["status"] != "erratum":
+            continue
+        mentions = [line for line in summary.splitlines() if f"`{r['id']}`" in line]
+        assert len(mentions) == (1 if r["headline"] else 0), (r["id"], mentions)
 
 
 def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
@@ -47,19 +80,39 @@ def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
 
 def test_same_inputs_give_the_same_bytes(built, tmp_path):
     out, _ = built
-    build_report(ReportOptions(out_dir=tmp_path, figures=False, command=COMMAND))
+    build_report(ReportOptions(out_dir=tmp_path, figures=False, measure=False, command=COMMAND))
     for name in ("REPORT.md", "claims.json", "derivations.tex"):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
 
 
-def test_committed_claims_file_matches_what_the_registry_derives_now(built):
-    out, _ = built
+def _committed_records() -> list[dict]:
     committed = COMMITTED / "claims.json"
     if not committed.is_file():
         pytest.skip("no committed report in this checkout")
-    now = json.loads((out / "claims.json").read_text())["claims"]
-    assert json.loads(committed.read_text())["claims"] == now, (
+    return json.loads(committed.read_text())["claims"]
+
+
+def test_committed_claims_file_matches_what_the_registry_derives_now(built):
+    """Everything but the measurements, which verify/test_measurements.py reproduces."""
+    out, _ = built
+    def unmeasured(records: list[dict]) -> list[dict]:
+        return [{k: v for k, v in r.items() if k not in MEASURED_KEYS} for r in records]
+
+    now = unmeasured(json.loads((out / "claims.json").read_text())["claims"])
+    committed = unmeasured(_committed_records())
+    assert committed == now, (
         "reports/claims.json is stale: run `tasksim report` and commit the result")
+
+
+def test_committed_corrections_are_the_committed_measured_verdicts():
+    from tasksim.reports.measurements import MEASUREMENTS
+
+    measured_ids = {m.claim_id for m in MEASUREMENTS}
+    for r in _committed_records():
+        assert ("measured" in r) == (r["id"] in measured_ids), r["id"]
+        if r["status"] == "erratum":
+            expected = r["measured"]["verdict"] if "measured" in r else "not measured: "
+            assert r["correction"].startswith(expected), (r["id"], r["correction"])
 
 
 # --- provenance ---------------------------------------------------------------------------------
@@ -158,7 +211,8 @@ def _cli_report(out: Path) -> tuple[int, str]:
     import io
 
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = cli.main(["report", "--out", str(out), "--no-figures"], stdout=stdout, stderr=stderr)
+    code = cli.main(["report", "--out", str(out), "--no-figures", "--no-measurements"],
+                    stdout=stdout, stderr=stderr)
     lines = [line for line in stderr.getvalue().splitlines(keepends=True)
              if line.startswith("tasksim: error")]
     return code, "".join(lines)

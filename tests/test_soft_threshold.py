@@ -1,4 +1,4 @@
-"""Input soft-thresholding model (Sec. 4.3, Appendix B subsec_appndix_input_soft_thresholding).
+"""Input soft-thresholding model (Sec. 5.3, Appendix B.3 subsec_appndix_input_soft_thresholding).
 
 Specifications of tasksim.solvers.soft_threshold_moments (exact input moments given A),
 tasksim.solvers.soft_threshold (exact limit, closed-form GD, error matrices, expectation over B) and

@@ -1,4 +1,4 @@
-"""Sec. 5.1 and Appendix subsec_appendix_wreg_euc: weight regularization in the Euclidean
+"""Sec. 6.1 and Appendix subsec_appendix_wreg_euc: weight regularization in the Euclidean
 metric (eq_main_lmu_wreg, lam = (Nx/Ns)(1/gamma - 1)) against the exact solvers.
 
 - eq_wr_epsilon_TF, both lines (registry claims euclidean.transfer, euclidean.retention) and

@@ -1,4 +1,4 @@
-"""Sec. 5.2 and Appendix subsec_appendix_FIM: weight regularization in the Fisher-information
+"""Sec. 6.2 and Appendix subsec_appendix_FIM: weight regularization in the Fisher-information
 metric against the exact solvers, and the numeric demonstrations of the section's errata.
 
 Variable features (rho_a < 1):

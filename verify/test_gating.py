@@ -1,4 +1,4 @@
-"""Sec. 4.1-4.2 and Appendix B.1 (subsec_appendix_activity_gating): random and adaptive
+"""Sec. 5.1-5.2 and Appendix B.1 (subsec_appendix_activity_gating): random and adaptive
 activity gating against the exact solvers, and the numeric demonstrations of the section's
 errata.
 

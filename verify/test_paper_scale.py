@@ -1,6 +1,6 @@
 """Paper-scale statistics (run with ``pytest verify --paper-scale``; skipped otherwise).
 
-The paper's numerical protocol (Appendix D, subsec_linear_st_implementation): Nx = 3000,
+The paper's numerical protocol (Appendix E.1, subsec_linear_st_implementation): Nx = 3000,
 Ns = 30, Ny = 10, the appendix generator, zero initialization, full-batch GD with
 eta = 0.001 for 100 epochs per task (vanilla, activity gating) or 500 (the other models),
 errors on the drawn readouts, 10 seeds per point; averages over 100 uniformly drawn pairs
@@ -182,7 +182,10 @@ def test_soft_thresholding_exact_limit_forgets_task_one_at_paper_size():
     (derived: W_2 does not depend on task 1), and the printed vanilla retention (0.8125) is
     rejected. (The leading-order values themselves are not compared: measured transfer
     0.166 against 0.25 in a pilot run, a deviation of 8.5 Ns/Nx from the Hermite terms of
-    order rho_c^3, rho_c ~ Ns^-1/2, which the section's Ns >> 1 assumption drops.)"""
+    order rho_c^3, rho_c ~ Ns^-1/2, which the section's Ns >> 1 assumption drops. The report
+    measures them at three sizes and records the derived values as not confirmed:
+    soft_threshold.transfer_with_diagonal, soft_threshold.retention_with_diagonal in
+    reports/measurements.py.)"""
     rho_a, rho_b = SOFT_POINT
     exact = _soft_threshold_runs(SOFT_ALPHA, rho_a, rho_b)["exact"]
     point = dict(rho_a=rho_a, rho_b=rho_b)
@@ -196,7 +199,7 @@ def test_soft_thresholding_exact_limit_forgets_task_one_at_paper_size():
 
 
 def test_soft_thresholding_paper_protocol_is_not_invariant_to_alpha():
-    """A finding against Sec. 4.3 / Fig. 3D ("transfer and retention remain independent of
+    """A finding against Sec. 5.3 / Fig. 3D ("transfer and retention remain independent of
     alpha"): with the paper's own protocol (5,000 steps of eta = 0.01 per task, exact
     expected gradients) at paper size, (rho_a, rho_b) = (0.5, 0.5), the retention at
     alpha = 0.3 (0.384 +- 0.002 in a 10-seed run) lies far below the retention at alpha = 1

@@ -1,7 +1,7 @@
-"""Appendix E (sec_appendix_tall: very tall random matrices) and the averages over a uniform
-prior on the similarities (Appendix B.1, Sec. 4.1-4.2, 5.1-5.2).
+"""Appendix D (sec_appendix_tall: very tall random matrices) and the averages over a uniform
+prior on the similarities (Appendix B.1, Sec. 5.1-5.2, 6.1-6.2).
 
-Appendix E: the registry's exact finite-N values (tall.gram_mean, tall.gram_element_variance,
+Appendix D: the registry's exact finite-N values (tall.gram_mean, tall.gram_element_variance,
 tall.concentration, tall.gated_gram_mean, tall.gated_concentration, tall.projector_surrogate,
 tall.pinv_surrogate) against Monte Carlo of explicit matrices drawn with the toolkit's
 generators, at sizes where the O(Ns/Nx) terms are many sems. The printed forms of the last
@@ -37,7 +37,7 @@ ASYMPTOTIC = 10**6
 PRIOR_SAMPLES = 2000
 
 
-# -- Appendix E ------------------------------------------------------------------------------
+# -- Appendix D ------------------------------------------------------------------------------
 
 def _gram(samples: int, nx: int, ns: int, alpha: float | None, seed: int) -> np.ndarray:
     """Grams (D A)^T D A of explicit N(0, 1/Ns) matrices (D = I when alpha is None)."""

@@ -1,4 +1,4 @@
-"""Sec. 3 (eq_gd_fp_vanilla, eq_epsilon_vanilla): the vanilla model against the exact solvers.
+"""Sec. 4 (eq_gd_fp_vanilla, eq_epsilon_vanilla): the vanilla model against the exact solvers.
 
 - eq_epsilon_vanilla (claims vanilla.transfer, vanilla.retention, leading order) at
   Nx = 10^6 Ns, where the finite-size term is below the sampling error;
@@ -8,7 +8,7 @@
   there;
 - convergence to eq_epsilon_vanilla as Ns/Nx -> 0 (Hypothesis), for the Gaussian generator
   and, at a fixed point, for the paper's appendix generator;
-- the qualitative statements of Sec. 3 (corners, negative transfer and retention at
+- the qualitative statements of Sec. 4 (corners, negative transfer and retention at
   (rho_a, rho_b) = (1, 0)) measured.
 
 All derived expressions come from the registry (:mod:`verify.theory`). No erratum of the
