@@ -286,6 +286,33 @@ _CLAIM = {
     "fisher": ("fisher", "Sec. 6.2 / Appendix C.2 (subsec_appendix_FIM)"),
 }
 
+_ANCHOR = {
+    # (model, quantity): the claim whose statement the 1/Nx term belongs to; the 1/Nx claims
+    # quote the same words at the same line, as steps under that headline
+    ("vanilla", "transfer"): (gating, "gating.transfer.second_term[appendix]"),
+    ("vanilla", "retention"): (gating, "gating.retention.term3[appendix]"),
+    ("random-gating", "transfer"): (gating, "gating.transfer.second_term[appendix]"),
+    ("random-gating", "retention"): (gating, "gating.retention.term3[appendix]"),
+    ("plasticity-gating", "transfer"): (plasticity, "plasticity.alpha_independence.leading_order"),
+    ("plasticity-gating", "retention"): (plasticity,
+                                         "plasticity.alpha_independence.leading_order"),
+    ("euclidean", "transfer"): (euclidean, "euclidean.transfer"),
+    ("euclidean", "retention"): (euclidean, "euclidean.retention"),
+    ("fisher", "transfer"): (fisher, "fisher.transfer_equals_vanilla.independent_metric"),
+    ("fisher", "retention"): (fisher, "fisher.retention.exact_fixed_point"),
+}
+"""Where each 1/Nx term stands in the paper: the printed finite-size terms of Appendix B.1
+(vanilla, random gating), or the statement that gives the leading order only."""
+
+
+def _anchor(model: str, quantity: str) -> tuple[int, str]:
+    """(line, verbatim quote) of the statement the 1/Nx term of ``model``'s ``quantity``
+    belongs to (:data:`_ANCHOR`)."""
+    module, claim_id = _ANCHOR[(model, quantity)]
+    claim = next(c for c in module.CLAIMS if c.id == claim_id)
+    return claim.line, claim.printed_latex
+
+
 _PAPER_ROUTE = ("the paper's terms are those of the surrogate weights (eq_DA+_approx, "
                 "eq_UUt_approx) averaged with Isserlis' theorem, not of the model")
 
@@ -299,7 +326,8 @@ def _note(model: str, quantity: str, generator: str, c: sp.Expr,
                 "Nx >= 2 Ns (rho_a < 1)")
     if printed is None:
         return exact + "; the paper gives the leading order only"
-    note = f"{exact}, the paper's terms imply {sp.sstr(printed)}; {_PAPER_ROUTE}"
+    note = (f"read as: the 1/Nx term these printed terms imply, {sp.sstr(printed)}/Nx; "
+            f"{exact}; {_PAPER_ROUTE}")
     if model == "fisher":
         note += "; Fisher's transfer is vanilla's (task 1 unregularized)"
     return note
@@ -321,11 +349,12 @@ def _claims() -> list[Claim]:
         for quantity in QUANTITIES:
             printed = paper_nlo(model, quantity)
             term = None if printed is None else printed / Nx
-            latex = "(not printed)" if term is None else sp.latex(term)
+            line, quote = _anchor(model, quantity)
             for generator in GENERATORS:
                 claims.append(Claim(
                     f"{prefix}.{quantity}.nlo[{generator}]", f"{where}: {quantity}, 1/Nx term",
-                    term, latex, _derive(model, quantity, generator)))
+                    term, quote, _derive(model, quantity, generator), line=line,
+                    condition="exact coefficient of 1/Nx at fixed Ns; O(Nx^-2) beyond"))
     return claims
 
 
