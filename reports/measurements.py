@@ -59,6 +59,7 @@ from tasksim.derivations.symbols import (Ns, Nx, alpha, alpha_t, gamma, gamma_f,
                                          rho_b)
 from tasksim.solvers.linear_models import solve
 from tasksim.solvers.metrics import error_matrix, transfer_retention
+from tasksim.solvers.probe import ProbeSpec, chunk_samples
 from tasksim.solvers.rng import as_generator
 from tasksim.solvers.soft_threshold import prepare_soft_threshold, solve_soft_threshold
 from tasksim.solvers.soft_threshold_moments import input_moments
@@ -439,6 +440,47 @@ def _vanilla_transfer_gaussian(nx, ns, point, rng):
 
 # -- values that are not the claim's own printed/derived pair ----------------------------------
 
+_NLO_LEVELS = {"vanilla": {}, "random-gating": {"alpha": 0.5}, "fisher": {"gamma": 0.5}}
+_NLO_PREFIX = {"vanilla": "vanilla", "random-gating": "gating.random", "fisher": "fisher"}
+_NLO_POINT = {"rho_a": 0.7, "rho_b": 0.4}
+_NLO_BATCH = 250
+"""Samples per draw of an NLO measurement (one batched Gram computation each)."""
+
+
+def _nlo_claim(model: str, quantity: str, generator: str) -> str:
+    return f"{_NLO_PREFIX[model]}.{quantity}.nlo[{generator}]"
+
+
+def _nlo_sample(model: str, quantity: str, generator: str) -> Sampler:
+    """Nx (Delta eps - leading order) of ``_NLO_BATCH`` samples of the finite-size probe's
+    engine (exact fixed points from Wishart-sampled or explicit Grams, errors averaged exactly
+    over B): the quantity whose limit is the 1/Nx coefficient c."""
+    claim_id = _nlo_claim(model, quantity, generator)
+    levels = _NLO_LEVELS[model]
+
+    def sample(nx: int, ns: int, point: Mapping[str, float], rng: np.random.Generator
+               ) -> np.ndarray:
+        spec = ProbeSpec(model, rho_a=point["rho_a"], rho_b=point["rho_b"], ns=ns,
+                         generator=generator, **levels)
+        seeds = np.random.SeedSequence(rng.integers(0, 2**63, size=4)).spawn(_NLO_BATCH)
+        transfer, retention = chunk_samples(spec, nx, seeds)
+        values = transfer if quantity == "transfer" else retention
+        leading = _step_value(claim_id, "leading order", ns=ns, **point, **levels)
+        return nx * (values - leading)
+    return sample
+
+
+def _nlo_values(model: str, quantity: str, generator: str
+                ) -> Callable[[str, int, int], Optional[float]]:
+    """The coefficient c of 1/Nx: derived (exact) and the one the paper's terms imply."""
+    claim_id = _nlo_claim(model, quantity, generator)
+    levels = _NLO_LEVELS[model]
+
+    def value(which: str, nx: int, ns: int) -> Optional[float]:
+        return claim_value(claim_id, which, nx=1, ns=ns, **_NLO_POINT, **levels)
+    return value
+
+
 def _fisher_rho1_values(which: str, nx: int, ns: int) -> float:
     point = {"gamma_f": 0.5, "rho_b": 0.5}  # gamma = 0.5: lam = 1, gamma_f = 1/(1 + lam)
     return claim_value("fisher.rho1.retention", which, **point)
@@ -583,6 +625,19 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "derived: after Delta -> I)", {"rho_a": 1.0, "rho_b": 0.0, "gamma": 0.5},
                 ((300, 30), (3000, 30)), ((60, 6), (240, 6)), 10, 6, _diagonal_fisher_retention,
                 exact=False, value=_diagonal_value),
+    *[Measurement(_nlo_claim(model, quantity, generator),
+                  f"Nx (Delta eps_{'TF' if quantity == 'transfer' else 'RT'} - leading order) "
+                  f"of {model}, {generator} generator, (rho_a, rho_b) = (0.7, 0.4)"
+                  + "".join(f", {k} = {v:g}" for k, v in _NLO_LEVELS[model].items())
+                  + ": its limit is the 1/Nx coefficient (exact fixed points; derived: the "
+                  "exact coefficient c, printed: the one the paper's terms imply)",
+                  _NLO_POINT, ((144, 6), (576, 6)), ((144, 6), (576, 6)), 16, 8,
+                  _nlo_sample(model, quantity, generator), exact=False,
+                  value=_nlo_values(model, quantity, generator))
+      for model, quantities in (("vanilla", ("transfer", "retention")),
+                                ("random-gating", ("transfer", "retention")),
+                                ("fisher", ("transfer",)))
+      for quantity in quantities for generator in ("gaussian", "appendix")],
     Measurement("vanilla.transfer.exact[gaussian]", "vanilla transfer, Gaussian generator, "
                 "(rho_a, rho_b) = (0.5, 0.5)", {"rho_a": 0.5, "rho_b": 0.5},
                 ((100, 30), (3000, 30)), ((40, 4), (160, 4)), 200, 100,

@@ -51,7 +51,7 @@ from .two_task_batch import BLOCKS, GRAM_MODELS, gram_transfer_retention
 from .validation import check_positive_int
 
 __all__ = ["CHUNK", "QUANTITIES", "ProbeSpec", "Moments", "ChunkResult", "PointResult",
-           "sample_seed", "chunks", "run_chunk", "check_probe", "probe"]
+           "sample_seed", "chunks", "chunk_samples", "run_chunk", "check_probe", "probe"]
 
 CHUNK = 250
 """Samples per job: fixed, so that chunk boundaries (and numbers) never depend on the workers."""
@@ -188,6 +188,29 @@ def _explicit_gram(spec: ProbeSpec, nx: int, seed: np.random.SeedSequence) -> np
     return ExplicitBlocks(tasks.A, gates).span(BLOCKS[spec.model]).gram
 
 
+def chunk_samples(spec: ProbeSpec, nx: int, seeds: Sequence[np.random.SeedSequence]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Transfer and retention of one sample per seed at input size ``nx`` (the measurement of
+    :func:`run_chunk`, sample by sample).
+
+    >>> seeds = np.random.SeedSequence(0).spawn(3)
+    >>> t, r = chunk_samples(ProbeSpec("vanilla", rho_a=1.0, rho_b=1.0, ns=2), 50, seeds)
+    >>> t.round(12).tolist(), r.round(12).tolist()
+    ([1.0, 1.0, 1.0], [1.0, 1.0, 1.0])
+    """
+    params = spec.params(nx)
+    if spec.path == "gram":
+        if spec.generator == "gaussian":
+            grams = sample_gram_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
+                                       names=BLOCKS[spec.model], alpha=spec.alpha)
+        else:
+            grams = np.stack([_explicit_gram(spec, nx, s) for s in seeds])
+        return gram_transfer_retention(spec.model, grams, ns=spec.ns, rho_b=spec.rho_b,
+                                       lam=params["lam"])
+    out = simulate_samples(params, seeds)
+    return out["transfer"], out["retention"]
+
+
 def run_chunk(spec: ProbeSpec, nx: int, seed: int, index: int, start: int, stop: int
               ) -> ChunkResult:
     """Measure samples ``start .. stop - 1`` at input size ``nx`` (one job of :func:`probe`).
@@ -197,19 +220,8 @@ def run_chunk(spec: ProbeSpec, nx: int, seed: int, index: int, start: int, stop:
     >>> r.transfer.n, r.retention.n
     (3, 3)
     """
-    params = spec.params(nx)
     seeds = [sample_seed(seed, nx, j) for j in range(start, stop)]
-    if spec.path == "gram":
-        if spec.generator == "gaussian":
-            grams = sample_gram_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
-                                       names=BLOCKS[spec.model], alpha=spec.alpha)
-        else:
-            grams = np.stack([_explicit_gram(spec, nx, s) for s in seeds])
-        transfer, retention = gram_transfer_retention(spec.model, grams, ns=spec.ns,
-                                                      rho_b=spec.rho_b, lam=params["lam"])
-    else:
-        out = simulate_samples(params, seeds)
-        transfer, retention = out["transfer"], out["retention"]
+    transfer, retention = chunk_samples(spec, nx, seeds)
     return ChunkResult(nx, index, Moments.from_samples(transfer),
                        Moments.from_samples(retention))
 
