@@ -168,7 +168,9 @@ class _StderrProgress:
 
 # --- tasksim simulate ---------------------------------------------------------------------------
 
-def _simulate_arguments(p: argparse.ArgumentParser) -> None:
+def add_model_arguments(p: argparse.ArgumentParser, *, strength_note: str = "") -> None:
+    """MODEL, ``--rho-a``, ``--rho-b``, ``--alpha`` and ``--gamma | --lam``: one linear model
+    at one point, as :func:`tasksim.solvers.api.resolve_params` takes them."""
     p.add_argument("model", metavar="MODEL",
                    help="vanilla, random-gating, adaptive-gating, plasticity-gating, "
                         "soft-threshold, euclidean, fisher or fisher-diag")
@@ -176,8 +178,14 @@ def _simulate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rho-b", type=_number, required=True, help="readout similarity in [0, 1]")
     p.add_argument("--alpha", type=_number, help="gating level in (0, 1] (gating models)")
     strength = p.add_mutually_exclusive_group()
-    strength.add_argument("--gamma", type=_number, help="regularizer level in (0, 1]")
-    strength.add_argument("--lam", type=_number, help="regularizer amplitude lambda >= 0")
+    strength.add_argument("--gamma", type=_number,
+                          help=f"regularizer level in (0, 1]{strength_note}")
+    strength.add_argument("--lam", type=_number,
+                          help=f"regularizer amplitude lambda >= 0{strength_note}")
+
+
+def _simulate_arguments(p: argparse.ArgumentParser) -> None:
+    add_model_arguments(p)
     p.add_argument("--nx", type=_size, default=3000, help="input width (default 3000)")
     p.add_argument("--ns", type=_size, default=30, help="latent dimension (default 30)")
     p.add_argument("--ny", type=_size, default=10, help="output width (default 10)")
@@ -285,17 +293,7 @@ def _size_list(text: str) -> list[int]:
 
 
 def _probe_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", metavar="MODEL",
-                   help="vanilla, random-gating, adaptive-gating, plasticity-gating, "
-                        "soft-threshold, euclidean, fisher or fisher-diag")
-    p.add_argument("--rho-a", type=_number, required=True, help="feature similarity in [0, 1]")
-    p.add_argument("--rho-b", type=_number, required=True, help="readout similarity in [0, 1]")
-    p.add_argument("--alpha", type=_number, help="gating level in (0, 1] (gating models)")
-    strength = p.add_mutually_exclusive_group()
-    strength.add_argument("--gamma", type=_number,
-                          help="regularizer level in (0, 1] (held fixed as Nx varies)")
-    strength.add_argument("--lam", type=_number,
-                          help="regularizer amplitude lambda >= 0 (held fixed as Nx varies)")
+    add_model_arguments(p, strength_note=" (held fixed as Nx varies)")
     p.add_argument("--ns", type=_size, default=30, help="latent dimension (default 30)")
     p.add_argument("--ny", type=_size, default=10, help="output width (default 10)")
     p.add_argument("--nx", type=_size_list, default=[300, 1000, 3000, 10000, 30000, 100000],

@@ -21,6 +21,7 @@ Examples
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Mapping, Optional, Sequence
 
 import sympy as sp
@@ -32,7 +33,7 @@ from tasksim.derivations.sizes import PAPER_SIZES, Size, size_at_paper_sizes
 from .measurements import UNMEASURABLE, MeasuredVerdict
 
 __all__ = ["difference_size", "size_phrase", "status_table", "quote_markdown", "math",
-           "summary_markdown", "correction_state"]
+           "summary_markdown", "correction_state", "brief"]
 
 
 def difference_size(v: Verdict) -> Optional[Size]:
@@ -142,6 +143,31 @@ def _leading_line(v: Verdict, size: Optional[Size], place: Callable[[int], str],
     return line
 
 
+BRIEF = 260
+"""Characters a finding keeps on the first screen; the figure's caption has the rest."""
+
+
+def brief(finding: str, limit: int = BRIEF) -> str:
+    """A finding shortened for the first screen: a list of predictions ("P1 holds: ...;
+    P2 partly holds: ...") keeps each prediction's outcome, anything else its first clauses up
+    to ``limit`` characters; the full sentence stays in the figure's caption.
+
+    >>> brief("- Fig. 6: permuted digits: P1 holds: t -0.8 +- 0.1; P2 partly holds: r 0.4")
+    '- Fig. 6: permuted digits: P1 holds; P2 partly holds (numbers in the caption)'
+    >>> brief("- Fig. 1: short.")
+    '- Fig. 1: short.'
+    """
+    outcomes = re.findall(r"\b(P\d+ [a-z ]+?):", finding)
+    if outcomes:
+        head = finding[:finding.index(outcomes[0])].rstrip()
+        return f"{head} {'; '.join(outcomes)} (numbers in the caption)"
+    if len(finding) <= limit:
+        return finding
+    cut = finding.rfind("; ", 0, limit)
+    cut = cut if cut > limit // 3 else finding.rfind(" ", 0, limit)
+    return finding[:cut].rstrip(",;") + " ... (details below)"
+
+
 def summary_markdown(verdicts: Sequence[Verdict], *, place: Callable[[int], str],
                      part_of: Callable[[int], str], expand: Callable[[str], str],
                      coverage_line: str, measured: Mapping[str, MeasuredVerdict],
@@ -161,7 +187,8 @@ def summary_markdown(verdicts: Sequence[Verdict], *, place: Callable[[int], str]
     leading = sorted((v for v in heads if v.status == "leading order"), key=rank)
     confirmed = sum(correction_state(v, measured) == "confirmed" for v in errata)
     excepted = [v for v in heads if v.exceptions and v.status != "erratum"]
-    added = [f"- `{m.claim_id}`: {escape_cell(m.sentence())}" for claim_id, m in measured.items()
+    added = [brief(f"- `{m.claim_id}`: {escape_cell(m.sentence())}")
+             for claim_id, m in measured.items()
              if any(v.claim.id == claim_id and v.claim.headline and v.status == "verified"
                     for v in verdicts)]
     sizes = ", ".join(f"{k} = {v}" for k, v in PAPER_SIZES.items()).replace("N_", "N")
@@ -186,5 +213,5 @@ def summary_markdown(verdicts: Sequence[Verdict], *, place: Callable[[int], str]
              for v in excepted], ""] if excepted else []),
         "**What the measurements add** (verified headlines measured with the exact solvers; "
         "the figures below):\n",
-        *(added + list(figure_findings) or ["none"]), "",
+        *(added + [brief(f) for f in figure_findings] or ["none"]), "",
     ])

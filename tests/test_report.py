@@ -216,3 +216,14 @@ def _cli_report(out: Path) -> tuple[int, str]:
     lines = [line for line in stderr.getvalue().splitlines(keepends=True)
              if line.startswith("tasksim: error")]
     return code, "".join(lines)
+
+
+def test_the_committed_summary_fits_on_one_screen():
+    """Issue 6: the summary leads, short enough to read first; the long numbers follow it."""
+    report = COMMITTED / "REPORT.md"
+    if not report.is_file():
+        pytest.skip("no committed report in this checkout")
+    summary = report.read_text().split("## Summary")[1].split("\n## ")[0]
+    assert len(summary.strip().splitlines()) <= 70
+    findings = summary.split("**What the measurements add**")[1].strip().splitlines()[1:]
+    assert findings and all(len(line) <= 400 for line in findings if line.startswith("- "))
