@@ -57,12 +57,18 @@ def _render(formulas: list[Formula]) -> list[tuple[Formula, str]]:
     return [(formulas[f["index"]], f["error"]) for f in json.loads(result.stdout)]
 
 
+def _require_katex() -> None:
+    """Skip without node and KaTeX, except where TASKSIM_REQUIRE_KATEX is set (CI): fail."""
+    if _katex_available():
+        return
+    if os.environ.get("TASKSIM_REQUIRE_KATEX"):
+        pytest.fail(f"KaTeX is required but not installed in {KATEX_DIR} "
+                    "(npm ci --prefix tests/katex)")
+    pytest.skip(f"node or KaTeX not installed in {KATEX_DIR}: npm ci --prefix tests/katex")
+
+
 def test_every_formula_renders_with_katex(formulas):
-    if not _katex_available():
-        if os.environ.get("TASKSIM_REQUIRE_KATEX"):
-            pytest.fail(f"KaTeX is required but not installed in {KATEX_DIR} "
-                        "(npm ci --prefix tests/katex)")
-        pytest.skip(f"node or KaTeX not installed in {KATEX_DIR}: npm ci --prefix tests/katex")
+    _require_katex()
     failures = _render(formulas)
     assert not failures, "\n".join(f"{f.origin}: {error} in {f.tex[:120]!r}"
                                    for f, error in failures[:20])
@@ -73,10 +79,7 @@ def test_every_formula_of_the_committed_report_renders_with_katex():
     committed = Path(__file__).resolve().parent.parent / "reports"
     if not (committed / "REPORT.md").is_file():
         pytest.skip("no committed report in this checkout")
-    if not _katex_available():
-        if os.environ.get("TASKSIM_REQUIRE_KATEX"):
-            pytest.fail(f"KaTeX is required but not installed in {KATEX_DIR}")
-        pytest.skip(f"node or KaTeX not installed in {KATEX_DIR}: npm ci --prefix tests/katex")
+    _require_katex()
     found = (markdown_formulas((committed / "REPORT.md").read_text())
              + claims_formulas((committed / "claims.json").read_text(), load_paper().macros)
              + latex_formulas((committed / "derivations.tex").read_text()))
@@ -88,8 +91,7 @@ def test_every_formula_of_the_committed_report_renders_with_katex():
 
 def test_the_renderer_rejects_broken_latex():
     """The check can fail: an unbalanced brace and an unknown command are reported."""
-    if not _katex_available():
-        pytest.skip("KaTeX not installed")
+    _require_katex()
     broken = [Formula(r"\frac{1}{2", False, "demo"), Formula(r"\notacommand x", False, "demo"),
               Formula(r"\lla x \rra", False, "demo")]
     assert len(_render(broken)) == 3
