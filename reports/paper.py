@@ -36,15 +36,19 @@ Examples
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
+
+from .finders import assertion_cue, find_displays, find_panels, panel_letters
 
 __all__ = ["PAPER_ENV", "default_paper_path", "load_paper", "Paper", "Section", "Statement",
-           "QUANTITATIVE_WORDS", "MATH_ENVIRONMENTS", "normalize"]
+           "STATEMENT_KINDS", "QUANTITATIVE_WORDS", "MATH_ENVIRONMENTS", "normalize",
+           "is_quantitative"]
 
 PAPER_ENV = "TASKSIM_PAPER"
 """Environment variable naming another copy of the paper's LaTeX source."""
@@ -122,21 +126,30 @@ class Section:
         return Section(head, "", 0, 0).name
 
 
+STATEMENT_KINDS = ("display", "sentence", "figure panel")
+"""The kinds of statement in :meth:`Paper.statements` (``"equation"`` is the kind of the
+labelled rows of :meth:`Paper.equations`)."""
+
+
 @dataclass(frozen=True)
 class Statement:
-    """One statement the registry must cover: its first and last line, its kind
-    (``"equation"`` or ``"sentence"``), its label (equations) and its source text."""
+    """One statement of the paper: its first and last line, its kind (one of
+    :data:`STATEMENT_KINDS`, or ``"equation"`` for :meth:`Paper.equations`), its source text,
+    its label (a display's ``\\label``, a panel's "Fig. 9E"), its ``clause`` (1, 2, ... among
+    the statements that start on its line) and ``cue``: how it was found."""
 
     line: int
     end: int
     kind: str
     text: str
     label: str = ""
+    clause: int = 1
+    cue: str = ""
 
     @property
     def key(self) -> str:
-        """The label of an equation, else ``L<line>``."""
-        return self.label or f"L{self.line}"
+        """``L<line>.<clause>``: the statement's key, stable while the source is."""
+        return f"L{self.line}.{self.clause}"
 
 
 @dataclass(frozen=True)
@@ -374,22 +387,81 @@ class Paper:
                 out.append(Statement(first, last, "sentence", sentence))
         return tuple(out)
 
+    def displays(self) -> tuple[Statement, ...]:
+        """Every clause of every display equation, labelled or not
+        (:func:`tasksim.reports.finders.find_displays`)."""
+        start, end = self._body_range
+        return tuple(Statement(d.first_line, d.last_line, "display", d.text,
+                               ", ".join(d.labels), cue="display")
+                     for d in find_displays(self.text) if start <= d.first_line <= end)
+
+    def figure_panels(self) -> tuple[Statement, ...]:
+        """Every panel of every figure ("Fig. 9E"), with the caption sentence that names it
+        (:func:`tasksim.reports.finders.find_panels`)."""
+        out = []
+        line_of = _offset_to_line(self.text)
+        sentences = self.sentences()
+        for panel in find_panels(self.text):
+            line = line_of(panel.offset)
+            owner = next((s for s in sentences if s.line <= line <= s.end
+                          and normalize(panel.marker) in normalize(s.text)), None)
+            text, last = (owner.text, owner.end) if owner else (panel.marker, line)
+            out.append(Statement(line, last, "figure panel", text,
+                                 f"Fig. {panel.figure}{panel.letter}", cue="panel marker"))
+        return tuple(out)
+
+    def asserting_sentences(self) -> tuple[Statement, ...]:
+        """The prose sentences that assert a value, comparison, limit or trend
+        (:func:`tasksim.reports.finders.assertion_cue`), each with its cue; a caption sentence
+        that opens with a panel marker is that panel's statement, not a sentence of its own."""
+        out = []
+        for s in self.sentences():
+            cue = assertion_cue(s.text)
+            if cue and not _PANEL_LEAD.match(s.text):
+                out.append(Statement(s.line, s.end, s.kind, s.text, cue=cue))
+        return tuple(out)
+
     def statements(self) -> tuple[Statement, ...]:
-        """Labelled equations and quantitative sentences, ordered by line (module docstring)."""
+        """The statements the finders find: every display clause, every asserting sentence,
+        every figure panel, ordered as they stand in the source, each with its clause number
+        on its line (module docstring)."""
         if "statements" not in self._cache:
-            quantitative = [s for s in self.sentences() if is_quantitative(s.text)
-                            and not self.about_prior_work(s)]
-            self._cache["statements"] = tuple(sorted(self.equations() + tuple(quantitative),
-                                                     key=lambda s: (s.line, s.kind)))
+            self._cache["statements"] = self.number_clauses(
+                self.displays() + self.asserting_sentences() + self.figure_panels())
         return self._cache["statements"]
 
+    def number_clauses(self, found: Sequence[Statement]) -> tuple[Statement, ...]:
+        """``found`` in the order of the source, each numbered among those on its line."""
+        ordered = sorted(found, key=lambda s: (s.line, self._column(s), s.end))
+        out, count = [], {}
+        for s in ordered:
+            count[s.line] = count.get(s.line, 0) + 1
+            out.append(replace(s, clause=count[s.line]))
+        return tuple(out)
+
+    def _column(self, statement: Statement) -> int:
+        """Where ``statement`` starts on its line (a display owns its line: column 0)."""
+        if statement.kind == "display":
+            return 0
+        text = self.line(statement.line)
+        probe = statement.text[:24] if statement.kind == "sentence" else \
+            re.sub(r"[^A-Za-z]", "", statement.label)[-1:]
+        if statement.kind == "figure panel":
+            for m in re.finditer(r"\\textbf\{\(?([A-H\s,-]+)\)?\}", text):
+                if probe in panel_letters(m.group(1).strip()):
+                    return m.start()
+            return 0
+        k = normalize(text).find(normalize(probe))
+        return k if k >= 0 else len(text)
+
     def about_prior_work(self, sentence: Statement) -> bool:
-        """True for a sentence of the Related works section, or of the Introduction that cites
-        prior work: it states what others found, not a result of this paper."""
+        """True for a sentence of the Related works section, or one that cites prior work and
+        no equation of this paper: it states what others found, not a result of this paper.
+        Only the sentence itself: the other sentences of its line are judged on their own."""
         section = self.section_of(sentence.line)
         if section.title.lower().startswith("related work"):
             return True
-        return section.title.lower() == "introduction" and "\\cite" in sentence.text
+        return "\\cite" in sentence.text and "\\ref{eq_" not in sentence.text
 
     def contains(self, quote: str, line: int, before: int = 3, after: int = 6) -> bool:
         """True when ``quote`` (whitespace ignored) occurs verbatim in the source between
@@ -398,6 +470,15 @@ class Paper:
         hi = min(len(self.lines), line + after)
         window = normalize(" ".join(self.lines[lo - 1:hi]))
         return normalize(quote) in window
+
+
+_PANEL_LEAD = re.compile(r"^\s*(\(\\textbf\{[A-H][A-H\s,-]*\}\)|\\textbf\{\([A-H][A-H\s,-]*\)\})")
+"""A caption sentence that opens with a panel marker."""
+
+
+def _offset_to_line(text: str):
+    starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+    return lambda offset: bisect.bisect_right(starts, offset)
 
 
 def _split_sentences(chunk: _Chunk) -> list[tuple[int, int, str]]:
@@ -414,7 +495,9 @@ def _split_sentences(chunk: _Chunk) -> list[tuple[int, int, str]]:
         elif ch in ".?!" and not in_math and (i + 1 == len(text) or text[i + 1].isspace()):
             word = re.search(r"([A-Za-z.]+)$", text[start:i])
             previous = word.group(1) if word else ""
-            if previous not in _ABBREVIATIONS and not re.fullmatch(r"[A-Z]", previous) \
+            initial = re.fullmatch(r"[A-Z]", previous) and not re.search(
+                r"(\band|,|\})\s*[A-Z]$", text[start:i])
+            if previous not in _ABBREVIATIONS and not initial \
                     and not previous.endswith(("e.g", "i.e")):
                 _append_sentence(out, text, lines, start, i + 1)
                 start = i + 1
