@@ -107,11 +107,15 @@ def answers(anchor_line: int, quote: str, statement: Statement) -> bool:
     >>> answers(4, "optimal at $\\\\alpha = 1$", s), answers(4, "other words", s)
     (True, False)
     """
+    q, text = normalize(quote), normalize(statement.text)
+    if statement.kind in ("display", "equation"):
+        # a display clause: the anchor is on its lines, or a quote of the whole row that
+        # holds it (equations side by side) starts at most a few lines above
+        whole_row = statement.line - 3 <= anchor_line <= statement.end and \
+            len(text) > 8 and text.rstrip(".,") in q
+        return statement.line <= anchor_line <= statement.end or whole_row
     if not statement.line <= anchor_line <= statement.end:
         return False
-    if statement.kind in ("display", "equation"):
-        return True
-    q, text = normalize(quote), normalize(statement.text)
     return bool(q) and (q in text or text in q)
 
 
@@ -253,7 +257,7 @@ class IndexedStatement:
 
 
 _DEFINING = re.compile(r"^\s*[^=<>]*?(\\equiv|\\leftarrow|\\sim)(?![a-zA-Z])")
-_MODEL_LHS = re.compile(r"^\s*(\\ell_?|\\vy|\\hat\{\\vy\}|R_\{?[a-z]+\}?\s*\[|\\varphi\s*\(x\)"
+_MODEL_LHS = re.compile(r"^\s*(\\ell_?|\\vy|\\vx\s*=|\\hat\{\\vy\}|R_\{?[a-z]+\}?\s*\[|\\varphi\s*\(x\)"
                         r"|p\s*\(\s*W\s*\||[A-Za-z_{},\\^+]+\s*=\s*\\begin\{cases\})")
 
 
@@ -299,6 +303,8 @@ def statement_index(paper: Optional[Paper] = None, claims: Optional[Sequence[Cla
     misses = load_misses() if misses is None else misses
     listed = {}
     for m in misses:
+        if not (1 <= m.line <= len(paper.lines) and paper.contains(m.quote, m.line, before=0)):
+            continue        # the list is about paper/paper.tex; another source has none of it
         s = _miss_statement(paper, m)
         listed[(s.line, normalize(s.text))] = (s, m)
     found = paper.number_clauses(paper.statements() + tuple(s for s, _ in listed.values()))
@@ -309,7 +315,7 @@ def statement_index(paper: Optional[Paper] = None, claims: Optional[Sequence[Cla
         hits = [a for a in every if answers(a.line, a.quote, s)]
         if s.kind == "figure panel":
             hits += [Anchor(c.id, s.line, "", c.headline) for c in claims
-                     if s.label in cited_panels(c.where)]
+                     if c.headline and s.label in cited_panels(c.where)]
         ids = tuple(dict.fromkeys(a.claim_id for a in sorted(hits, key=lambda a: not a.headline)))
         heads = tuple(i for i in ids if by_id[i].headline)
         miss = listed.get((s.line, normalize(s.text)), (None, None))[1] \

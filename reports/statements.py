@@ -84,6 +84,7 @@ def coverage_counts(covered: Sequence[CoveredStatement]) -> dict[str, int]:
         counts[kind] = sum(c.statement.kind == kind for c in covered)
     counts["labelled displays"] = sum(c.statement.kind == "display" and bool(c.statement.label)
                                       for c in covered)
+    counts["listed"] = sum(c.statement.cue == "listed" for c in covered)
     return counts
 
 
