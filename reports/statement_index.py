@@ -261,6 +261,22 @@ _MODEL_LHS = re.compile(r"^\s*(\\ell_?|\\vy|\\vx\s*=|\\hat\{\\vy\}|R_\{?[a-z]+\}
                         r"|p\s*\(\s*W\s*\||[A-Za-z_{},\\^+]+\s*=\s*\\begin\{cases\})")
 
 
+SENTENCE_SCOPE_RULES: tuple[tuple[str, str], ...] = (
+    (r"\b(remains? (unclear|unknown)|make us wonder|not (been )?fully understood|"
+     r"(is )?an important future direction|it is also important to)\b",
+     "an open question or a motivation: asserts no result"),
+    (r"\bwe (parameterize|define|denote)\b|\bis a gating vector whose\b",
+     "defines notation or a parameter"),
+    (r"\b(was|were) (initialized|sampled|trained|generated|constructed)\b|\berror bars\b|"
+     r"\bwe (adjusted|estimated|omitted|did not impose|used the following)\b",
+     "describes the method or the numerical protocol (a setting)"),
+)
+"""(pattern, reason): a sentence that no claim answers and that matches the pattern (case
+aside) is out of scope for the reason. A sentence that ends without a full stop introduces the
+display after it: the display is the statement, counted there (unless the sentence asserts
+something of its own first: "..., thus ... is written as")."""
+
+
 def scope_reason(paper: Paper, statement: Statement,
                  out_of_scope: Sequence[OutOfScope] = OUT_OF_SCOPE) -> str:
     """Why ``statement`` is out of scope when no claim answers it, or "" (module docstring).
@@ -274,6 +290,14 @@ def scope_reason(paper: Paper, statement: Statement,
         if paper.section_of(statement.line).title.lower().startswith("related work"):
             return "Related works section: what prior work found, or where this paper stands"
         return "cites prior work and states what it found (this sentence only)"
+    if statement.kind == "sentence":
+        for pattern, reason in SENTENCE_SCOPE_RULES:
+            if re.search(pattern, statement.text, flags=re.IGNORECASE):
+                return reason
+        if _display_after(paper, statement) is not None and \
+                not re.search(r",\s*(thus|therefore|hence)\b", statement.text):
+            return ("introduces the display that follows, which is the statement (counted "
+                    "there, with the condition this sentence states)")
     if statement.kind == "display":
         text = statement.text
         if _MODEL_LHS.match(text):
@@ -284,6 +308,20 @@ def scope_reason(paper: Paper, statement: Statement,
                                                       statement.text, flags=re.IGNORECASE):
         return "a schematic or illustration: shows no result"
     return ""
+
+
+def _display_after(paper: Paper, statement: Statement) -> Optional[int]:
+    """The first line of the display a sentence introduces: the sentence ends without a full
+    stop and a display-math environment starts on the next non-blank line."""
+    if statement.text.rstrip().endswith((".", "?", "!")):
+        return None
+    k = statement.end + 1
+    while k <= len(paper.lines) and not paper.lines[k - 1].strip():
+        k += 1
+    if k <= len(paper.lines) and re.match(r"\s*(\\begin\{(subequations|align|equation|gather|"
+                                          r"multline|eqnarray)|\$\$|\\\[)", paper.lines[k - 1]):
+        return k
+    return None
 
 
 def statement_index(paper: Optional[Paper] = None, claims: Optional[Sequence[Claim]] = None,
