@@ -161,3 +161,11 @@ def test_a_malformed_list_is_refused_in_one_line(tmp_path):
         load_misses(bad)
     with pytest.raises(FileNotFoundError, match="missed statements"):
         load_misses(tmp_path / "absent.csv")
+
+
+def test_a_lead_in_counts_at_its_display_unless_it_asserts_first(paper, index):
+    lead = next(s for s in index if s.line == 486 and s.kind == "sentence")
+    assert lead.state == "out of scope" and "introduces the display" in lead.scope_reason
+    assert any(s.kind == "display" and s.line == 488 for s in index)
+    asserting = next(s for s in index if s.line == 1381 and s.kind == "sentence")
+    assert asserting.in_scope, "'phi'' is effectively negligible, thus ...' asserts first"
