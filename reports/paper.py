@@ -451,8 +451,8 @@ class Paper:
                 if probe in panel_letters(m.group(1).strip()):
                     return m.start()
             return 0
-        k = normalize(text).find(normalize(probe))
-        return k if k >= 0 else len(text)
+        found = re.search(r"\s+".join(map(re.escape, probe.split())), text)
+        return found.start() if found else len(text)
 
     def about_prior_work(self, sentence: Statement) -> bool:
         """True for a sentence of the Related works section, or one that cites prior work and

@@ -181,7 +181,7 @@ def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
     lines += [f"- {how}" for how in FOUND_BY.values()]
     lines += ["", "A statement is claimed when a claim's line (or a restatement's) lies in its "
               "lines and, for prose, its quote is the statement's words; a figure panel also when "
-              "a claim's `where` cites it. Out of scope, by reason:", ""]
+              "a headline claim's `where` cites it. Out of scope, by reason:", ""]
     reasons: dict[str, list[str]] = {}
     for c in covered:
         if c.state == "out of scope":

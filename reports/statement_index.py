@@ -256,8 +256,8 @@ class IndexedStatement:
                 "claim_ids": list(self.claim_ids), "headline_ids": list(self.headline_ids)}
 
 
-_DEFINING = re.compile(r"^\s*[^=<>]*?(\\equiv|\\leftarrow|\\sim)(?![a-zA-Z])")
-_MODEL_LHS = re.compile(r"^\s*(\\ell_?|\\vy|\\vx\s*=|\\hat\{\\vy\}|R_\{?[a-z]+\}?\s*\[|\\varphi\s*\(x\)"
+_DEFINING = re.compile(r"^\s*[^=<>]*?(\\equiv|\\leftarrow)(?![a-zA-Z])")
+_MODEL_LHS = re.compile(r"^\s*(\\ell_?|\\vy|\\vx\s*=|\\rho_g\s*=|\\hat\{\\vy\}|R_\{?[a-z]+\}?\s*\[|\\varphi\s*\(x\)"
                         r"|p\s*\(\s*W\s*\||[A-Za-z_{},\\^+]+\s*=\s*\\begin\{cases\})")
 
 
@@ -303,7 +303,7 @@ def scope_reason(paper: Paper, statement: Statement,
         if _MODEL_LHS.match(text):
             return "defines the model, its loss or its regularizer: nothing to derive"
         if _DEFINING.match(text) and not re.search(r"(?<![\\a-zA-Z])=|\\approx", text):
-            return "a definition (\\equiv, \\leftarrow or \\sim): nothing to derive"
+            return "a definition (\\equiv or \\leftarrow): nothing to derive"
     if statement.kind == "figure panel" and re.search(r"\b(schematic|illustration)\b",
                                                       statement.text, flags=re.IGNORECASE):
         return "a schematic or illustration: shows no result"
