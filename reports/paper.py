@@ -5,20 +5,22 @@ The paper is ``paper/paper.tex`` in this repository (a copy of the source the re
 written against), or the file named by ``$TASKSIM_PAPER``. :func:`load_paper` reads it (the
 only IO here); everything else is a pure function of the text.
 
-Statements (:meth:`Paper.statements`), found mechanically so that nothing is left out by hand:
+Statements (:meth:`Paper.statements`), found mechanically (:mod:`tasksim.reports.finders`):
 
-- every *labelled equation*: a ``\\label{eq_...}`` inside a display-math environment, from the
-  line of the label to the end of its row (the next ``\\\\`` or the end of the environment);
-- every *quantitative sentence* of the prose (abstract, main text, figure captions,
-  appendices): a sentence with inline math that states a relation (``=``, ``<``, ``>``,
-  ``\\leq``, ``\\geq``, ``\\ll``, ``\\gg``, ``\\approx``, ``\\to``, ...) or one of the words
-  of :data:`QUANTITATIVE_WORDS` (``independent of``, ``optimal``, ``below``, ``robust``,
-  ``tradeoff``, ...), which is how the paper states its results in words.
+- every *display clause*: every display-math environment, ``$$`` and ``\\[``, labelled or
+  not, split into its clauses (a chain continued by ``&=`` is one; a new left-hand side, a
+  labelled row or an equation beside another after ``\\quad`` starts another);
+- every *asserting sentence* of the prose (abstract, main text, captions, appendices): inline
+  math with an asserting relation, or a word of
+  :data:`~tasksim.reports.finders.ASSERTION_WORDS`; not a sentence that opens as a definition
+  or a choice of setting ("where", "Let us", "We set");
+- every *figure panel*: the bold letters of the captions, one statement per letter.
 
-Not statements (:func:`is_quantitative`, :meth:`Paper.about_prior_work`): sentences that only
-define notation or choose a setting (relations ``\\equiv``, ``\\in``, ``\\sim``, a parameter
-set to numbers, or a defining lead such as "where", "Let us", "We set"), and sentences about
-prior work (the Related works section; sentences of the Introduction that cite).
+Statements are keyed by (line, clause): the clause numbers the statements that start on one
+line in the order of the source. What the finders miss, the scope of each statement and the
+claims that answer it are joined in :mod:`tasksim.reports.statement_index`.
+:meth:`Paper.about_prior_work` tells a sentence about prior work (the Related works section,
+or a sentence that cites and refers to no equation of the paper).
 
 Sentences are split at full stops outside math; a statement is located by its first line
 (1-based, as editors and ``grep -n`` count). Section numbers follow LaTeX's counters:
@@ -27,10 +29,10 @@ figures are numbered in order of their ``figure`` environments (Figs. 1-9).
 
 Examples
 --------
->>> text = "\\\\begin{document}\\n\\\\section{Model}\\nIt needs $N_s \\\\ll N_x$. It works.\\n"
+>>> text = "\\\\begin{document}\\n\\\\section{Model}\\nIt needs $N_s \\\\ll N_x$. We use it.\\n"
 >>> paper = Paper.from_text(text)
->>> [(s.line, s.kind, s.text) for s in paper.statements()]
-[(3, 'sentence', 'It needs $N_s \\\\ll N_x$.')]
+>>> [(s.key, s.kind, s.text) for s in paper.statements()]
+[('L3.1', 'sentence', 'It needs $N_s \\\\ll N_x$.')]
 >>> paper.section_of(3).name
 'Sec. 1'
 """
@@ -47,8 +49,7 @@ from typing import Optional, Sequence
 from .finders import assertion_cue, find_displays, find_panels, panel_letters
 
 __all__ = ["PAPER_ENV", "default_paper_path", "load_paper", "Paper", "Section", "Statement",
-           "STATEMENT_KINDS", "QUANTITATIVE_WORDS", "MATH_ENVIRONMENTS", "normalize",
-           "is_quantitative"]
+           "STATEMENT_KINDS", "MATH_ENVIRONMENTS", "normalize"]
 
 PAPER_ENV = "TASKSIM_PAPER"
 """Environment variable naming another copy of the paper's LaTeX source."""
@@ -57,34 +58,6 @@ MATH_ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "mult
                      "eqnarray")
 """Display-math environments (``subequations`` only groups them)."""
 
-QUANTITATIVE_WORDS = (
-    "independent of", "monoton", "below zero", "below the chance", "below one", "optimal",
-    "optimiz", "optimis", "maximiz", "maximum", "minimum", "perfect", "equivalent",
-    "the same with", "the same as", "tradeoff", "trade-off", "robust", "negative transfer",
-    "positive transfer", "improves", "improved", "impairs", "enhances", "lowers",
-    "outperform", "significantly", "invariant", "no longer holds", "does not hold",
-    "doesn't influence", "do not influence", "does not affect", "do not affect",
-    "not affect", "cancel", "unique", "over-parameterized limit",
-    "regardless of", "non-zero", "catastrophic", "benign", "asymmetric",
-)
-"""Words with which the paper states a result without a formula (matched case-insensitively)."""
-
-_RELATION = re.compile(r"(?<![\\a-zA-Z:])(=|<|>)|\\(leq|geq|le|ge|ll|gg|approx|to|neq|"
-                       r"propto|simeq|rightarrow)(?![a-zA-Z])")
-"""Relations that assert something (``\\equiv``, ``\\in``, ``\\sim``, ``\\leftarrow`` define)."""
-_SETTING = re.compile(r"^\s*\(?\s*(\\rho_[abc]|\\rho|\\rho_a,\s*\\rho_b|N_[a-z]+|N_\{[a-z]+\}|"
-                      r"\\eta|\\alpha|\\gamma|\\lambda|\\mu|h|W_o)\s*\)?\s*=\s*\(?[-0-9.,\sO]+\)?\s*$"
-                      r"|^\s*(\\vy|\\vx|\\vs|\\hat\{\\vy\}|\\psi)\b")
-"""A parameter set to numbers (``\\rho_a = 1.0``, ``N_s = 30``), or the model's defining
-equation (``\\vy = W ...``): a setting or a definition, not a result."""
-_DEFINITION_LEADS = ("where ", "we define", "we denote", "let us", "we use ",
-                     "we set ", "we used ", "we generate", "we sample", "we construct",
-                     "we consider", "we trained", "we initialized", "we initialised",
-                     "we estimated", "we scaled", "we controlled", "we introduce",
-                     "below, we", "we implement", "we measure", "using the probe",
-                     "given ", "the goal", "throughout", "suppose", "to this end",
-                     "denoting", "with gating of")
-"""How a sentence that defines notation or chooses a setting begins (lower case)."""
 _ABBREVIATIONS = ("e.g", "i.e", "Eq", "Eqs", "Fig", "Figs", "al", "vs", "resp", "cf", "Sec",
                   "etc")
 _SKIP_LINE = re.compile(r"^\s*(\\includegraphics|\\centering|\\label\{fig|%|\\bibliography|"
@@ -516,31 +489,6 @@ def _append_sentence(out: list, text: str, lines: tuple[int, ...], a: int, b: in
     offset = a + (len(piece) - len(piece.lstrip()))
     last = a + len(piece.rstrip()) - 1
     out.append((lines[offset], lines[max(offset, last)], stripped))
-
-
-def is_quantitative(sentence: str) -> bool:
-    r"""A sentence states a quantitative result: inline math with an asserting relation that is
-    not a parameter set to numbers, or a word of :data:`QUANTITATIVE_WORDS`; a sentence that
-    defines notation or chooses a setting (:data:`_DEFINITION_LEADS`) does not.
-
-    >>> is_quantitative("the optimum is $\\alpha^* = 1$."), is_quantitative("We use $W$.")
-    (True, False)
-    >>> is_quantitative("Retention is significantly below one.")
-    True
-    >>> [is_quantitative(s) for s in ("where $\\vs \\in \\Real^{N_s}$ is the latent.",
-    ...                                "(A) Transfer under $N_s = 30$.")]
-    [False, False]
-    """
-    lowered = sentence.lower()
-    bare = re.sub(r"^\s*(\(\\textbf\{[^}]*\}\)|\\textbf\{\([^}]*\)\})\s*", "", lowered)
-    if bare.startswith(_DEFINITION_LEADS):
-        return False
-    if any(word in lowered for word in QUANTITATIVE_WORDS):
-        return True
-    for math in re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", sentence):
-        if _RELATION.search(math) and not _SETTING.match(math):
-            return True
-    return False
 
 
 def default_paper_path() -> Path:

@@ -1,10 +1,11 @@
-"""reports/paper.py: the paper's source parsed into sections, figures, labelled equations and
-quantitative sentences; what is and is not a statement."""
+"""reports/paper.py and reports/finders.py: the paper's source parsed into sections, figures,
+display clauses, asserting sentences and figure panels; what is and is not a statement."""
 from __future__ import annotations
 
 import pytest
 
-from tasksim.reports.paper import Paper, is_quantitative, load_paper
+from tasksim.reports.finders import assertion_cue
+from tasksim.reports.paper import Paper, load_paper
 
 SOURCE = r"""\newcommand{\tr}{\text{tr}}
 \begin{document}
@@ -111,9 +112,13 @@ def test_the_paper_s_macros_expand_for_renderers(paper):
     ("Let us denote $m_i \\equiv \\sum_j A_{ij} s_j$.", False),
     ("Here, we develop a model and show it is catastrophic.", True),
     ("Under $(\\rho_a, \\rho_b) = (0.8, 0.2)$.", False),
+    ("When the input pixels are permuted, the retention performance remains high.", True),
+    ("It contains two additional terms compared to Eq. 3.", True),
+    ("Random task-dependent activity gating model.", False),   # 'dependent' is no trend here
+    ("Thus, the weight after task 1 and 2 follow", False),      # 'low' only inside 'follow'
 ])
-def test_what_counts_as_quantitative(sentence, expected):
-    assert is_quantitative(sentence) is expected
+def test_what_asserts_a_value_comparison_limit_or_trend(sentence, expected):
+    assert bool(assertion_cue(sentence)) is expected
 
 
 def test_the_repository_copy_is_the_paper():
