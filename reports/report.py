@@ -188,8 +188,8 @@ def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
             reasons.setdefault(c.out_of_scope, []).append(str(c.statement.line))
     lines += [f"- {escape_cell(reason)} (lines {', '.join(where)})"
               for reason, where in sorted(reasons.items(), key=lambda kv: -len(kv[1]))]
-    lines += ["", "| line.clause | where | kind | headline verdicts | other claims |",
-              "|---|---|---|---|---|"]
+    lines += ["", "| line.clause | where | kind | opens with | headline verdicts | other claims |",
+              "|---|---|---|---|---|---|"]
     for c in covered:
         others = [i for i in c.claimed_by if i not in c.headlines]
         kind = c.statement.label or c.statement.kind
@@ -198,10 +198,19 @@ def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
         heads = ", ".join(f"`{i}`" for i in c.headlines) or (
             "out of scope" if c.state == "out of scope" else
             "claimed (steps only)" if c.claimed_by else "**not decided**")
-        lines.append(f"| {c.statement.line}.{c.statement.clause} | "
-                     f"{paper.place(c.statement.line)} | {escape_cell(kind)} | {heads} | "
+        span = f" (to {c.statement.end})" if c.statement.end > c.statement.line else ""
+        lines.append(f"| {c.statement.line}.{c.statement.clause}{span} | "
+                     f"{paper.place(c.statement.line)} | {escape_cell(kind)} | "
+                     f"{_opening(c.statement.text)} | {heads} | "
                      f"{', '.join(f'`{i}`' for i in others)} |")
     return "\n".join(lines) + "\n"
+
+
+def _opening(text: str, width: int = 48) -> str:
+    """The first words of a statement's source, as code (so that no renderer reads its TeX):
+    enough to find it at its line."""
+    words = " ".join(text.replace("`", "'").replace("|", "/").split())
+    return f"`{words[:width]}{'...' if len(words) > width else ''}`"
 
 
 def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,

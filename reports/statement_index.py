@@ -50,7 +50,8 @@ MISSES_PATH = Path(__file__).resolve().parent / "data" / "missed_statements.csv"
 """The checked-in list of statements the finders miss."""
 
 FOUND_BY = {
-    "display": "display finder: every clause of every display-math environment, $$ and \\[",
+    "display": "display finder: every clause of every display-math environment (`align`, "
+               "`equation`, ...) and of every `$$` and `\\[` display, labelled or not",
     "sentence": "sentence finder: an asserting relation in inline math or an assertion word",
     "figure panel": "panel finder: the bold panel letters of each caption",
     "list": "checked-in list (reports/data/missed_statements.csv)",
