@@ -5,20 +5,22 @@ The paper is ``paper/paper.tex`` in this repository (a copy of the source the re
 written against), or the file named by ``$TASKSIM_PAPER``. :func:`load_paper` reads it (the
 only IO here); everything else is a pure function of the text.
 
-Statements (:meth:`Paper.statements`), found mechanically so that nothing is left out by hand:
+Statements (:meth:`Paper.statements`), found mechanically (:mod:`tasksim.reports.finders`):
 
-- every *labelled equation*: a ``\\label{eq_...}`` inside a display-math environment, from the
-  line of the label to the end of its row (the next ``\\\\`` or the end of the environment);
-- every *quantitative sentence* of the prose (abstract, main text, figure captions,
-  appendices): a sentence with inline math that states a relation (``=``, ``<``, ``>``,
-  ``\\leq``, ``\\geq``, ``\\ll``, ``\\gg``, ``\\approx``, ``\\to``, ...) or one of the words
-  of :data:`QUANTITATIVE_WORDS` (``independent of``, ``optimal``, ``below``, ``robust``,
-  ``tradeoff``, ...), which is how the paper states its results in words.
+- every *display clause*: every display-math environment, ``$$`` and ``\\[``, labelled or
+  not, split into its clauses (a chain continued by ``&=`` is one; a new left-hand side, a
+  labelled row or an equation beside another after ``\\quad`` starts another);
+- every *asserting sentence* of the prose (abstract, main text, captions, appendices): inline
+  math with an asserting relation, or a word of
+  :data:`~tasksim.reports.finders.ASSERTION_WORDS`; not a sentence that opens as a definition
+  or a choice of setting ("where", "Let us", "We set");
+- every *figure panel*: the bold letters of the captions, one statement per letter.
 
-Not statements (:func:`is_quantitative`, :meth:`Paper.about_prior_work`): sentences that only
-define notation or choose a setting (relations ``\\equiv``, ``\\in``, ``\\sim``, a parameter
-set to numbers, or a defining lead such as "where", "Let us", "We set"), and sentences about
-prior work (the Related works section; sentences of the Introduction that cite).
+Statements are keyed by (line, clause): the clause numbers the statements that start on one
+line in the order of the source. What the finders miss, the scope of each statement and the
+claims that answer it are joined in :mod:`tasksim.reports.statement_index`.
+:meth:`Paper.about_prior_work` tells a sentence about prior work (the Related works section,
+or a sentence that cites and refers to no equation of the paper).
 
 Sentences are split at full stops outside math; a statement is located by its first line
 (1-based, as editors and ``grep -n`` count). Section numbers follow LaTeX's counters:
@@ -27,24 +29,27 @@ figures are numbered in order of their ``figure`` environments (Figs. 1-9).
 
 Examples
 --------
->>> text = "\\\\begin{document}\\n\\\\section{Model}\\nIt needs $N_s \\\\ll N_x$. It works.\\n"
+>>> text = "\\\\begin{document}\\n\\\\section{Model}\\nIt needs $N_s \\\\ll N_x$. We use it.\\n"
 >>> paper = Paper.from_text(text)
->>> [(s.line, s.kind, s.text) for s in paper.statements()]
-[(3, 'sentence', 'It needs $N_s \\\\ll N_x$.')]
+>>> [(s.key, s.kind, s.text) for s in paper.statements()]
+[('L3.1', 'sentence', 'It needs $N_s \\\\ll N_x$.')]
 >>> paper.section_of(3).name
 'Sec. 1'
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
+
+from .finders import assertion_cue, find_displays, find_panels, panel_letters
 
 __all__ = ["PAPER_ENV", "default_paper_path", "load_paper", "Paper", "Section", "Statement",
-           "QUANTITATIVE_WORDS", "MATH_ENVIRONMENTS", "normalize"]
+           "STATEMENT_KINDS", "MATH_ENVIRONMENTS", "normalize"]
 
 PAPER_ENV = "TASKSIM_PAPER"
 """Environment variable naming another copy of the paper's LaTeX source."""
@@ -53,34 +58,6 @@ MATH_ENVIRONMENTS = ("align", "align*", "equation", "equation*", "gather", "mult
                      "eqnarray")
 """Display-math environments (``subequations`` only groups them)."""
 
-QUANTITATIVE_WORDS = (
-    "independent of", "monoton", "below zero", "below the chance", "below one", "optimal",
-    "optimiz", "optimis", "maximiz", "maximum", "minimum", "perfect", "equivalent",
-    "the same with", "the same as", "tradeoff", "trade-off", "robust", "negative transfer",
-    "positive transfer", "improves", "improved", "impairs", "enhances", "lowers",
-    "outperform", "significantly", "invariant", "no longer holds", "does not hold",
-    "doesn't influence", "do not influence", "does not affect", "do not affect",
-    "not affect", "cancel", "unique", "over-parameterized limit",
-    "regardless of", "non-zero", "catastrophic", "benign", "asymmetric",
-)
-"""Words with which the paper states a result without a formula (matched case-insensitively)."""
-
-_RELATION = re.compile(r"(?<![\\a-zA-Z:])(=|<|>)|\\(leq|geq|le|ge|ll|gg|approx|to|neq|"
-                       r"propto|simeq|rightarrow)(?![a-zA-Z])")
-"""Relations that assert something (``\\equiv``, ``\\in``, ``\\sim``, ``\\leftarrow`` define)."""
-_SETTING = re.compile(r"^\s*\(?\s*(\\rho_[abc]|\\rho|\\rho_a,\s*\\rho_b|N_[a-z]+|N_\{[a-z]+\}|"
-                      r"\\eta|\\alpha|\\gamma|\\lambda|\\mu|h|W_o)\s*\)?\s*=\s*\(?[-0-9.,\sO]+\)?\s*$"
-                      r"|^\s*(\\vy|\\vx|\\vs|\\hat\{\\vy\}|\\psi)\b")
-"""A parameter set to numbers (``\\rho_a = 1.0``, ``N_s = 30``), or the model's defining
-equation (``\\vy = W ...``): a setting or a definition, not a result."""
-_DEFINITION_LEADS = ("where ", "we define", "we denote", "let us", "we use ",
-                     "we set ", "we used ", "we generate", "we sample", "we construct",
-                     "we consider", "we trained", "we initialized", "we initialised",
-                     "we estimated", "we scaled", "we controlled", "we introduce",
-                     "below, we", "we implement", "we measure", "using the probe",
-                     "given ", "the goal", "throughout", "suppose", "to this end",
-                     "denoting", "with gating of")
-"""How a sentence that defines notation or chooses a setting begins (lower case)."""
 _ABBREVIATIONS = ("e.g", "i.e", "Eq", "Eqs", "Fig", "Figs", "al", "vs", "resp", "cf", "Sec",
                   "etc")
 _SKIP_LINE = re.compile(r"^\s*(\\includegraphics|\\centering|\\label\{fig|%|\\bibliography|"
@@ -122,21 +99,30 @@ class Section:
         return Section(head, "", 0, 0).name
 
 
+STATEMENT_KINDS = ("display", "sentence", "figure panel")
+"""The kinds of statement in :meth:`Paper.statements` (``"equation"`` is the kind of the
+labelled rows of :meth:`Paper.equations`)."""
+
+
 @dataclass(frozen=True)
 class Statement:
-    """One statement the registry must cover: its first and last line, its kind
-    (``"equation"`` or ``"sentence"``), its label (equations) and its source text."""
+    """One statement of the paper: its first and last line, its kind (one of
+    :data:`STATEMENT_KINDS`, or ``"equation"`` for :meth:`Paper.equations`), its source text,
+    its label (a display's ``\\label``, a panel's "Fig. 9E"), its ``clause`` (1, 2, ... among
+    the statements that start on its line) and ``cue``: how it was found."""
 
     line: int
     end: int
     kind: str
     text: str
     label: str = ""
+    clause: int = 1
+    cue: str = ""
 
     @property
     def key(self) -> str:
-        """The label of an equation, else ``L<line>``."""
-        return self.label or f"L{self.line}"
+        """``L<line>.<clause>``: the statement's key, stable while the source is."""
+        return f"L{self.line}.{self.clause}"
 
 
 @dataclass(frozen=True)
@@ -374,22 +360,81 @@ class Paper:
                 out.append(Statement(first, last, "sentence", sentence))
         return tuple(out)
 
+    def displays(self) -> tuple[Statement, ...]:
+        """Every clause of every display equation, labelled or not
+        (:func:`tasksim.reports.finders.find_displays`)."""
+        start, end = self._body_range
+        return tuple(Statement(d.first_line, d.last_line, "display", d.text,
+                               ", ".join(d.labels), cue="display")
+                     for d in find_displays(self.text) if start <= d.first_line <= end)
+
+    def figure_panels(self) -> tuple[Statement, ...]:
+        """Every panel of every figure ("Fig. 9E"), with the caption sentence that names it
+        (:func:`tasksim.reports.finders.find_panels`)."""
+        out = []
+        line_of = _offset_to_line(self.text)
+        sentences = self.sentences()
+        for panel in find_panels(self.text):
+            line = line_of(panel.offset)
+            owner = next((s for s in sentences if s.line <= line <= s.end
+                          and normalize(panel.marker) in normalize(s.text)), None)
+            text, last = (owner.text, owner.end) if owner else (panel.marker, line)
+            out.append(Statement(line, last, "figure panel", text,
+                                 f"Fig. {panel.figure}{panel.letter}", cue="panel marker"))
+        return tuple(out)
+
+    def asserting_sentences(self) -> tuple[Statement, ...]:
+        """The prose sentences that assert a value, comparison, limit or trend
+        (:func:`tasksim.reports.finders.assertion_cue`), each with its cue; a caption sentence
+        that opens with a panel marker is that panel's statement, not a sentence of its own."""
+        out = []
+        for s in self.sentences():
+            cue = assertion_cue(s.text)
+            if cue and not _PANEL_LEAD.match(s.text):
+                out.append(Statement(s.line, s.end, s.kind, s.text, cue=cue))
+        return tuple(out)
+
     def statements(self) -> tuple[Statement, ...]:
-        """Labelled equations and quantitative sentences, ordered by line (module docstring)."""
+        """The statements the finders find: every display clause, every asserting sentence,
+        every figure panel, ordered as they stand in the source, each with its clause number
+        on its line (module docstring)."""
         if "statements" not in self._cache:
-            quantitative = [s for s in self.sentences() if is_quantitative(s.text)
-                            and not self.about_prior_work(s)]
-            self._cache["statements"] = tuple(sorted(self.equations() + tuple(quantitative),
-                                                     key=lambda s: (s.line, s.kind)))
+            self._cache["statements"] = self.number_clauses(
+                self.displays() + self.asserting_sentences() + self.figure_panels())
         return self._cache["statements"]
 
+    def number_clauses(self, found: Sequence[Statement]) -> tuple[Statement, ...]:
+        """``found`` in the order of the source, each numbered among those on its line."""
+        ordered = sorted(found, key=lambda s: (s.line, self._column(s), s.end))
+        out, count = [], {}
+        for s in ordered:
+            count[s.line] = count.get(s.line, 0) + 1
+            out.append(replace(s, clause=count[s.line]))
+        return tuple(out)
+
+    def _column(self, statement: Statement) -> int:
+        """Where ``statement`` starts on its line (a display owns its line: column 0)."""
+        if statement.kind == "display":
+            return 0
+        text = self.line(statement.line)
+        probe = statement.text[:24] if statement.kind == "sentence" else \
+            re.sub(r"[^A-Za-z]", "", statement.label)[-1:]
+        if statement.kind == "figure panel":
+            for m in re.finditer(r"\\textbf\{\(?([A-H\s,-]+)\)?\}", text):
+                if probe in panel_letters(m.group(1).strip()):
+                    return m.start()
+            return 0
+        found = re.search(r"\s+".join(map(re.escape, probe.split())), text)
+        return found.start() if found else len(text)
+
     def about_prior_work(self, sentence: Statement) -> bool:
-        """True for a sentence of the Related works section, or of the Introduction that cites
-        prior work: it states what others found, not a result of this paper."""
+        """True for a sentence of the Related works section, or one that cites prior work and
+        no equation of this paper: it states what others found, not a result of this paper.
+        Only the sentence itself: the other sentences of its line are judged on their own."""
         section = self.section_of(sentence.line)
         if section.title.lower().startswith("related work"):
             return True
-        return section.title.lower() == "introduction" and "\\cite" in sentence.text
+        return "\\cite" in sentence.text and "\\ref{eq_" not in sentence.text
 
     def contains(self, quote: str, line: int, before: int = 3, after: int = 6) -> bool:
         """True when ``quote`` (whitespace ignored) occurs verbatim in the source between
@@ -398,6 +443,15 @@ class Paper:
         hi = min(len(self.lines), line + after)
         window = normalize(" ".join(self.lines[lo - 1:hi]))
         return normalize(quote) in window
+
+
+_PANEL_LEAD = re.compile(r"^\s*(\(\\textbf\{[A-H][A-H\s,-]*\}\)|\\textbf\{\([A-H][A-H\s,-]*\)\})")
+"""A caption sentence that opens with a panel marker."""
+
+
+def _offset_to_line(text: str):
+    starts = [0] + [m.end() for m in re.finditer(r"\n", text)]
+    return lambda offset: bisect.bisect_right(starts, offset)
 
 
 def _split_sentences(chunk: _Chunk) -> list[tuple[int, int, str]]:
@@ -414,7 +468,9 @@ def _split_sentences(chunk: _Chunk) -> list[tuple[int, int, str]]:
         elif ch in ".?!" and not in_math and (i + 1 == len(text) or text[i + 1].isspace()):
             word = re.search(r"([A-Za-z.]+)$", text[start:i])
             previous = word.group(1) if word else ""
-            if previous not in _ABBREVIATIONS and not re.fullmatch(r"[A-Z]", previous) \
+            initial = re.fullmatch(r"[A-Z]", previous) and not re.search(
+                r"(\band|,|\})\s*[A-Z]$", text[start:i])
+            if previous not in _ABBREVIATIONS and not initial \
                     and not previous.endswith(("e.g", "i.e")):
                 _append_sentence(out, text, lines, start, i + 1)
                 start = i + 1
@@ -433,31 +489,6 @@ def _append_sentence(out: list, text: str, lines: tuple[int, ...], a: int, b: in
     offset = a + (len(piece) - len(piece.lstrip()))
     last = a + len(piece.rstrip()) - 1
     out.append((lines[offset], lines[max(offset, last)], stripped))
-
-
-def is_quantitative(sentence: str) -> bool:
-    r"""A sentence states a quantitative result: inline math with an asserting relation that is
-    not a parameter set to numbers, or a word of :data:`QUANTITATIVE_WORDS`; a sentence that
-    defines notation or chooses a setting (:data:`_DEFINITION_LEADS`) does not.
-
-    >>> is_quantitative("the optimum is $\\alpha^* = 1$."), is_quantitative("We use $W$.")
-    (True, False)
-    >>> is_quantitative("Retention is significantly below one.")
-    True
-    >>> [is_quantitative(s) for s in ("where $\\vs \\in \\Real^{N_s}$ is the latent.",
-    ...                                "(A) Transfer under $N_s = 30$.")]
-    [False, False]
-    """
-    lowered = sentence.lower()
-    bare = re.sub(r"^\s*(\(\\textbf\{[^}]*\}\)|\\textbf\{\([^}]*\)\})\s*", "", lowered)
-    if bare.startswith(_DEFINITION_LEADS):
-        return False
-    if any(word in lowered for word in QUANTITATIVE_WORDS):
-        return True
-    for math in re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", sentence):
-        if _RELATION.search(math) and not _SETTING.match(math):
-            return True
-    return False
 
 
 def default_paper_path() -> Path:

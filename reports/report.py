@@ -49,6 +49,7 @@ from tasksim.derivations.scope import OUT_OF_SCOPE
 from .measurements import MeasuredVerdict, measure_all
 from .paper import Paper, load_paper
 from .provenance import provenance
+from .statement_index import FOUND_BY
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (correction_state, difference_size, escape_cell, math, quote_markdown,
                       size_phrase)
@@ -160,36 +161,56 @@ def _part(paper: Paper, line: int) -> str:
 
 
 def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
-    """One sentence with the coverage counts."""
+    """One sentence with the coverage counts: the denominator by kind and how it was built,
+    claimed, out of scope, not decided."""
     c = coverage_counts(covered)
     share = c["claimed"] / c["found"] if c["found"] else 0.0
     return (f"**Coverage.** {c['found']} statements found in the paper's source "
-            f"({c['equations']} labelled equations, {c['found'] - c['equations']} quantitative "
-            f"sentences): {c['claimed']} claimed ({share:.1%}), {c['out of scope']} out of "
-            f"scope with a stated reason, {c['missing']} missing.")
+            f"({c['display']} display clauses, {c['labelled displays']} of them labelled; "
+            f"{c['sentence']} sentences; {c['figure panel']} figure panels; "
+            f"{c['listed']} of all these from the checked-in list of what the finders miss): "
+            f"{c['claimed']} claimed ({share:.1%}), {c['out of scope']} out of scope with a "
+            f"stated reason, {c['not decided']} not decided (no claim yet, listed below).")
 
 
 def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
-    """The coverage: the counts, what is out of scope and why, and every statement with the
-    claims that answer it (headline first)."""
-    lines = [coverage_sentence(covered), "",
-             "How statements are found: every labelled equation (`\\label{eq_...}`) and every "
-             "prose sentence with an asserting relation in its math or a quantitative word "
-             "(`reports/paper.py`); definitions, settings and the related-work section are not "
-             "statements.", "", "Out of scope:", ""]
-    lines += [f"- line {c.statement.line} ({paper.place(c.statement.line)}): "
-              f"{escape_cell(c.out_of_scope)}" for c in covered if c.state == "out of scope"]
-    lines += ["", "| line | where | kind | headline verdicts | other claims |",
-              "|---|---|---|---|---|"]
+    """The coverage: the counts, how the statements were found, what is out of scope and why,
+    and every statement by (line, clause) with the claims that answer it (headline first)."""
+    lines = [coverage_sentence(covered), "", "How statements are found "
+             "(`tasksim.reports.statements.statement_index`):", ""]
+    lines += [f"- {how}" for how in FOUND_BY.values()]
+    lines += ["", "A statement is claimed when a claim's line (or a restatement's) lies in its "
+              "lines and, for prose, its quote is the statement's words; a figure panel also when "
+              "a headline claim's `where` cites it. Out of scope, by reason:", ""]
+    reasons: dict[str, list[str]] = {}
+    for c in covered:
+        if c.state == "out of scope":
+            reasons.setdefault(c.out_of_scope, []).append(str(c.statement.line))
+    lines += [f"- {escape_cell(reason)} (lines {', '.join(where)})"
+              for reason, where in sorted(reasons.items(), key=lambda kv: -len(kv[1]))]
+    lines += ["", "| line.clause | where | kind | opens with | headline verdicts | other claims |",
+              "|---|---|---|---|---|---|"]
     for c in covered:
         others = [i for i in c.claimed_by if i not in c.headlines]
         kind = c.statement.label or c.statement.kind
+        if c.statement.kind == "display" and c.statement.label:
+            kind = f"display {c.statement.label}"
         heads = ", ".join(f"`{i}`" for i in c.headlines) or (
-            "out of scope" if c.state == "out of scope" else "**missing**")
-        lines.append(f"| {c.statement.line} | {paper.place(c.statement.line)} | "
-                     f"{escape_cell(kind)} | {heads} | "
+            "out of scope" if c.state == "out of scope" else
+            "claimed (steps only)" if c.claimed_by else "**not decided**")
+        span = f" (to {c.statement.end})" if c.statement.end > c.statement.line else ""
+        lines.append(f"| {c.statement.line}.{c.statement.clause}{span} | "
+                     f"{paper.place(c.statement.line)} | {escape_cell(kind)} | "
+                     f"{_opening(c.statement.text)} | {heads} | "
                      f"{', '.join(f'`{i}`' for i in others)} |")
     return "\n".join(lines) + "\n"
+
+
+def _opening(text: str, width: int = 48) -> str:
+    """The first words of a statement's source, as code (so that no renderer reads its TeX):
+    enough to find it at its line."""
+    words = " ".join(text.replace("`", "'").replace("|", "/").split())
+    return f"`{words[:width]}{'...' if len(words) > width else ''}`"
 
 
 def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,

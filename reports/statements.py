@@ -36,56 +36,18 @@ from typing import Iterable, Optional, Sequence
 from tasksim.derivations.claims import Claim
 from tasksim.derivations.scope import OutOfScope
 
-from .paper import Paper, Statement, normalize
+from .statement_index import (Anchor, IndexedStatement, anchors, answers, claim_line,
+                              statement_index)
+from .paper import STATEMENT_KINDS, Paper, Statement, normalize
 
 __all__ = ["Anchor", "anchors", "CoveredStatement", "coverage", "coverage_counts",
-           "problems", "claim_line", "cited_sections"]
-
-
-@dataclass(frozen=True)
-class Anchor:
-    """A place a claim answers: (line, verbatim quote), and whether it is the claim's own place
-    or a restatement, and whether the claim is a headline."""
-
-    claim_id: str
-    line: int
-    quote: str
-    headline: bool
-    restated: bool = False
-
-
-def claim_line(claim: Claim, paper: Paper) -> Optional[int]:
-    """The claim's line; for a claim without one (written before lines existed), the line of
-    the first label its ``where`` cites, else None.
-
-    >>> from tasksim.derivations.claims import Claim
-    >>> p = Paper.from_text("\\\\begin{document}\\n\\\\begin{align} \\\\label{eq_x}\\nx\\n\\\\end{align}\\n")
-    >>> claim_line(Claim("d", "eq_x", None, "x", None, note="n"), p)
-    2
-    """
-    if claim.line is not None:
-        return claim.line
-    for token in re.findall(r"\b((?:eq|subsec|sec|fig)_[A-Za-z0-9_+]*[A-Za-z0-9+])", claim.where):
-        if token in paper.labels:
-            return paper.labels[token]
-    return None
-
-
-def anchors(claims: Iterable[Claim], paper: Optional[Paper] = None) -> list[Anchor]:
-    """Every claim's own anchor and its restatements."""
-    out = []
-    for c in claims:
-        line = c.line if paper is None else claim_line(c, paper)
-        if line is not None:
-            out.append(Anchor(c.id, line, c.printed_latex, c.headline))
-        out += [Anchor(c.id, l, q, c.headline, restated=True) for l, q in c.restates]
-    return out
+           "problems", "claim_line", "cited_sections", "statement_index", "IndexedStatement"]
 
 
 @dataclass(frozen=True)
 class CoveredStatement:
     """A statement of the paper and what answers it: the claims (headline first), and an
-    out-of-scope reason when none does."""
+    out-of-scope reason when none does (the legacy view of :class:`IndexedStatement`)."""
 
     statement: Statement
     claimed_by: tuple[str, ...]
@@ -94,45 +56,35 @@ class CoveredStatement:
 
     @property
     def state(self) -> str:
-        """"claimed", "out of scope" or "missing"."""
+        """"claimed", "out of scope" or "not decided" (no claim yet)."""
         if self.claimed_by:
             return "claimed"
-        return "out of scope" if self.out_of_scope else "missing"
-
-
-def _answers(anchor_line: int, quote: str, statement: Statement) -> bool:
-    if not statement.line <= anchor_line <= statement.end:
-        return False
-    if statement.kind == "equation":
-        return True
-    q, text = normalize(quote), normalize(statement.text)
-    return q in text or text in q
+        return "out of scope" if self.out_of_scope else "not decided"
 
 
 def coverage(paper: Paper, claims: Sequence[Claim], out_of_scope: Sequence[OutOfScope]
              ) -> list[CoveredStatement]:
-    """Each statement of the paper (:meth:`Paper.statements`) with what answers it."""
-    every = anchors(claims, paper)
-    out = []
-    for s in paper.statements():
-        hits = [a for a in every if _answers(a.line, a.quote, s)]
-        ids = tuple(dict.fromkeys(a.claim_id for a in sorted(hits, key=lambda a: not a.headline)))
-        heads = tuple(dict.fromkeys(a.claim_id for a in hits if a.headline))
-        reason = next((e.reason for e in out_of_scope if _answers(e.line, e.quote, s)), "")
-        out.append(CoveredStatement(s, ids, heads, reason))
-    return out
+    """Each statement of the index (:func:`statement_index`) with what answers it."""
+    return [CoveredStatement(i.statement, i.claim_ids, i.headline_ids,
+                             "" if i.in_scope else i.scope_reason)
+            for i in statement_index(paper, claims, out_of_scope)]
 
 
 def coverage_counts(covered: Sequence[CoveredStatement]) -> dict[str, int]:
-    """Statements found, claimed, out of scope, missing; and labelled equations among them.
+    """Statements found, claimed, out of scope, not decided; displays (and labelled ones among
+    them), sentences and figure panels.
 
-    >>> coverage_counts([])
-    {'found': 0, 'claimed': 0, 'out of scope': 0, 'missing': 0, 'equations': 0}
+    >>> coverage_counts([])["found"]
+    0
     """
-    counts = {"found": len(covered), "claimed": 0, "out of scope": 0, "missing": 0}
+    counts = {"found": len(covered), "claimed": 0, "out of scope": 0, "not decided": 0}
     for c in covered:
         counts[c.state] += 1
-    counts["equations"] = sum(c.statement.kind == "equation" for c in covered)
+    for kind in STATEMENT_KINDS:
+        counts[kind] = sum(c.statement.kind == kind for c in covered)
+    counts["labelled displays"] = sum(c.statement.kind == "display" and bool(c.statement.label)
+                                      for c in covered)
+    counts["listed"] = sum(c.statement.cue == "listed" for c in covered)
     return counts
 
 
