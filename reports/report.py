@@ -46,6 +46,7 @@ from tasksim.derivations.latex import latex
 from tasksim.derivations.registry import evaluate_all
 from tasksim.derivations.scope import OUT_OF_SCOPE
 
+from .figures_blas import single_threaded_blas
 from .measurements import MeasuredVerdict, measure_all
 from .paper import Paper, load_paper
 from .provenance import provenance
@@ -91,7 +92,9 @@ class ReportOptions:
         return " ".join(words)
 
     def provenance(self) -> dict[str, Any]:
-        return provenance(seed=self.seed, command=self.command_line())
+        """The build's record; its BLAS threads are those the figures and measurements use."""
+        with single_threaded_blas():
+            return provenance(seed=self.seed, command=self.command_line())
 
 
 def _identity(text: str) -> str:
@@ -325,6 +328,8 @@ def _provenance(options: ReportOptions, record: dict[str, Any]) -> str:
         "sympy": record["sympy"],
         "mpmath": mpmath.__version__,
         "matplotlib": matplotlib.__version__,
+        "BLAS": "; ".join(f"{b['library']} {b['version']} ({b['threads']} thread)"
+                          for b in record.get("blas", [])) or "none loaded",
     }
     rows = "\n".join(f"| {k} | {v} |" for k, v in versions.items())
     mode = "quick (small sizes, few seeds)" if options.quick else "paper sizes"

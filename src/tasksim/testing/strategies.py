@@ -8,7 +8,8 @@ Ns << Nx (tall task matrices, Assumption II of Appendix A); the task generators 
 
 Each strategy checks its own arguments when it is *built* and raises ``ValueError`` naming the
 argument and its allowed range (:mod:`tasksim.solvers.validation`), so a mistaken bound fails at once
-rather than at draw time. The strategies need Hypothesis (the ``test`` extra of the package).
+rather than at draw time. The strategies need Hypothesis (the ``test`` extra of the package):
+this module lives apart from the runtime modules and is imported on purpose by tests.
 
 Strategies
 ----------
@@ -49,8 +50,8 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from .tasks import GENERATORS
-from .validation import (
+from tasksim.solvers.tasks import GENERATORS
+from tasksim.solvers.validation import (
     check_nonnegative,
     check_open_unit_interval,
     check_positive_int,
