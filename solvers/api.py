@@ -197,7 +197,7 @@ def resolve_params(
     >>> resolve_params("vanilla", rho_a=0.5, rho_b=0.5, alpha=0.3)
     Traceback (most recent call last):
     ...
-    ValueError: alpha is not a parameter of vanilla (only of random-gating, adaptive-gating, plasticity-gating, soft-threshold)
+    tasksim.errors.InputError: alpha is not a parameter of vanilla (only of random-gating, adaptive-gating, plasticity-gating, soft-threshold)
     """
     model = _one_of("model", model, MODELS)
     rho_a = check_unit_interval("rho_a", rho_a)

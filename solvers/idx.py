@@ -73,7 +73,7 @@ def read_idx(path: Union[str, Path]) -> np.ndarray:
     ...     read_idx(path)                                 # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: .../bad is not an IDX file (magic number 0x6e6f7420)
+    tasksim.errors.InputError: .../bad is not an IDX file (magic number 0x6e6f7420)
     """
     path = Path(path)
     data = _file_bytes(path)

@@ -181,7 +181,7 @@ def resolve_pmnist_params(
     >>> resolve_pmnist_params("vanilla", rho_a=0.5, rho_b=0.5, lam=1.0)
     Traceback (most recent call last):
     ...
-    ValueError: lam is not a parameter of vanilla (only of euclidean, fisher-layerwise, fisher-diag)
+    tasksim.errors.InputError: lam is not a parameter of vanilla (only of euclidean, fisher-layerwise, fisher-diag)
     """
     if not isinstance(method, str) or method not in METHODS:
         raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")

@@ -143,7 +143,7 @@ def pixels_permuted(n_pixels: int, rho_a: float) -> int:
     >>> pixels_permuted(64, 0.99)
     Traceback (most recent call last):
     ...
-    ValueError: rho_a = 0.99 permutes round(0.01 x 64) = 1 pixel, which cannot move; choose rho_a with 0 or at least 2 pixels permuted (here rho_a >= 0.992 or rho_a <= 0.977)
+    tasksim.errors.InputError: rho_a = 0.99 permutes round(0.01 x 64) = 1 pixel, which cannot move; choose rho_a with 0 or at least 2 pixels permuted (here rho_a >= 0.992 or rho_a <= 0.977)
     """
     rho_a = check_unit_interval("rho_a", rho_a)
     count = int(round((1.0 - rho_a) * n_pixels))
@@ -250,7 +250,7 @@ def load_images(dataset: str, data_dir: Optional[str | Path] = None) -> ImageSet
     >>> load_images("mnist")
     Traceback (most recent call last):
     ...
-    ValueError: dataset mnist needs --data-dir: a directory with the four MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, each plain or .gz)
+    tasksim.errors.InputError: dataset mnist needs --data-dir: a directory with the four MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, each plain or .gz)
     """
     if dataset not in DATASETS:
         raise InputError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")

@@ -238,7 +238,7 @@ def check_probe(spec: ProbeSpec, nxs: Sequence[int], *, seeds: int, seed: int = 
     >>> check_probe(ProbeSpec("vanilla", rho_a=0.5, rho_b=0.5, ns=3), [30, 10], seeds=5)
     Traceback (most recent call last):
     ...
-    ValueError: nx must be strictly increasing, got [30, 10]
+    tasksim.errors.InputError: nx must be strictly increasing, got [30, 10]
     """
     if spec.model not in MODELS:
         raise InputError(f"model must be one of {', '.join(MODELS)}, got {spec.model!r}")

@@ -24,7 +24,7 @@ Examples
 ...              available=24 * 2**30)
 Traceback (most recent call last):
 ...
-ValueError: nx=100000000000 needs about 144 TB of memory per sample (explicit Nx x Ns task matrices), more than this machine's 25.8 GB; use smaller sizes, or the gaussian generator (Wishart-sampled Grams, no Nx x Ns matrix)
+tasksim.errors.InputError: nx=100000000000 needs about 144 TB of memory per sample (explicit Nx x Ns task matrices), more than this machine's 25.8 GB; use smaller sizes, or the gaussian generator (Wishart-sampled Grams, no Nx x Ns matrix)
 """
 from __future__ import annotations
 

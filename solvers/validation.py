@@ -1,8 +1,9 @@
 """Input validation shared by every solver, sweep and the CLI.
 
-Every public entry point checks its parameters here, so a bad value fails early with a
-``ValueError`` that names the parameter and its allowed range, never as a NaN or a traceback
-from deep inside numpy.
+Every public entry point checks its parameters here, so a bad value fails early with an
+:class:`tasksim.errors.InputError` (a ``ValueError``) that names the parameter and its allowed
+range, never as a NaN or a traceback from deep inside numpy; the command line reports it as
+bad input (exit status 2).
 
 Examples
 --------
@@ -11,7 +12,7 @@ Examples
 >>> check_unit_interval("rho_a", 1.5)
 Traceback (most recent call last):
 ...
-ValueError: rho_a must be a number in [0, 1], got 1.5
+tasksim.errors.InputError: rho_a must be a number in [0, 1], got 1.5
 """
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ def similarities(min_value: float = 0.0, max_value: float = 1.0) -> st.SearchStr
     >>> similarities(max_value=1.5)
     Traceback (most recent call last):
     ...
-    ValueError: max_value must be a number in [0, 1], got 1.5
+    tasksim.errors.InputError: max_value must be a number in [0, 1], got 1.5
     """
     low = check_unit_interval("min_value", min_value)
     high = check_unit_interval("max_value", max_value)
@@ -115,7 +115,7 @@ def levels(name: str, min_value: float = 0.0, max_value: float = 1.0) -> st.Sear
     >>> levels("alpha", min_value=-0.1)
     Traceback (most recent call last):
     ...
-    ValueError: min_value must be a number in [0, 1], got -0.1
+    tasksim.errors.InputError: min_value must be a number in [0, 1], got -0.1
     """
     low = check_unit_interval("min_value", min_value)
     high = check_open_unit_interval("max_value", max_value)
@@ -173,7 +173,7 @@ def latent_sizes(min_value: int = 1, max_value: int = 8) -> st.SearchStrategy[in
     >>> latent_sizes(min_value=0)
     Traceback (most recent call last):
     ...
-    ValueError: min_value must be a positive integer, got 0
+    tasksim.errors.InputError: min_value must be a positive integer, got 0
     """
     low = check_positive_int("min_value", min_value)
     high = check_positive_int("max_value", max_value)
