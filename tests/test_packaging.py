@@ -159,3 +159,14 @@ def test_the_wheel_runs_the_readme_commands_in_a_bare_venv_outside_the_checkout(
     assert json.loads((out / "claims.json").read_text())["provenance"]["commit"] == head
     assert "\r" not in done.stderr, "captured progress is plain lines"
     assert not any(elsewhere.iterdir()), "nothing written outside --out"
+
+
+@pytest.mark.parametrize("ci, expected", [("true", 4), ("", 0)])
+def test_the_wheel_test_can_be_skipped_locally_but_not_in_ci(ci, expected):
+    env = {**_clean_env(), "CI": ci}
+    done = subprocess.run([sys.executable, "-m", "pytest", "--skip-fresh-venv", "--collect-only",
+                           "-q", "-p", "no:cacheprovider", str(Path(__file__))],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == expected, done.stdout + done.stderr
+    if ci:
+        assert "--skip-fresh-venv is refused in CI" in done.stderr
