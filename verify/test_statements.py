@@ -3,7 +3,7 @@ line, every statement of the paper carries one headline verdict (never two contr
 ones), every labelled equation and quantitative sentence is claimed or out of scope with a
 reason, and at least 95% are claimed (the issue's number).
 
-The paper is ``paper/paper.tex`` in the repository, so these checks run everywhere."""
+The paper is ``src/tasksim/paper/paper.tex`` in the repository, so these checks run everywhere."""
 from __future__ import annotations
 
 import pytest
