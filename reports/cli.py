@@ -160,6 +160,10 @@ def _json_number(x: float) -> Optional[float]:
     return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
+_StderrProgress = Progress
+"""The name progress had before reports/progress.py, for subcommands written against it."""
+
+
 # --- tasksim simulate ---------------------------------------------------------------------------
 
 def add_model_arguments(p: argparse.ArgumentParser, *, strength_note: str = "") -> None:
