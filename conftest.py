@@ -30,9 +30,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--paper-scale", action="store_true", default=False,
         help="also run paper-scale statistical checks (slow)",
     )
+    parser.addoption(
+        "--skip-fresh-venv", action="store_true", default=False,
+        help="skip the tests marked fresh_venv (a wheel installed into a new virtual "
+             "environment: minutes); refused in CI, where they always run",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--skip-fresh-venv"):
+        if os.environ.get("CI"):
+            raise pytest.UsageError("--skip-fresh-venv is refused in CI: the wheel must be "
+                                    "tested there")
+        skip_venv = pytest.mark.skip(reason="fresh-venv wheel test: skipped by "
+                                            "--skip-fresh-venv")
+        for item in items:
+            if "fresh_venv" in item.keywords:
+                item.add_marker(skip_venv)
     if config.getoption("--paper-scale"):
         return
     skip = pytest.mark.skip(reason="paper-scale check: run with --paper-scale")

@@ -23,29 +23,27 @@ Prints:
 
 Run: ``python benchmarks/bench_pmnist.py [--repeats 3] [--steps N] [--data-dir DIR]``.
 ``--steps N`` times N SGD steps of the MNIST epoch and scales to 200 (faster, noisier).
-BLAS runs on one thread unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say otherwise.
+BLAS runs on one thread (threadpoolctl) unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say
+otherwise.
 Timings depend on the machine and its load (``uptime`` is printed); every number is measured.
 """
 from __future__ import annotations
 
+import argparse
 import os
+import time
+from typing import Callable
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # before numpy is imported
+import numpy as np
 
-import argparse  # noqa: E402
-import time  # noqa: E402
-from typing import Callable  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from tasksim.solvers.idx import load_mnist  # noqa: E402
-from tasksim.solvers.pmnist import (PROTOCOLS, resolve_pmnist_params,  # noqa: E402
+from tasksim.reports.figures_blas import blas_summary, timing_blas
+from tasksim.solvers.idx import load_mnist
+from tasksim.solvers.pmnist import (PROTOCOLS, resolve_pmnist_params,
                                     run_two_tasks, simulate_pmnist)
-from tasksim.solvers.pmnist_data import digits_images  # noqa: E402
-from tasksim.solvers.pmnist_network import (init_network, mean_squared_error,  # noqa: E402
+from tasksim.solvers.pmnist_data import digits_images
+from tasksim.solvers.pmnist_network import (init_network, mean_squared_error,
                                             sgd_epoch)
-from tasksim.solvers.pmnist_penalties import (diagonal_fisher_penalty,  # noqa: E402
+from tasksim.solvers.pmnist_penalties import (diagonal_fisher_penalty,
                                               euclidean_penalty, layerwise_fisher_penalty)
 
 
@@ -198,8 +196,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=4, help="seeds of the precision check")
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
-          f"{os.getloadavg()[2]:.2f} (1, 5, 15 min); BLAS threads: "
-          f"{os.environ.get('OPENBLAS_NUM_THREADS')}")
+          f"{os.getloadavg()[2]:.2f} (1, 5, 15 min); BLAS: {blas_summary()}")
     digits_epochs(max(args.repeats, 5))
     train_x, test_x, source = mnist_arrays(args.data_dir)
     steps = min(args.steps, len(train_x) // PROTOCOLS["mnist"].batch)
@@ -220,4 +217,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with timing_blas():  # one BLAS thread per process unless OPENBLAS_NUM_THREADS etc. say so
+        main()

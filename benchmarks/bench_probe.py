@@ -8,15 +8,14 @@
 2. 10^6 samples of the vanilla two-task Gram path, Ns = 30 (required under 3 minutes on 2
    cores), with the achieved fraction of the 1.2 MFLOP-per-sample arithmetic floor.
 
-Runs on one BLAS thread per process (set before numpy loads); see solvers/probe_benchmark.py.
+Runs on one BLAS thread per process (threadpoolctl; OPENBLAS_NUM_THREADS etc. override it);
+see solvers/probe_benchmark.py.
 """
 import argparse
 import os
 
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # before numpy loads
-
-from tasksim.solvers.probe_benchmark import gram_throughput, probe_scaling  # noqa: E402
+from tasksim.reports.figures_blas import blas_summary, timing_blas
+from tasksim.solvers.probe_benchmark import gram_throughput, probe_scaling
 
 
 def main() -> None:
@@ -25,8 +24,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     say = print
-    say(f"load average before: {os.getloadavg()}, cpus: {os.cpu_count()}, BLAS threads: "
-        f"{os.environ['OPENBLAS_NUM_THREADS']}")
+    say(f"load average before: {os.getloadavg()}, cpus: {os.cpu_count()}, BLAS: "
+        f"{blas_summary()}")
     if args.quick:
         scaling = probe_scaling((10**3, 10**6), seeds=250, workers=args.workers, repeats=1,
                                 log=say)
@@ -46,4 +45,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with timing_blas():  # one BLAS thread per process unless OPENBLAS_NUM_THREADS etc. say so
+        main()

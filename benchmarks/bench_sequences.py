@@ -13,24 +13,21 @@ Prints:
    60 s).
 
 Run: ``python benchmarks/bench_sequences.py [--repeat 3]``. Timings depend on the machine and
-on its load (the load average is printed); BLAS runs on one thread unless
+on its load (the load average is printed); BLAS runs on one thread (threadpoolctl) unless
 OPENBLAS_NUM_THREADS / OMP_NUM_THREADS / MKL_NUM_THREADS say otherwise.
 """
 from __future__ import annotations
 
+import argparse
 import os
+import subprocess
+import sys
+import time
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # before numpy is imported
+import numpy as np
 
-import argparse  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from tasksim import simulate  # noqa: E402
+from tasksim import simulate
+from tasksim.reports.figures_blas import blas_summary, timing_blas
 
 CLAIMS_SCRIPT = """
 import time
@@ -63,8 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="repetitions (best is kept)")
     args = parser.parse_args()
-    print(f"load average before: {load()}; BLAS threads: "
-          f"{os.environ.get('OPENBLAS_NUM_THREADS')}")
+    print(f"load average before: {load()}; BLAS: {blas_summary()}")
 
     paper = dict(rho_a=0.5, rho_b=0.5, nx=3000, ns=30, ny=10, seeds=100, seed=0,
                  generator="gaussian")
@@ -98,4 +94,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with timing_blas():  # one BLAS thread per process unless OPENBLAS_NUM_THREADS etc. say so
+        main()

@@ -24,30 +24,28 @@ steps per task, eta = 0.01):
 Run: ``python benchmarks/bench_soft_threshold.py [--seeds 2] [--quick] [--nx-scan]
 [--literal]``.
 Timings depend on the machine and on its load; every number is computed, none typed in.
-BLAS runs on one thread unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say otherwise: on a
+BLAS runs on one thread (threadpoolctl) unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say
+otherwise: on a
 shared, loaded 2-core machine two BLAS threads made the eigendecomposition 4x slower.
 """
 from __future__ import annotations
 
+import argparse
 import os
+import dataclasses
+import time
+from typing import Callable
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # before numpy is imported
+import numpy as np
 
-import argparse  # noqa: E402
-import dataclasses  # noqa: E402
-import time  # noqa: E402
-from typing import Callable  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from tasksim.solvers.soft_threshold import (  # noqa: E402
+from tasksim.reports.figures_blas import blas_summary, timing_blas
+from tasksim.solvers.soft_threshold import (
     SoftThresholdProblem,
     prepare_soft_threshold,
     solve_soft_threshold,
     task_spectrum,
 )
-from tasksim.solvers.soft_threshold_moments import (  # noqa: E402
+from tasksim.solvers.soft_threshold_moments import (
     diagonal_moment,
     input_moments,
     pair_moment,
@@ -56,8 +54,8 @@ from tasksim.solvers.soft_threshold_moments import (  # noqa: E402
     soft_threshold,
     threshold_from_sparsity,
 )
-from tasksim.solvers.soft_threshold_sampled import sampled_gradient  # noqa: E402
-from tasksim.solvers.tasks import draw_tasks  # noqa: E402
+from tasksim.solvers.soft_threshold_sampled import sampled_gradient
+from tasksim.solvers.tasks import draw_tasks
 
 NX, NS, NY = 3000, 30, 10
 N_STEPS, ETA, BATCH = 5000, 0.01, 10000
@@ -323,7 +321,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     print(f"Paper sizes: Nx = {NX}, Ns = {NS}, Ny = {NY}, two tasks, {N_STEPS} steps per "
-          f"task, eta = {ETA}; BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}, "
+          f"task, eta = {ETA}; BLAS: {blas_summary()}, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     print("\n1. The paper's protocol with exact expected gradients (closed-form GD)")
     for seed in range(max(1, min(args.seeds, 2))):
@@ -348,4 +346,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with timing_blas():  # one BLAS thread per process unless OPENBLAS_NUM_THREADS etc. say so
+        main()

@@ -6,15 +6,12 @@ Measures (solvers/benchmark.py): the cost per sample of the exact vanilla solver
 under the appendix generator (fitted exponent, share spent drawing the task matrices); the
 cost of the Wishart path at Nx = 10^3 and 10^6; and the Fig. 1 sweep by exact fixed points
 against the paper's GD protocol (timings, speed-up, largest differences). Runs on one BLAS
-thread unless OPENBLAS_NUM_THREADS says otherwise (see reports/cli.py).
+thread unless OPENBLAS_NUM_THREADS says otherwise (``tasksim bench`` does it, with
+threadpoolctl: reports/figures_blas.py).
 """
-import os
 import sys
 
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # before numpy loads
-
-from tasksim.reports.cli import main  # noqa: E402
+from tasksim.reports.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench", *sys.argv[1:]]))

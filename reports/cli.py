@@ -48,9 +48,18 @@ is a few lines: write the two functions and add an entry.
 Every ``--json`` output carries ``"provenance"`` (:mod:`tasksim.reports.provenance`): the
 tasksim version, the commit when run from a checkout, library versions, seed and command.
 
-Bad input (an unknown model, a value out of range, a malformed option), a request for more
-memory than the machine has, a file that cannot be written and an interruption (Ctrl-C) each
-print one line to stderr, ``tasksim: error: ...``, and exit with status 2; no traceback.
+``tasksim --version`` prints the version (from git, by setuptools-scm) and the commit.
+``--quiet`` (before or after the command) silences progress; ``--debug`` prints the
+traceback of a failure. Progress (:mod:`tasksim.reports.progress`): a bar with rate and time
+left on a terminal, a plain line per stage in a log.
+
+Every failure prints one line to stderr, ``tasksim: error: ...``, and no traceback. Bad input
+(an unknown model, a value out of range, a malformed option, an unreadable input file, a
+request for more memory than the machine has: argparse's errors and
+:class:`tasksim.errors.InputError`) exits with status 2. A failure at run time exits with
+status 1: a file that cannot be written, and any unexpected exception (a ``ValueError`` from
+inside numpy or a solver is not bad input), whose line says what failed and ends with "run
+with --debug for the traceback". Ctrl-C exits with status 130.
 
 Examples
 --------
@@ -67,21 +76,29 @@ import argparse
 import contextlib
 import json
 import math
-import os
 import shlex
 import sys
-import time
+import traceback
 from pathlib import Path
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence, TextIO
 
+from tasksim.errors import InputError
+
+from .progress import Progress, discard
 from .provenance import provenance
 
-__all__ = ["main", "Subcommand", "SUBCOMMANDS", "UsageError"]
+__all__ = ["main", "Subcommand", "SUBCOMMANDS", "UsageError", "version_line"]
 
 EXIT_OK = 0
+EXIT_FAILURE = 1
+"""A failure at run time: an output that cannot be written, a lack of memory, a bug."""
 EXIT_USAGE = 2
+"""Bad input: what argparse returns for a malformed command line, and an InputError."""
+EXIT_INTERRUPTED = 130
+"""Interrupted by Ctrl-C (128 + SIGINT, as shells report it)."""
+DEBUG_HINT = "run with --debug for the traceback"
 
 
 class UsageError(Exception):
@@ -89,7 +106,11 @@ class UsageError(Exception):
 
 
 class OutputError(Exception):
-    """An output that could not be written, or work that was interrupted: one line, exit 2."""
+    """An output that could not be written: one line, exit status 1."""
+
+
+class Interrupted(OutputError):
+    """Work interrupted by Ctrl-C, with what became of its outputs: one line, exit status 130."""
 
 
 def _os_reason(problem: OSError) -> str:
@@ -139,31 +160,8 @@ def _json_number(x: float) -> Optional[float]:
     return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
-class _StderrProgress:
-    """Progress on stderr for long runs: silent for the first ``delay`` seconds."""
-
-    def __init__(self, stream: TextIO, label: str, delay: float = 2.0, every: float = 0.5):
-        self.stream, self.label, self.delay, self.every = stream, label, delay, every
-        self.start = time.monotonic()
-        self.last = -math.inf
-        self.shown = False
-
-    def __call__(self, done: int, total: int) -> None:
-        self.show(f"{done}/{total} samples", final=done >= total)
-
-    def show(self, status: str, *, final: bool = False) -> None:
-        """Write ``label: status, elapsed`` over the previous line, unless it is too soon."""
-        now = time.monotonic()
-        if now - self.start < self.delay or (now - self.last < self.every and not final):
-            return
-        self.last, self.shown = now, True
-        self.stream.write(f"\r{self.label}: {status}, {now - self.start:.1f} s")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\n")
-            self.stream.flush()
+_StderrProgress = Progress
+"""The name progress had before reports/progress.py, for subcommands written against it."""
 
 
 # --- tasksim simulate ---------------------------------------------------------------------------
@@ -220,13 +218,13 @@ def _run_simulate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tasksim.solvers.executors import open_executor
 
     if args.workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {args.workers}")
+        raise InputError(f"workers must be a positive integer, got {args.workers}")
     values = dict(rho_a=args.rho_a, rho_b=args.rho_b, alpha=args.alpha, gamma=args.gamma,
                   lam=args.lam, nx=args.nx, ns=args.ns, ny=args.ny, seeds=args.seeds,
                   seed=args.seed, generator=args.generator, method=args.method, gram=args.gram,
                   tasks=args.tasks, structure=args.structure, penalty=args.penalty)
     resolve_params(args.model, **values)  # bad input fails before a pool or a cluster starts
-    progress = _StderrProgress(err, f"tasksim simulate {args.model}")
+    progress = Progress(err, f"tasksim simulate {args.model}")
     try:
         with open_executor(workers=args.workers, dask=args.dask) as executor:
             result = simulate(args.model, **values, executor=executor, workers=args.workers,
@@ -318,14 +316,14 @@ def _run_probe(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         gamma=args.gamma, lam=args.lam, ns=args.ns, ny=args.ny, nx=tuple(args.nx),
         seeds=args.seeds, seed=args.seed, generator=args.generator, workers=args.workers,
         dask=args.dask, out=Path(args.out), command=args.command_line)
-    progress = _StderrProgress(err, f"tasksim probe {args.model}")
+    progress = Progress(err, f"tasksim probe {args.model}")
     try:
         result = run_probe(request, progress=progress)
     except OSError as problem:
         raise OutputError(f"cannot write the probe's results to {args.out}: "
                           f"{_os_reason(problem)}") from None
     except KeyboardInterrupt:
-        raise OutputError(f"interrupted; the finished chunks are stored in {args.out}: rerun "
+        raise Interrupted(f"interrupted; the finished chunks are stored in {args.out}: rerun "
                           "the same command to resume") from None
     finally:
         progress.close()
@@ -379,17 +377,15 @@ def _pmnist_arguments(p: argparse.ArgumentParser) -> None:
 
 
 class _EpochProgress:
-    """Progress per epoch of serial pmnist runs, on stderr (silent for short runs)."""
+    """Progress per epoch of serial pmnist runs, on stderr (:class:`Progress`)."""
 
     def __init__(self, stream: TextIO, total_epochs: int, epochs_per_run: int):
-        self.bar = _StderrProgress(stream, "tasksim pmnist")
+        self.bar = Progress(stream, "tasksim pmnist", unit="epochs")
         self.total, self.per_run, self.done = total_epochs, epochs_per_run, 0
 
     def __call__(self) -> None:
         self.done += 1
-        run, epoch = divmod(self.done - 1, self.per_run)
-        self.bar.show(f"run {run + 1}/{self.total // self.per_run}, epoch {epoch + 1}/"
-                      f"{self.per_run}", final=self.done >= self.total)
+        self.bar(self.done, self.total)
 
     def close(self) -> None:
         self.bar.close()
@@ -432,12 +428,12 @@ def _run_pmnist(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tasksim.solvers.pmnist import pmnist_sweep
 
     if args.workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {args.workers}")
+        raise InputError(f"workers must be a positive integer, got {args.workers}")
     points = _pmnist_points(args)  # bad input fails before a pool or a cluster starts
     per_run = points[0]["epochs"] + points[0]["task2_epochs"]
     serial = args.workers == 1 and args.dask is None
     epochs = _EpochProgress(err, per_run * len(points) * args.seeds, per_run) if serial else None
-    runs = None if serial else _StderrProgress(err, "tasksim pmnist (runs)")
+    runs = None if serial else Progress(err, "tasksim pmnist", unit="runs")
     try:
         with open_executor(workers=args.workers, dask=args.dask) as executor:
             results = pmnist_sweep(points, seed=args.seed, executor=executor,
@@ -482,13 +478,12 @@ def _bench_arguments(p: argparse.ArgumentParser) -> None:
 def _run_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # Multithreaded BLAS on a loaded machine slows the small products of GD by 10x or more
     # (threads wait for cores): time on one BLAS thread unless the caller chose otherwise.
-    # This takes effect only if numpy is not loaded yet (as when run from the console).
-    if "numpy" not in sys.modules:
-        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ.setdefault(name, "1")
     from tasksim.solvers.benchmark import run_benchmark
 
-    figures = run_benchmark(quick=args.quick, log=lambda line: err.write(line + "\n"))
+    from .figures_blas import timing_blas
+
+    with timing_blas():
+        figures = run_benchmark(quick=args.quick, log=lambda line: err.write(line + "\n"))
     if args.json:
         figures = {**figures, "provenance": provenance(seed=None, command=args.command_line)}
         out.write(json.dumps(figures) + "\n")
@@ -653,7 +648,7 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise OutputError(f"cannot write the report to {args.out}: {_os_reason(problem)}; "
                           "the report there is unchanged") from None
     except KeyboardInterrupt:
-        raise OutputError(f"interrupted; the report in {args.out} is unchanged") from None
+        raise Interrupted(f"interrupted; the report in {args.out} is unchanged") from None
     out.write(f"{path}\n")
     return EXIT_OK
 
@@ -676,15 +671,56 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 }
 
 
+class _Version(argparse.Action):
+    """``--version``: the version setuptools-scm derived from git, and the commit."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version and the commit it was built from, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        sys.stdout.write(version_line() + "\n")
+        parser.exit()
+
+
+def version_line() -> str:
+    """``tasksim VERSION (commit SHA)``, with ``, with uncommitted changes`` for a dirty tree.
+
+    >>> version_line().startswith("tasksim ")
+    True
+    """
+    import tasksim
+
+    from .provenance import checkout_commit
+
+    commit, dirty = checkout_commit()
+    where = f"commit {commit}" if commit else "commit unknown: not built from a git checkout"
+    return f"tasksim {tasksim.__version__} ({where}{', with uncommitted changes' * bool(dirty)})"
+
+
+def _common_options(p: argparse.ArgumentParser, *, top: bool) -> None:
+    """``--debug`` and ``--quiet``, accepted before the command and after it (a subcommand's
+    copy does not reset what the top level parsed: its default is SUPPRESS)."""
+    default = False if top else argparse.SUPPRESS
+    p.add_argument("--debug", action="store_true", default=default,
+                   help="on a failure, print its traceback")
+    p.add_argument("--quiet", action="store_true", default=default,
+                   help="no progress or notes on stderr (errors are still printed)")
+
+
 def _parser() -> _Parser:
     parser = _Parser(prog="tasksim", description="Machine verification of the theory of "
                      "'Disentangling and mitigating the impact of task similarity for "
                      "continual learning'.")
+    parser.add_argument("--version", action=_Version)
+    _common_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, command in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=command.help, description=command.help)
         command.add_arguments(p)
+        _common_options(p, top=False)
         p.set_defaults(_run=command.run)
     return parser
 
@@ -697,32 +733,52 @@ def main(
 ) -> int:
     """Run ``tasksim`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
-    Bad input returns 2 after one line on ``stderr``; ``--help`` prints help and returns 0.
+    Every failure is one line on ``stderr``, ``tasksim: error: ...``, and its status says
+    whose it is: 2 for bad input (a malformed command line, an :class:`InputError`), 1 for a
+    failure at run time (an output that cannot be written, memory, and any unexpected
+    exception, a ``ValueError`` from inside numpy or a solver included, whose line ends with
+    "run with --debug for the traceback"), 130 for Ctrl-C. ``--debug`` prints the traceback
+    before that line. ``--help`` and ``--version`` print to ``stdout`` and return 0.
     """
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
     words = list(sys.argv[1:] if argv is None else argv)
+    args: Optional[argparse.Namespace] = None
     try:
-        with contextlib.redirect_stdout(out):  # --help goes where the caller asked
+        with contextlib.redirect_stdout(out):  # --help and --version go where the caller asked
             args = _parser().parse_args(words)
         args.command_line = shlex.join(["tasksim", *words])
-        return args._run(args, out, err)
-    except SystemExit as stop:  # --help
+        return args._run(args, out, discard() if args.quiet else err)
+    except SystemExit as stop:  # --help, --version
         return int(stop.code or 0)
-    except (UsageError, ValueError, OutputError) as problem:
-        return _fail(err, str(problem))
-    except MemoryError:
-        return _fail(err, "out of memory: ask for smaller sizes or fewer workers")
-    except OSError as problem:
-        return _fail(err, _os_reason(problem))
+    except (UsageError, InputError) as problem:
+        return _fail(err, str(problem), EXIT_USAGE, args)
+    except Interrupted as problem:
+        return _fail(err, str(problem), EXIT_INTERRUPTED, args)
     except KeyboardInterrupt:
-        return _fail(err, "interrupted")
+        return _fail(err, "interrupted", EXIT_INTERRUPTED, args)
+    except OutputError as problem:
+        return _fail(err, str(problem), EXIT_FAILURE, args)
+    except MemoryError:
+        return _fail(err, "out of memory: ask for smaller sizes or fewer workers", EXIT_FAILURE,
+                     args)
+    except OSError as problem:
+        return _fail(err, _os_reason(problem), EXIT_FAILURE, args)
+    except Exception as problem:  # a bug, or a failure nobody foresaw: never "bad input"
+        what = f"tasksim {args.command}" if args is not None else "tasksim"
+        detail = f"{type(problem).__name__}: {problem}" if str(problem) else type(problem).__name__
+        hint = "" if args is not None and args.debug else f": {DEBUG_HINT}"
+        return _fail(err, f"{what} failed ({detail}){hint}", EXIT_FAILURE, args)
 
 
-def _fail(err: TextIO, message: str) -> int:
+def _fail(err: TextIO, message: str, status: int, args: Optional[argparse.Namespace]) -> int:
+    """One line on ``err`` (after the traceback of the exception being handled, with
+    ``--debug``); returns ``status``."""
+    if args is not None and getattr(args, "debug", False):
+        traceback.print_exc(file=err)
     err.write(f"tasksim: error: {' '.join(message.split())}\n")
     err.flush()
-    return EXIT_USAGE
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover

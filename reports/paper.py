@@ -1,9 +1,10 @@
 """The paper's LaTeX source as data: its lines, labels, sections, figures and macros, and the
 list of its *statements* that the claim registry must cover.
 
-The paper is ``paper/paper.tex`` in this repository (a copy of the source the registry was
-written against), or the file named by ``$TASKSIM_PAPER``. :func:`load_paper` reads it (the
-only IO here); everything else is a pure function of the text.
+The paper is ``src/tasksim/paper/paper.tex`` in this repository (a copy of the source the
+registry was written against, shipped as package data), or the file named by
+``$TASKSIM_PAPER``. :func:`load_paper` reads it (the only IO here); everything else is a pure
+function of the text.
 
 Statements (:meth:`Paper.statements`), found mechanically (:mod:`tasksim.reports.finders`):
 
@@ -42,6 +43,7 @@ import bisect
 import os
 import re
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from functools import cached_property
 from pathlib import Path
 from typing import Optional, Sequence
@@ -492,11 +494,12 @@ def _append_sentence(out: list, text: str, lines: tuple[int, ...], a: int, b: in
 
 
 def default_paper_path() -> Path:
-    """``$TASKSIM_PAPER`` if set, else ``paper/paper.tex`` in this checkout."""
+    """``$TASKSIM_PAPER`` if set, else the copy that ships inside the package as package data
+    (``src/tasksim/paper/paper.tex`` in the checkout), found with importlib.resources."""
     named = os.environ.get(PAPER_ENV, "").strip()
     if named:
         return Path(named)
-    return Path(__file__).resolve().parent.parent / "paper" / "paper.tex"
+    return Path(str(resources.files("tasksim").joinpath("paper", "paper.tex")))
 
 
 def load_paper(path: Optional[Path] = None) -> Paper:
@@ -507,5 +510,5 @@ def load_paper(path: Optional[Path] = None) -> Paper:
     target = Path(path) if path is not None else default_paper_path()
     if not target.is_file():
         raise FileNotFoundError(f"the paper's LaTeX source is not at {target} (set "
-                                f"${PAPER_ENV} or restore paper/paper.tex)")
+                                f"${PAPER_ENV}, or restore src/tasksim/paper/paper.tex)")
     return Paper.from_text(target.read_text(encoding="utf-8"), target)

@@ -7,8 +7,9 @@ with the same arguments reads the file back and hands the chunks to
 loses nothing but the chunks that were running. A line cut short by a kill is ignored.
 
 The file opens with a header line, the probe's identity (model, parameters, generator, seed,
-chunk size, format); chunks are only reused under the same identity, and a chunk only when
-its range of samples is the same (a rerun with more seeds reuses every full chunk).
+chunk size, format, and the code's: tasksim's version and commit); chunks are only reused
+under the same identity, so never after the code changed commit, and a chunk only when its
+range of samples is the same (a rerun with more seeds reuses every full chunk).
 Floating-point numbers are written with ``repr`` precision, so stored and recomputed chunks
 are the same numbers.
 
@@ -33,9 +34,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional, TextIO
 
+import tasksim
 from tasksim.solvers.probe import CHUNK, ChunkResult, Moments, ProbeSpec, chunks
 
-__all__ = ["FORMAT", "STORE_FOLDER", "probe_stem", "ProbeStore"]
+from .provenance import checkout_commit
+
+__all__ = ["FORMAT", "STORE_FOLDER", "probe_stem", "code_identity", "ProbeStore"]
 
 FORMAT = 1
 """Version of the line format; a store of another version is set aside, not reused."""
@@ -59,9 +63,16 @@ def probe_stem(spec: ProbeSpec, seed: int) -> str:
     return "_".join(parts)
 
 
+def code_identity() -> dict[str, Any]:
+    """The code that computes a chunk: tasksim's version and commit (provenance's), so that a
+    chunk computed by older code is never reused after a fix."""
+    commit, _ = checkout_commit()
+    return {"tasksim": tasksim.__version__, "commit": commit}
+
+
 def _identity(spec: ProbeSpec, seed: int) -> dict[str, Any]:
     return {"format": FORMAT, "chunk": CHUNK, "seed": int(seed),
-            "spec": dataclasses.asdict(spec)}
+            "spec": dataclasses.asdict(spec), **code_identity()}
 
 
 def _moments(record: dict[str, Any]) -> Moments:

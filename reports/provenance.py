@@ -4,20 +4,31 @@ carries.
 :func:`provenance` returns a small dict,
 
 ``{"tasksim": version, "commit": sha or None, "dirty": bool or None, "numpy": ..., "scipy":
-..., "sympy": ..., "seed": root seed or None, "command": "tasksim report ..."}``,
+..., "sympy": ..., "blas": [{"library", "version", "threads"}], "seed": root seed or None,
+"command": "tasksim report ..."}``,
 
 with nothing in it that changes between two runs of the same command on the same checkout
-(no time, no host name), so that outputs stay byte-identical on a rerun. ``commit`` is the
-checkout's ``HEAD`` when tasksim runs from a git checkout (an editable install), else None;
-``dirty`` says whether tracked source files differ from that commit, leaving out the files
-``tasksim report`` itself writes (:data:`GENERATED`), so that rebuilding the report does not
-change what the next build records.
+(no time, no host name, no file path), so that outputs stay byte-identical on a rerun.
+
+``tasksim`` is the version setuptools-scm derived from git when tasksim was built or installed
+(``tasksim.__version__``). ``commit`` is the checkout's ``HEAD`` when tasksim runs from a git
+checkout (an editable install); ``dirty`` says whether tracked source files differ from that
+commit, leaving out the files ``tasksim report`` itself writes (:data:`GENERATED`), so that
+rebuilding the report does not change what the next build records. Installed from a wheel,
+both are those of the commit the wheel was built from, which the build wrote into
+``tasksim/_version.py``; None only for a build without git.
+
+``blas`` lists the BLAS libraries numpy and scipy use and their thread counts at the time of
+the record (:func:`tasksim.reports.figures_blas.blas_info`; the report's numerics run on one
+thread, so the report records them inside that setting).
 
 Examples
 --------
 >>> p = provenance(seed=3, command=["tasksim", "report", "--quick"])
->>> p["command"], p["seed"], sorted(p)[:3]
-('tasksim report --quick', 3, ['command', 'commit', 'dirty'])
+>>> p["command"], p["seed"], sorted(p)[:4]
+('tasksim report --quick', 3, ['blas', 'command', 'commit', 'dirty'])
+>>> all(entry["threads"] >= 1 for entry in p["blas"])
+True
 """
 from __future__ import annotations
 
@@ -30,7 +41,9 @@ from typing import Any, Optional, Sequence, Union
 
 import tasksim
 
-__all__ = ["provenance", "png_metadata", "checkout_commit", "GENERATED"]
+from .figures_blas import blas_info
+
+__all__ = ["provenance", "png_metadata", "checkout_commit", "build_commit", "GENERATED"]
 
 GENERATED = ("reports/REPORT.md", "reports/claims.json", "reports/derivations.tex",
              "reports/figures")
@@ -49,13 +62,27 @@ def _git(*args: str) -> Optional[str]:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+def build_commit() -> tuple[Optional[str], Optional[bool]]:
+    """(commit, dirty) that setuptools-scm wrote into ``tasksim/_version.py`` at build time,
+    or (None, None) for a build without git (or a source tree never installed)."""
+    try:
+        from tasksim import _version
+    except ImportError:
+        return None, None
+    node = getattr(_version, "__commit__", None)
+    dirty = getattr(_version, "__dirty__", None)
+    commit = node[1:] if isinstance(node, str) and node.startswith("g") else node
+    return commit or None, dirty if commit else None
+
+
 @functools.lru_cache(maxsize=1)
 def checkout_commit() -> tuple[Optional[str], Optional[bool]]:
-    """(commit, dirty) of the checkout tasksim runs from, or (None, None) when it was installed
-    from a wheel or sdist (its folder is not the top of a git work tree holding tasksim)."""
+    """(commit, dirty) of the checkout tasksim runs from; installed from a wheel or sdist (its
+    folder is not the top of a git work tree holding tasksim), those of the build
+    (:func:`build_commit`)."""
     top = _git("rev-parse", "--show-toplevel")
     if top is None or Path(top).resolve() != _CHECKOUT or not (_CHECKOUT / "src" / "tasksim").is_dir():
-        return None, None
+        return build_commit()
     commit = _git("rev-parse", "HEAD")
     status = _git("status", "--porcelain", "--untracked-files=no", "--", ".",
                   *(f":(exclude){path}" for path in GENERATED))
@@ -68,6 +95,10 @@ def provenance(*, seed: Optional[int], command: Union[str, Sequence[str]]) -> di
     ``command`` is the command line as a list of words (joined with shell quoting) or as one
     string.
     """
+    # numpy's and scipy's BLAS loaded, so that "blas" does not depend on what ran before
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+
     commit, dirty = checkout_commit()
     line = command if isinstance(command, str) else shlex.join(list(command))
     return {
@@ -75,6 +106,7 @@ def provenance(*, seed: Optional[int], command: Union[str, Sequence[str]]) -> di
         "commit": commit,
         "dirty": dirty,
         **{name: _installed_version(name) for name in ("numpy", "scipy", "sympy")},
+        "blas": blas_info(),
         "seed": seed,
         "command": line,
     }

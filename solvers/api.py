@@ -50,6 +50,8 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 from .metrics import transfer_retention
 from .sequence_metrics import (METRICS, pairwise_retention, pairwise_transfer,
                                sequence_metrics)
@@ -125,7 +127,7 @@ class ErrorMatrix:
         """
         fn = {"transfer": pairwise_transfer, "retention": pairwise_retention}.get(which)
         if fn is None:
-            raise ValueError(f"which must be transfer or retention, got {which!r}")
+            raise InputError(f"which must be transfer or retention, got {which!r}")
         values = np.array([fn(m.T) for m in self.samples])
         n = values.shape[0]
         sem = (values.std(axis=0, ddof=1) / np.sqrt(n) if n > 1
@@ -153,7 +155,7 @@ class SimulationResult:
 
 def _one_of(name: str, value: object, allowed: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+        raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
     return value
 
 
@@ -195,7 +197,7 @@ def resolve_params(
     >>> resolve_params("vanilla", rho_a=0.5, rho_b=0.5, alpha=0.3)
     Traceback (most recent call last):
     ...
-    ValueError: alpha is not a parameter of vanilla (only of random-gating, adaptive-gating, plasticity-gating, soft-threshold)
+    tasksim.errors.InputError: alpha is not a parameter of vanilla (only of random-gating, adaptive-gating, plasticity-gating, soft-threshold)
     """
     model = _one_of("model", model, MODELS)
     rho_a = check_unit_interval("rho_a", rho_a)
@@ -205,32 +207,32 @@ def resolve_params(
     ny = check_positive_int("ny", ny)
     seeds = check_positive_int("seeds", seeds)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     generator = check_generator(generator)
     method = _one_of("method", method, METHODS)
     gram = _one_of("gram", gram, GRAM_MODES)
     if isinstance(tasks, bool) or not isinstance(tasks, (int, np.integer)) or tasks < 2:
-        raise ValueError(f"tasks must be an integer >= 2, got {tasks!r}")
+        raise InputError(f"tasks must be an integer >= 2, got {tasks!r}")
     tasks = int(tasks)
     structure = check_structure(structure)
     if model in PENALTY_MODELS:
         penalty = "previous" if penalty is None else penalty  # checked by make_model below
     elif penalty is not None:
-        raise ValueError(f"penalty is not a parameter of {model} (only of "
+        raise InputError(f"penalty is not a parameter of {model} (only of "
                          f"{', '.join(PENALTY_MODELS)})")
 
     if model in GATED_MODELS:
         if alpha is None:
-            raise ValueError(f"alpha is required for {model}: a number in (0, 1]")
+            raise InputError(f"alpha is required for {model}: a number in (0, 1]")
         alpha = check_open_unit_interval("alpha", alpha)
     elif alpha is not None:
-        raise ValueError(f"alpha is not a parameter of {model} (only of {', '.join(GATED_MODELS)})")
+        raise InputError(f"alpha is not a parameter of {model} (only of {', '.join(GATED_MODELS)})")
 
     if model in REGULARIZED_MODELS:
         if gamma is not None and lam is not None:
-            raise ValueError("give gamma or lam, not both")
+            raise InputError("give gamma or lam, not both")
         if gamma is None and lam is None:
-            raise ValueError(f"{model} needs gamma, a number in (0, 1], or lam, a number in [0, inf)")
+            raise InputError(f"{model} needs gamma, a number in (0, 1], or lam, a number in [0, inf)")
         scale = nx / ns if model == "euclidean" else 1.0
         if gamma is not None:
             gamma = check_open_unit_interval("gamma", gamma)
@@ -241,7 +243,7 @@ def resolve_params(
     else:
         for name, value in (("gamma", gamma), ("lam", lam)):
             if value is not None:
-                raise ValueError(f"{name} is not a parameter of {model} "
+                raise InputError(f"{name} is not a parameter of {model} "
                                  f"(only of {', '.join(REGULARIZED_MODELS)})")
 
     if model != "soft-threshold":  # the linear models' own checks (e.g. a tall A where needed)
@@ -253,7 +255,7 @@ def resolve_params(
 
     wishart_possible = generator == "gaussian" and method == "exact" and model in WISHART_MODELS
     if gram == "wishart" and not wishart_possible:
-        raise ValueError(
+        raise InputError(
             "gram='wishart' needs generator='gaussian', method='exact' and a model among "
             f"{', '.join(WISHART_MODELS)}; got generator={generator!r}, method={method!r}, "
             f"model={model!r}")

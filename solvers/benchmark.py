@@ -275,6 +275,14 @@ def fig1_exact_vs_gd(
     }
 
 
+def _blas_threads() -> int:
+    """The largest thread count of the BLAS libraries loaded here (threadpoolctl)."""
+    from threadpoolctl import threadpool_info
+
+    return max((pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"),
+               default=1)
+
+
 def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dict[str, Any]:
     """All the measurements (the requirements' sizes, or small ones with ``quick``)."""
     from .probe_benchmark import gram_throughput, probe_scaling
@@ -301,5 +309,5 @@ def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dic
         "fig1_exact_vs_gd": fig1,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "numpy": np.__version__,
-                    "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default")},
+                    "blas_threads": _blas_threads()},
     }

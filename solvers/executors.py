@@ -27,6 +27,8 @@ import contextlib
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Iterator, Optional
 
+from tasksim.errors import InputError
+
 from .validation import check_positive_int
 
 __all__ = ["open_executor"]
@@ -52,12 +54,12 @@ def open_executor(*, workers: int = 1, dask: Optional[str] = None,
 @contextlib.contextmanager
 def _dask_client(address: str, timeout: float) -> Iterator[object]:
     if not isinstance(address, str) or not address.strip():
-        raise ValueError(f"dask must be a scheduler address such as tcp://host:8786, "
+        raise InputError(f"dask must be a scheduler address such as tcp://host:8786, "
                          f"got {address!r}")
     try:
         from distributed import Client
     except ImportError:
-        raise ValueError("--dask needs dask.distributed: pip install 'tasksim[dask]'") from None
+        raise InputError("--dask needs dask.distributed: pip install 'tasksim[dask]'") from None
     try:
         client = Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as problem:

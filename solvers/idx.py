@@ -30,6 +30,8 @@ from typing import Union
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 __all__ = ["MNIST_FILES", "read_idx", "load_mnist"]
 
 MNIST_FILES: tuple[str, ...] = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
@@ -46,13 +48,13 @@ def _file_bytes(path: Path) -> bytes:
     try:
         raw = path.read_bytes()
     except OSError as problem:
-        raise ValueError(f"cannot read {path}: {problem.strerror or problem}") from None
+        raise InputError(f"cannot read {path}: {problem.strerror or problem}") from None
     if not raw.startswith(_GZIP_MAGIC):
         return raw
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as problem:
-        raise ValueError(f"{path} is a corrupt gzip file ({problem or type(problem).__name__})"
+        raise InputError(f"{path} is a corrupt gzip file ({problem or type(problem).__name__})"
                          ) from None
 
 
@@ -71,25 +73,25 @@ def read_idx(path: Union[str, Path]) -> np.ndarray:
     ...     read_idx(path)                                 # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: .../bad is not an IDX file (magic number 0x6e6f7420)
+    tasksim.errors.InputError: .../bad is not an IDX file (magic number 0x6e6f7420)
     """
     path = Path(path)
     data = _file_bytes(path)
     if len(data) < 4:
-        raise ValueError(f"{path} is not an IDX file (only {len(data)} bytes)")
+        raise InputError(f"{path} is not an IDX file (only {len(data)} bytes)")
     magic = int.from_bytes(data[:4], "big")
     if data[0] != 0 or data[1] != 0 or data[2] not in _TYPES or data[3] == 0:
-        raise ValueError(f"{path} is not an IDX file (magic number 0x{magic:08x})")
+        raise InputError(f"{path} is not an IDX file (magic number 0x{magic:08x})")
     dtype, ndim = _TYPES[data[2]], data[3]
     header = 4 + 4 * ndim
     if len(data) < header:
-        raise ValueError(f"{path} is truncated: its header announces {ndim} dimensions")
+        raise InputError(f"{path} is truncated: its header announces {ndim} dimensions")
     shape = tuple(int.from_bytes(data[4 + 4 * k: 8 + 4 * k], "big") for k in range(ndim))
     expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     found = len(data) - header
     if found != expected:
         what = "truncated" if found < expected else "longer than its header says"
-        raise ValueError(f"{path} is {what}: shape {shape} needs {expected} bytes of data, "
+        raise InputError(f"{path} is {what}: shape {shape} needs {expected} bytes of data, "
                          f"found {found}")
     values = np.frombuffer(data, dtype=dtype, offset=header).reshape(shape)
     return values.astype(dtype.newbyteorder("="))
@@ -99,7 +101,7 @@ def _find(directory: Path, name: str) -> Path:
     for candidate in (directory / name, directory / f"{name}.gz"):
         if candidate.is_file():
             return candidate
-    raise ValueError(f"MNIST file {name} (or {name}.gz) not found in {directory}")
+    raise InputError(f"MNIST file {name} (or {name}.gz) not found in {directory}")
 
 
 @functools.lru_cache(maxsize=2)
@@ -114,30 +116,30 @@ def load_mnist(directory: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     """
     folder = Path(directory)
     if not folder.is_dir():
-        raise ValueError(f"MNIST directory {folder} does not exist or is not a directory")
+        raise InputError(f"MNIST directory {folder} does not exist or is not a directory")
     arrays = []
     for name in MNIST_FILES:
         path = _find(folder, name)
         values = read_idx(path)
         if "images" in name:
             if values.dtype != np.uint8 or values.ndim != 3:
-                raise ValueError(f"{path} does not hold images: expected unsigned bytes of "
+                raise InputError(f"{path} does not hold images: expected unsigned bytes of "
                                  f"shape (n, rows, cols), found {values.dtype} {values.shape}")
             values = values.reshape(len(values), -1).astype(np.float32) / np.float32(255.0)
         else:
             if values.ndim != 1 or values.dtype.kind not in "iu":
-                raise ValueError(f"{path} does not hold labels: expected integers of shape "
+                raise InputError(f"{path} does not hold labels: expected integers of shape "
                                  f"(n,), found {values.dtype} {values.shape}")
             if values.size and (values.min() < 0 or values.max() > 9):
-                raise ValueError(f"{path} holds labels outside 0-9 "
+                raise InputError(f"{path} holds labels outside 0-9 "
                                  f"({int(values.min())} to {int(values.max())})")
             values = values.astype(np.int64)
         arrays.append(values)
     for images, labels, name in ((arrays[0], arrays[1], MNIST_FILES[1]),
                                  (arrays[2], arrays[3], MNIST_FILES[3])):
         if len(images) != len(labels):
-            raise ValueError(f"{name} has {len(labels)} labels for {len(images)} images")
+            raise InputError(f"{name} has {len(labels)} labels for {len(images)} images")
     if arrays[0].shape[1] != arrays[2].shape[1]:
-        raise ValueError(f"training and test images differ in size ({arrays[0].shape[1]} and "
+        raise InputError(f"training and test images differ in size ({arrays[0].shape[1]} and "
                          f"{arrays[2].shape[1]} pixels)")
     return arrays[0], arrays[1], arrays[2], arrays[3]

@@ -71,6 +71,8 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 from .pmnist_data import DATASETS, load_images, pixels_permuted
 from .pmnist_run import (GATED_METHODS, REGULARIZED_METHODS, EpochCallback, RunRecord,
                          run_two_tasks)
@@ -133,7 +135,7 @@ class PmnistResult:
         """Retention measured after ``task2_epochs`` epochs of task 2 (from the curves)."""
         first = self.params["epochs"]
         if not 1 <= task2_epochs <= self.params["task2_epochs"]:
-            raise ValueError(f"task2_epochs must be in [1, {self.params['task2_epochs']}], "
+            raise InputError(f"task2_epochs must be in [1, {self.params['task2_epochs']}], "
                              f"got {task2_epochs}")
         return Estimate.from_samples(self.curves[:, 0, 0] - self.curves[:, first + task2_epochs, 0])
 
@@ -179,41 +181,41 @@ def resolve_pmnist_params(
     >>> resolve_pmnist_params("vanilla", rho_a=0.5, rho_b=0.5, lam=1.0)
     Traceback (most recent call last):
     ...
-    ValueError: lam is not a parameter of vanilla (only of euclidean, fisher-layerwise, fisher-diag)
+    tasksim.errors.InputError: lam is not a parameter of vanilla (only of euclidean, fisher-layerwise, fisher-diag)
     """
     if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     rho_a = check_unit_interval("rho_a", rho_a)
     rho_b = check_unit_interval("rho_b", rho_b)
     if dataset not in DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
+        raise InputError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
     if dtype not in _DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(_DTYPES)}, got {dtype!r}")
+        raise InputError(f"dtype must be one of {', '.join(_DTYPES)}, got {dtype!r}")
     seeds = check_positive_int("seeds", seeds)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
 
     if method in GATED_METHODS:
         if alpha is None:
-            raise ValueError(f"alpha is required for {method}: a number in (0, 1]")
+            raise InputError(f"alpha is required for {method}: a number in (0, 1]")
         alpha = check_open_unit_interval("alpha", alpha)
     elif alpha is not None:
-        raise ValueError(f"alpha is not a parameter of {method} "
+        raise InputError(f"alpha is not a parameter of {method} "
                          f"(only of {', '.join(GATED_METHODS)})")
 
     given = {k: v for k, v in (("lam", lam), ("lam1", lam1), ("lam2", lam2)) if v is not None}
     if method in REGULARIZED_METHODS:
         if "lam" in given and len(given) > 1:
-            raise ValueError("give lam, or lam1 and lam2, not both")
+            raise InputError("give lam, or lam1 and lam2, not both")
         if "lam" in given:
             lam1 = lam2 = check_nonnegative("lam", lam)
         elif len(given) == 2:
             lam1, lam2 = check_nonnegative("lam1", lam1), check_nonnegative("lam2", lam2)
         else:
-            raise ValueError(f"{method} needs lam (both layers), or lam1 and lam2 (one per "
+            raise InputError(f"{method} needs lam (both layers), or lam1 and lam2 (one per "
                              "layer): numbers in [0, inf)")
     elif given:
-        raise ValueError(f"{next(iter(given))} is not a parameter of {method} "
+        raise InputError(f"{next(iter(given))} is not a parameter of {method} "
                          f"(only of {', '.join(REGULARIZED_METHODS)})")
 
     base = PROTOCOLS[dataset]
@@ -222,18 +224,18 @@ def resolve_pmnist_params(
     retention_epochs = _optional_positive("retention_epochs", retention_epochs,
                                           min(base.retention_epochs, task2_epochs))
     if retention_epochs > task2_epochs:
-        raise ValueError(f"retention_epochs ({retention_epochs}) must not exceed the epochs "
+        raise InputError(f"retention_epochs ({retention_epochs}) must not exceed the epochs "
                          f"of task 2 ({task2_epochs})")
     hidden = _optional_positive("hidden", hidden, base.hidden)
     batch = _optional_positive("batch", batch, base.batch)
     if learning_rate is None:
         learning_rate = base.learning_rate
     elif check_nonnegative("learning_rate", learning_rate) == 0.0:
-        raise ValueError("learning_rate must be a number in (0, inf), got 0")
+        raise InputError("learning_rate must be a number in (0, inf), got 0")
 
     images = load_images(dataset, data_dir)
     if batch > len(images.train_labels):
-        raise ValueError(f"batch ({batch}) exceeds the {len(images.train_labels)} training "
+        raise InputError(f"batch ({batch}) exceeds the {len(images.train_labels)} training "
                          f"images of {dataset}")
     return dict(method=method, rho_a=rho_a, rho_b=rho_b, alpha=alpha, lam1=lam1, lam2=lam2,
                 dataset=dataset,
@@ -308,7 +310,7 @@ def _check_memory(params: Mapping[str, Any], workers: int) -> None:
     need = estimate_run_bytes(params) * max(1, workers)
     limit = machine_bytes()
     if limit is not None and need > limit:
-        raise ValueError(f"{params['dataset']} with {params['hidden']} hidden units needs about "
+        raise InputError(f"{params['dataset']} with {params['hidden']} hidden units needs about "
                          f"{human_bytes(need)} of memory for {workers} run(s) at once, more "
                          f"than this machine's {human_bytes(limit)}; use fewer workers or "
                          "a smaller network")

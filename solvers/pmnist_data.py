@@ -42,6 +42,8 @@ from typing import Optional
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 from .validation import check_unit_interval
 
 __all__ = [
@@ -141,12 +143,12 @@ def pixels_permuted(n_pixels: int, rho_a: float) -> int:
     >>> pixels_permuted(64, 0.99)
     Traceback (most recent call last):
     ...
-    ValueError: rho_a = 0.99 permutes round(0.01 x 64) = 1 pixel, which cannot move; choose rho_a with 0 or at least 2 pixels permuted (here rho_a >= 0.992 or rho_a <= 0.977)
+    tasksim.errors.InputError: rho_a = 0.99 permutes round(0.01 x 64) = 1 pixel, which cannot move; choose rho_a with 0 or at least 2 pixels permuted (here rho_a >= 0.992 or rho_a <= 0.977)
     """
     rho_a = check_unit_interval("rho_a", rho_a)
     count = int(round((1.0 - rho_a) * n_pixels))
     if count == 1:
-        raise ValueError(
+        raise InputError(
             f"rho_a = {rho_a:g} permutes round({1.0 - rho_a:.3g} x {n_pixels}) = 1 pixel, which "
             f"cannot move; choose rho_a with 0 or at least 2 pixels permuted (here rho_a >= "
             f"{1.0 - 0.5 / n_pixels:.3f} or rho_a <= {1.0 - 1.5 / n_pixels:.3f})")
@@ -248,19 +250,19 @@ def load_images(dataset: str, data_dir: Optional[str | Path] = None) -> ImageSet
     >>> load_images("mnist")
     Traceback (most recent call last):
     ...
-    ValueError: dataset mnist needs --data-dir: a directory with the four MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, each plain or .gz)
+    tasksim.errors.InputError: dataset mnist needs --data-dir: a directory with the four MNIST IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, each plain or .gz)
     """
     if dataset not in DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
+        raise InputError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
     if dataset == "digits":
         if data_dir is not None:
-            raise ValueError("--data-dir is for --dataset mnist; the digits ship with "
+            raise InputError("--data-dir is for --dataset mnist; the digits ship with "
                              "scikit-learn")
         return digits_images()
     from .idx import MNIST_FILES, load_mnist
 
     if data_dir is None:
-        raise ValueError("dataset mnist needs --data-dir: a directory with the four MNIST IDX "
+        raise InputError("dataset mnist needs --data-dir: a directory with the four MNIST IDX "
                          f"files ({', '.join(MNIST_FILES)}, each plain or .gz)")
     train_x, train_y, test_x, test_y = load_mnist(str(data_dir))
     return ImageSet("mnist", train_x, train_y, test_x, test_y)

@@ -41,6 +41,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 from .api import MODELS, resolve_params, simulate_samples
 from .gram import sample_gram_seeded
 from .resources import check_memory, human_bytes, machine_bytes
@@ -92,10 +94,10 @@ class ProbeSpec:
         Ns of them, but for a probability below 1e-15)."""
         params = self.params(nx)
         if nx <= self.ns:
-            raise ValueError(f"nx={nx} must exceed ns={self.ns}: the probe measures the "
+            raise InputError(f"nx={nx} must exceed ns={self.ns}: the probe measures the "
                              "approach to the tall limit Nx >> Ns")
         if self.model == "plasticity-gating" and params["alpha"] * nx < 4 * self.ns:
-            raise ValueError(f"plasticity gating needs alpha * nx >= 4 ns (A^T D A invertible "
+            raise InputError(f"plasticity gating needs alpha * nx >= 4 ns (A^T D A invertible "
                              f"in every sample), got alpha * nx = {params['alpha'] * nx:g} at "
                              f"nx={nx}, ns={self.ns}")
         return params
@@ -236,21 +238,21 @@ def check_probe(spec: ProbeSpec, nxs: Sequence[int], *, seeds: int, seed: int = 
     >>> check_probe(ProbeSpec("vanilla", rho_a=0.5, rho_b=0.5, ns=3), [30, 10], seeds=5)
     Traceback (most recent call last):
     ...
-    ValueError: nx must be strictly increasing, got [30, 10]
+    tasksim.errors.InputError: nx must be strictly increasing, got [30, 10]
     """
     if spec.model not in MODELS:
-        raise ValueError(f"model must be one of {', '.join(MODELS)}, got {spec.model!r}")
+        raise InputError(f"model must be one of {', '.join(MODELS)}, got {spec.model!r}")
     nxs = [check_positive_int("nx", n) for n in nxs]
     if not nxs:
-        raise ValueError("nx must list at least one input size")
+        raise InputError("nx must list at least one input size")
     if any(b <= a for a, b in zip(nxs, nxs[1:])):
-        raise ValueError(f"nx must be strictly increasing, got {nxs}")
+        raise InputError(f"nx must be strictly increasing, got {nxs}")
     seeds = check_positive_int("seeds", seeds)
     if seeds < 2:
-        raise ValueError(f"seeds must be at least 2 (a standard error needs two samples), "
+        raise InputError(f"seeds must be at least 2 (a standard error needs two samples), "
                          f"got {seeds}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     workers = check_positive_int("workers", workers)
     for nx in nxs:
         params = spec.check(nx)
@@ -262,7 +264,7 @@ def check_probe(spec: ProbeSpec, nxs: Sequence[int], *, seeds: int, seed: int = 
         need, limit = workers * _wishart_chunk_bytes(spec), machine_bytes()
         if limit is not None and need > limit:
             chunks_at_once = f"{workers} chunks" if workers > 1 else "a chunk"
-            raise ValueError(f"ns={spec.ns} needs about {human_bytes(need)} of memory for "
+            raise InputError(f"ns={spec.ns} needs about {human_bytes(need)} of memory for "
                              f"{chunks_at_once} of {CHUNK} Wishart samples, more than this "
                              f"machine's {human_bytes(limit)}; use a smaller ns or fewer workers")
     return nxs

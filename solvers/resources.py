@@ -24,13 +24,15 @@ Examples
 ...              available=24 * 2**30)
 Traceback (most recent call last):
 ...
-ValueError: nx=100000000000 needs about 144 TB of memory per sample (explicit Nx x Ns task matrices), more than this machine's 25.8 GB; use smaller sizes, or the gaussian generator (Wishart-sampled Grams, no Nx x Ns matrix)
+tasksim.errors.InputError: nx=100000000000 needs about 144 TB of memory per sample (explicit Nx x Ns task matrices), more than this machine's 25.8 GB; use smaller sizes, or the gaussian generator (Wishart-sampled Grams, no Nx x Ns matrix)
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 from typing import Optional
+
+from tasksim.errors import InputError
 
 __all__ = ["estimate_bytes", "machine_bytes", "check_memory", "human_bytes"]
 
@@ -105,13 +107,13 @@ def check_memory(*, model: str, nx: int, ns: int, ny: int, gram: str, method: st
         per = "per sample" if workers <= 1 else f"for {workers} workers"
         if gram == "wishart":
             patterns = f", one per gate pattern (2^{n_tasks})" if model in _GATED else ""
-            raise ValueError(
+            raise InputError(
                 f"tasks={n_tasks} needs about {human_bytes(need)} of memory {per} "
                 f"(Wishart-sampled Grams{patterns}), more than this machine's "
                 f"{human_bytes(limit)}; use fewer tasks or gram='explicit'")
         what = ("explicit Nx x Ns task matrices" + (" and the Nx x Nx input covariance"
                                                     if model == "soft-threshold" else ""))
-        raise ValueError(
+        raise InputError(
             f"nx={nx} needs about {human_bytes(need)} of memory {per} ({what}), more than "
             f"this machine's {human_bytes(limit)}; use smaller sizes"
             + (", or the gaussian generator (Wishart-sampled Grams, no Nx x Ns matrix)"

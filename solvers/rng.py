@@ -18,6 +18,8 @@ from typing import Union
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 Seed = Union[int, np.random.SeedSequence, np.random.Generator, None]
 
 __all__ = ["Seed", "as_generator", "spawn"]
@@ -28,12 +30,12 @@ def as_generator(seed: Seed) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, bool):
-        raise ValueError(f"seed must be an int, a SeedSequence, a Generator or None, got {seed!r}")
+        raise InputError(f"seed must be an int, a SeedSequence, a Generator or None, got {seed!r}")
     if seed is None or isinstance(seed, (int, np.integer, np.random.SeedSequence)):
         if isinstance(seed, (int, np.integer)) and seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+            raise InputError(f"seed must be a non-negative integer, got {seed!r}")
         return np.random.default_rng(seed)
-    raise ValueError(f"seed must be an int, a SeedSequence, a Generator or None, got {seed!r}")
+    raise InputError(f"seed must be an int, a SeedSequence, a Generator or None, got {seed!r}")
 
 
 def spawn(seed: int | np.random.SeedSequence | None, n: int) -> list[np.random.SeedSequence]:

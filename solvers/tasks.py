@@ -46,6 +46,8 @@ from typing import Literal, Sequence
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 from .rng import Seed, as_generator
 from .validation import check_open_unit_interval, check_positive_int, check_unit_interval
 
@@ -70,14 +72,14 @@ __all__ = [
 def check_generator(generator: str) -> str:
     """Validate a generator name."""
     if generator not in GENERATORS:
-        raise ValueError(f"generator must be one of {', '.join(GENERATORS)}, got {generator!r}")
+        raise InputError(f"generator must be one of {', '.join(GENERATORS)}, got {generator!r}")
     return generator
 
 
 def check_structure(structure: str) -> str:
     """Validate a similarity-structure name (``chain`` or ``shared``)."""
     if structure not in STRUCTURES:
-        raise ValueError(f"structure must be one of {', '.join(STRUCTURES)}, got {structure!r}")
+        raise InputError(f"structure must be one of {', '.join(STRUCTURES)}, got {structure!r}")
     return structure
 
 
@@ -238,7 +240,7 @@ def draw_gates(
     alpha = check_open_unit_interval("alpha", alpha)
     rhos = [rho_g] * (n_tasks - 1) if np.isscalar(rho_g) else list(rho_g)
     if len(rhos) != n_tasks - 1:
-        raise ValueError(f"rho_g must be one number or {n_tasks - 1} numbers, got {len(rhos)}")
+        raise InputError(f"rho_g must be one number or {n_tasks - 1} numbers, got {len(rhos)}")
     rhos = [check_unit_interval("rho_g", r) for r in rhos]
     rng = as_generator(seed)
     gates = [rng.random(nx) < alpha]

@@ -64,21 +64,6 @@ def test_simulate_without_json_prints_a_short_summary():
     assert "Delta eps_TF" in lines[2] and "Delta eps_RT" in lines[3] and "sem" in lines[3]
 
 
-def test_progress_goes_to_stderr_once_a_run_is_long():
-    stream = io.StringIO()
-    progress = cli._StderrProgress(stream, "tasksim simulate", delay=0.0, every=0.0)
-    for done in (1, 2, 3):
-        progress(done, 3)
-    progress.close()
-    text = stream.getvalue()
-    assert "3/3 samples" in text and text.endswith("\n")
-    quiet = io.StringIO()
-    short = cli._StderrProgress(quiet, "x", delay=60.0)
-    short(1, 1)
-    short.close()
-    assert quiet.getvalue() == ""
-
-
 # --- tasksim bench -------------------------------------------------------------------------------
 
 def test_bench_quick_json_reports_every_required_figure():
@@ -245,7 +230,8 @@ def test_bad_input_prints_one_line_to_stderr_and_exits_2(argv, message):
 
 # --- provenance: every --json output says where it came from -----------------------------------
 
-PROVENANCE_KEYS = {"tasksim", "commit", "dirty", "numpy", "scipy", "sympy", "seed", "command"}
+PROVENANCE_KEYS = {"tasksim", "commit", "dirty", "numpy", "scipy", "sympy", "blas", "seed",
+                   "command"}
 
 
 def test_every_json_output_records_its_provenance(demo_registry):
@@ -260,6 +246,7 @@ def test_every_json_output_records_its_provenance(demo_registry):
         assert code == 0 and set(record) == PROVENANCE_KEYS, argv
         assert record["tasksim"] == tasksim.__version__ and record["numpy"] == numpy.__version__
         assert record["seed"] == seed and record["command"] == "tasksim " + " ".join(argv)
+        assert record["blas"] and all(b["library"] and b["threads"] >= 1 for b in record["blas"])
 
 
 def test_a_checkout_records_its_commit():

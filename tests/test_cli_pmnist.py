@@ -65,17 +65,16 @@ def test_adaptive_gating_reports_the_gate_correlation_and_text_output_is_short()
 
 
 def test_progress_is_per_epoch_on_stderr(monkeypatch):
+    import functools
+
     import tasksim.reports.cli as cli
+    from tasksim.reports.progress import Progress
 
-    original = cli._StderrProgress.__init__
-
-    def immediate(self, stream, label, delay=2.0, every=0.5):
-        original(self, stream, label, delay=0.0, every=0.0)
-
-    monkeypatch.setattr(cli._StderrProgress, "__init__", immediate)
+    monkeypatch.setattr(cli, "Progress", functools.partial(Progress, delay=0.0, every=0.0))
     code, _, err = run(*BASE)
     assert code == 0
-    assert "run 2/2, epoch 4/4" in err and err.endswith("\n")
+    assert err.startswith("tasksim pmnist: 8/8 epochs in ") and err.count("\n") == 1, err
+    assert "\r" not in err
 
 
 def test_mnist_runs_from_idx_files_in_the_named_directory(tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ import tasksim
 
 def _modules() -> list[str]:
     names = ["tasksim"]
-    for package in ("derivations", "solvers", "reports"):
+    for package in ("derivations", "solvers", "reports", "testing"):
         module = importlib.import_module(f"tasksim.{package}")
         names.append(module.__name__)
         names += [f"{module.__name__}.{info.name}"

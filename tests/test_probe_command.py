@@ -99,7 +99,7 @@ def test_an_interrupted_probe_resumes_and_loses_nothing(tmp_path, monkeypatch):
     with monkeypatch.context() as patch:
         _counting_chunks(patch, interrupt_after=4)
         code, out, err = run(*ARGS, "--out", str(tmp_path / "resumed"), "--json")
-    assert code == 2 and "interrupted" in err and "resume" in err and err.count("\n") == 1
+    assert code == 130 and "interrupted" in err and "resume" in err and err.count("\n") == 1
     calls = _counting_chunks(monkeypatch)
     resumed = probe_json(tmp_path / "resumed")
     assert len(calls) == 3 * 3 - 4  # 3 sizes x 3 chunks of 250, 250, 100; 4 were stored
@@ -143,7 +143,7 @@ def test_an_unwritable_out_is_refused_before_any_work(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     code, out, err = run(*ARGS, "--out", str(blocker))
-    assert code == 2 and "cannot write the probe's results" in err and err.count("\n") == 1
+    assert code == 1 and "cannot write the probe's results" in err and err.count("\n") == 1
 
 
 def test_an_unreachable_dask_scheduler_is_one_line(tmp_path, monkeypatch):
@@ -151,7 +151,7 @@ def test_an_unreachable_dask_scheduler_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(probe_command, "open_executor",
                         functools.partial(open_executor, timeout=1.0))
     code, out, err = run(*ARGS, "--out", str(tmp_path), "--dask", "tcp://127.0.0.1:9")
-    assert code == 2 and "cannot reach the dask scheduler" in err and err.count("\n") == 1
+    assert code == 1 and "cannot reach the dask scheduler" in err and err.count("\n") == 1
 
 
 def test_models_without_a_derived_term_are_measured_only(tmp_path):

@@ -167,7 +167,7 @@ def test_a_full_disk_leaves_the_previous_report_and_no_staging_folder(tmp_path, 
     monkeypatch.setattr(report_module, "evaluate_all", lambda: [])
     monkeypatch.setattr(Path, "write_text", full)
     code, err = _cli_report(tmp_path / "out")
-    assert code == 2 and err.count("\n") == 1
+    assert code == 1 and err.count("\n") == 1
     assert "No space left on device" in err and "unchanged" in err
     assert _unchanged(tmp_path / "out", files)
 
@@ -180,7 +180,7 @@ def test_an_interrupted_report_leaves_the_previous_one(tmp_path, monkeypatch):
 
     monkeypatch.setattr(report_module, "evaluate_all", interrupt)
     code, err = _cli_report(tmp_path / "out")
-    assert code == 2 and err.endswith("interrupted; the report in "
+    assert code == 130 and err.endswith("interrupted; the report in "
                                       f"{tmp_path / 'out'} is unchanged\n"), err
     assert _unchanged(tmp_path / "out", files)
 
@@ -199,7 +199,7 @@ def test_an_impossible_output_folder_is_refused_in_one_line(tmp_path, where, mon
     derived = []
     monkeypatch.setattr(report_module, "evaluate_all", lambda: derived.append(1) or [])
     code, err = _cli_report(target)
-    assert code == 2 and err.count("\n") == 1 and err.startswith("tasksim: error: cannot write")
+    assert code == 1 and err.count("\n") == 1 and err.startswith("tasksim: error: cannot write")
     assert not derived, "refused before any work"
 
 

@@ -29,6 +29,16 @@ from tasksim.solvers.sweep import Estimate
 from tasksim.solvers.tasks import draw_tasks, task_correlation
 
 GOLDEN = Path(__file__).parent / "data" / "two_task_golden.json"
+GOLDEN_RTOL = 1e-9
+"""Relative tolerance of a golden comparison, from the computation: the samples are float64
+solves, and a float64 solve is reproducible to about cond * eps, not bitwise: the summation
+order (BLAS threads, another CPU's kernels, the load deciding how work is split) moves the
+last bits. Measured against the file: the Gram-based models agree to 1e-15 (cond of order
+one, Nx/Ns = 30); soft-thresholding, an eigendecomposition of the 40 x 40 input covariance
+with a rank cut-off, to 2.4e-12 relative here and 8.3e-12 absolute elsewhere (cond ~ 1e4).
+1e-9 is 100 times that, and 1e7 times smaller than the sems of these 4-seed samples (~1e-2),
+so a change of method still fails. The absolute part, GOLDEN_RTOL times the largest sample,
+covers samples near zero, whose rounding follows the scale of the others."""
 Z = float(norm.isf(1e-3 / 20 / 2))
 
 
@@ -49,12 +59,14 @@ def _golden_cases():
 def test_two_tasks_give_the_numbers_recorded_before_sequences_existed(rho_a_value, rho_b_value,
                                                                       case):
     """tests/data/two_task_golden.json holds simulate's samples at commit 7545d0a (the parent
-    of this work), same seeds. On the machine that recorded them they agree bit for bit; the
-    1e-12 allowance is for another CPU's rounding, not for a change of method."""
+    of this work), same seeds; they agree to rounding (:data:`GOLDEN_RTOL`), never bitwise:
+    the last bits depend on BLAS threads and load."""
     result = simulate(case["model"], rho_a=rho_a_value, rho_b=rho_b_value,
                       generator=case["generator"], method=case["method"], **case["extra"],
                       **case["sizes"])
-    np.testing.assert_allclose(result.samples, np.array(case["samples"]), rtol=0, atol=1e-12)
+    golden = np.array(case["samples"])
+    np.testing.assert_allclose(result.samples, golden, rtol=GOLDEN_RTOL,
+                               atol=GOLDEN_RTOL * np.abs(golden).max())
 
 
 def test_the_two_task_json_keeps_its_fields_and_numbers():
@@ -70,8 +82,9 @@ def test_the_two_task_json_keeps_its_fields_and_numbers():
     assert main(argv, stdout=out, stderr=err) == 0, err.getvalue()
     record = json.loads(out.getvalue())
     assert set(record) == {"transfer", "retention", "params", "provenance"}
+    golden = np.array(case["samples"])
     assert record["transfer"]["mean"] == pytest.approx(
-        np.mean([s[0] for s in case["samples"]]), abs=1e-12)
+        golden[:, 0].mean(), rel=GOLDEN_RTOL, abs=GOLDEN_RTOL * np.abs(golden).max())
     assert record["params"]["tasks"] == 2 and record["params"]["structure"] == "chain"
 
 

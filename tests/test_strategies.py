@@ -1,4 +1,4 @@
-"""The Hypothesis strategies of tasksim.solvers.strategies draw only values the solvers accept, within
+"""The Hypothesis strategies of tasksim.testing.strategies draw only values the solvers accept, within
 the bounds they are given, and reject bad bounds with a ValueError naming the argument."""
 import math
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tasksim.solvers import strategies as S
+from tasksim.testing import strategies as S
 from tasksim.solvers.api import resolve_params
 from tasksim.solvers.linear_models import make_model
 from tasksim.solvers.rng import as_generator

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given
 from scipy.optimize import minimize_scalar
 
-from tasksim.solvers import strategies as S
+from tasksim.testing import strategies as S
 from tasksim.solvers.sweep import Estimate
 from verify import estimators as E
 from verify import theory

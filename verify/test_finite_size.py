@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tasksim.solvers import strategies as S
+from tasksim.testing import strategies as S
 from tasksim.solvers.probe import ProbeSpec, probe
 from tasksim.solvers.sweep import Estimate
 from verify import theory

@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from tasksim.solvers import strategies as S
+from tasksim.testing import strategies as S
 from tasksim.solvers.rng import as_generator
 from tasksim.solvers.sweep import Estimate
 from verify import estimators as E

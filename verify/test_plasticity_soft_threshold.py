@@ -35,7 +35,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from tasksim.solvers import strategies as S
+from tasksim.testing import strategies as S
 from tasksim.solvers.soft_threshold import soft_threshold_solution
 from tasksim.solvers.soft_threshold_moments import soft_threshold, threshold_from_sparsity
 from tasksim.solvers.sweep import Estimate

@@ -20,7 +20,7 @@ from verify import theory
 from verify.tolerances import LIMIT_RTOL, SYMBOLIC_EQUAL
 
 PAPER = default_paper_path()
-"""The paper's LaTeX source: $TASKSIM_PAPER, else paper/paper.tex in the repository (always
+"""The paper's LaTeX source: $TASKSIM_PAPER, else src/tasksim/paper/paper.tex (always
 there: the label, line and quote checks run everywhere, CI included)."""
 SECTION_MODULES = ("verify.test_vanilla", "verify.test_gating",
                    "verify.test_plasticity_soft_threshold", "verify.test_euclidean",

@@ -4,7 +4,7 @@ ones), every labelled display is claimed or out of scope with a reason, and ever
 the index (displays, asserting sentences, figure panels; tests/test_statement_index.py checks
 how it is built) is claimed, out of scope with a reason, or listed as not decided.
 
-The paper is ``paper/paper.tex`` in the repository, so these checks run everywhere."""
+The paper is ``src/tasksim/paper/paper.tex`` in the repository, so these checks run everywhere."""
 from __future__ import annotations
 
 import pytest

@@ -19,7 +19,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from tasksim.solvers import strategies as S
+from tasksim.testing import strategies as S
 from verify import estimators as E
 from verify import theory
 from verify.tolerances import (CONVERGENCE, assert_agrees, assert_exceeds, check_convergence,

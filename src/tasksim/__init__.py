@@ -21,7 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.2.0"
+try:  # written from git by setuptools-scm when tasksim is built or installed (pyproject.toml)
+    from ._version import __version__
+except ImportError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = ["simulate", "__version__"]
 

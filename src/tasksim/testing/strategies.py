@@ -8,7 +8,8 @@ Ns << Nx (tall task matrices, Assumption II of Appendix A); the task generators 
 
 Each strategy checks its own arguments when it is *built* and raises ``ValueError`` naming the
 argument and its allowed range (:mod:`tasksim.solvers.validation`), so a mistaken bound fails at once
-rather than at draw time. The strategies need Hypothesis (the ``test`` extra of the package).
+rather than at draw time. The strategies need Hypothesis (the ``test`` extra of the package):
+this module lives apart from the runtime modules and is imported on purpose by tests.
 
 Strategies
 ----------
@@ -49,8 +50,8 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from .tasks import GENERATORS
-from .validation import (
+from tasksim.solvers.tasks import GENERATORS
+from tasksim.solvers.validation import (
     check_nonnegative,
     check_open_unit_interval,
     check_positive_int,
@@ -95,7 +96,7 @@ def similarities(min_value: float = 0.0, max_value: float = 1.0) -> st.SearchStr
     >>> similarities(max_value=1.5)
     Traceback (most recent call last):
     ...
-    ValueError: max_value must be a number in [0, 1], got 1.5
+    tasksim.errors.InputError: max_value must be a number in [0, 1], got 1.5
     """
     low = check_unit_interval("min_value", min_value)
     high = check_unit_interval("max_value", max_value)
@@ -114,7 +115,7 @@ def levels(name: str, min_value: float = 0.0, max_value: float = 1.0) -> st.Sear
     >>> levels("alpha", min_value=-0.1)
     Traceback (most recent call last):
     ...
-    ValueError: min_value must be a number in [0, 1], got -0.1
+    tasksim.errors.InputError: min_value must be a number in [0, 1], got -0.1
     """
     low = check_unit_interval("min_value", min_value)
     high = check_open_unit_interval("max_value", max_value)
@@ -172,7 +173,7 @@ def latent_sizes(min_value: int = 1, max_value: int = 8) -> st.SearchStrategy[in
     >>> latent_sizes(min_value=0)
     Traceback (most recent call last):
     ...
-    ValueError: min_value must be a positive integer, got 0
+    tasksim.errors.InputError: min_value must be a positive integer, got 0
     """
     low = check_positive_int("min_value", min_value)
     high = check_positive_int("max_value", max_value)
