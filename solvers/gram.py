@@ -57,7 +57,9 @@ __all__ = [
     "task_covariance_factor",
     "gate_classes",
     "sample_wishart",
+    "bartlett_factors",
     "sample_gram",
+    "GramPlan",
     "sample_gram_seeded",
     "sample_features",
     "sample_features_batch",
@@ -182,18 +184,30 @@ def sample_wishart(
     dofs = np.asarray(dof)
     if not np.issubdtype(dofs.dtype, np.integer) or (dofs < 0).any():
         raise ValueError(f"dof must be a non-negative integer or array of them, got {dof!r}")
-    rng = as_generator(seed)
-    p = factor.shape[0]
-    shape = dofs.shape
-    R = np.triu(rng.standard_normal(shape + (p, p)), k=1)
+    M = bartlett_factors(dofs, factor.shape[0], as_generator(seed)) @ factor.T
+    return np.swapaxes(M, -1, -2) @ M
+
+
+def bartlett_factors(dofs: np.ndarray, p: int, rng: np.random.Generator) -> np.ndarray:
+    """The Bartlett factors R of :func:`sample_wishart` (R^T R ~ Wishart(dof, I_p)), shape
+    dofs.shape + (p, p), drawn from ``rng`` in a fixed order: every normal of the p x p blocks
+    (the strict upper triangles kept), then the chi^2(dof - i) of the diagonals.
+
+    Examples
+    --------
+    >>> R = bartlett_factors(np.array([5, 1]), 3, np.random.default_rng(0))
+    >>> R.shape, bool(np.all(np.tril(R[1], -1) == 0)), bool(np.all(R[1, 1:] == 0))
+    ((2, 3, 3), True, True)
+    """
+    dofs = np.asarray(dofs)
+    R = np.triu(rng.standard_normal(dofs.shape + (p, p)), k=1)
     rows = np.arange(p)
     chi_dof = dofs[..., None] - rows  # shape + (p,)
     alive = chi_dof > 0
     diag = np.sqrt(rng.chisquare(np.where(alive, chi_dof, 1)))
     R[..., rows, rows] = np.where(alive, diag, 0.0)
     R *= alive[..., :, None]  # a row beyond the rank is zero
-    M = R @ factor.T
-    return np.swapaxes(M, -1, -2) @ M
+    return R
 
 
 def _block_plan(names: Sequence[str], n_tasks: int) -> tuple[list[int], list[Optional[int]]]:
@@ -245,7 +259,7 @@ def sample_gram(
     names = tuple(names)
     if not names:
         raise ValueError("names must name at least one block")
-    plan = _Plan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
+    plan = GramPlan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
     batch = 1 if size is None else check_positive_int("size", size)
     rng = as_generator(seed)
     if plan.gated:
@@ -257,7 +271,7 @@ def sample_gram(
     return gram[0] if size is None else gram
 
 
-class _Plan:
+class GramPlan:
     """What a batch of Gram matrices of named blocks needs: the gate classes, their
     probabilities, the covariance factor, and how class sums make the blocks."""
 
@@ -336,7 +350,7 @@ def sample_gram_seeded(
         raise ValueError("names must name at least one block")
     if not seeds:
         raise ValueError("seeds must hold at least one SeedSequence")
-    plan = _Plan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
+    plan = GramPlan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
     p, n_classes = plan.n_tasks * ns, len(plan.classes)
     rows, cols = np.triu_indices(p, k=1)
     normals = np.empty((len(seeds), n_classes, rows.size))
