@@ -85,7 +85,11 @@ class Theory:
         for a Dataset). ValueError names a missing argument."""
         names = self.arguments
         value = _lambdified(self.expr, names)
-        condition = None if self.condition == sp.true else _lambdified(self.condition, names)
+        # each clause of the condition apart: numpy's logical_and.reduce does not broadcast
+        clauses = (() if self.condition == sp.true else
+                   self.condition.args if isinstance(self.condition, sp.And) else
+                   (self.condition,))
+        tests = [_lambdified(c, names) for c in clauses]
         label = f"theory({self.model!r}, {self.quantity!r}, order={self.order!r})"
 
         def evaluate(data: Optional[Mapping[str, Any]] = None, **values: Any) -> Any:
@@ -103,8 +107,8 @@ class Theory:
                     raise ValueError(f"{label} needs {name}: pass it, or data with a "
                                      f"coordinate or variable {name!r}")
             result = value(*args)
-            if condition is not None:
-                result = _where(condition(*args), result)
+            for test in tests:
+                result = _where(test(*args), result)
             return result
 
         evaluate.__doc__ = f"{label} = {self.expr} (arguments: {', '.join(names)})"
