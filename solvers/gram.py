@@ -65,6 +65,9 @@ __all__ = [
     "sample_features_batch",
 ]
 
+SLICE = 32
+"""Samples per slice of the stacked arithmetic after the draws (a slice's arrays stay in the
+cache: the elementwise passes are memory-bound on whole chunks)."""
 UNGATED_BLOCKS: tuple[str, ...] = ("A1", "A2")
 GATED_BLOCKS: tuple[str, ...] = ("A1", "A2", "D1A1", "D2A2", "D1A2", "D2A1")
 
@@ -294,6 +297,25 @@ class GramPlan:
         else:
             self.classes, self.probabilities = ((1,) * self.n_tasks,), np.ones(1)
 
+    def times_factor(self, X: np.ndarray, *, inplace: bool = False) -> np.ndarray:
+        """F X for (..., nNs, m) X, with F = (C kron I_Ns)/sqrt(Ns) the factor of
+        :func:`task_covariance_factor`, by row blocks with the chain's few nonzero
+        coefficients (contiguous slabs: far cheaper than a product); ``inplace`` overwrites X
+        (block i from the last up: it reads only the blocks before it). With X = R^T, R a
+        Bartlett factor, (F R^T)(F R^T)^T is the Gram of M = R F^T."""
+        ns = self.ns
+        out = X if inplace else X.copy()
+        for i in reversed(range(self.n_tasks)):
+            rows = out[..., i * ns:(i + 1) * ns, :]
+            rows *= self.chain[i, i] / np.sqrt(ns)
+            for b in range(i):
+                if self.chain[i, b] != 0.0:
+                    rows += (self.chain[i, b] / np.sqrt(ns)) * out[..., b * ns:(b + 1) * ns, :]
+        return out
+
+    def _open(self, b: int, pattern: tuple[int, ...]) -> bool:
+        return self.gates[b] is None or bool(pattern[self.gates[b]])
+
     def assemble(self, class_grams: np.ndarray) -> np.ndarray:
         """(batch, C, nNs, nNs) Grams of the gate classes -> (batch, k Ns, k Ns) of the blocks:
         block (D_p A_i, D_q A_j) sums the (i, j) blocks of the classes with gates p, q open."""
@@ -302,13 +324,14 @@ class GramPlan:
             gram = class_grams[:, 0]
             return 0.5 * (gram + np.swapaxes(gram, -1, -2))
         class_grams = class_grams.reshape(batch, len(self.classes), n, ns, n, ns)
-        # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
-        open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in self.classes]
-                          for g in self.gates])
-        weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
-        picked = class_grams[:, :, self.tasks][:, :, :, :, self.tasks]  # (batch, C, k, Ns, k, Ns)
-        gram = np.einsum("cij,scixjy->sixjy", weights, picked)
         k = len(self.names)
+        gram = np.zeros((batch, k, ns, k, ns))
+        for a in range(k):
+            for b in range(k):
+                for c, pattern in enumerate(self.classes):
+                    if self._open(a, pattern) and self._open(b, pattern):
+                        gram[:, a, :, b, :] += class_grams[:, c, self.tasks[a], :,
+                                                           self.tasks[b], :]
         gram = gram.reshape(batch, k * ns, k * ns)
         return 0.5 * (gram + np.swapaxes(gram, -1, -2))
 
@@ -367,19 +390,22 @@ def sample_gram_seeded(
             chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))
             dofs[j, c] = count
     alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
-    R = np.zeros((len(seeds), n_classes, p, p))
-    R[:, :, rows, cols] = normals
-    R[:, :, steps, steps] = np.sqrt(chi)
-    R *= alive[..., :, None]
-    # M = R factor^T with factor = (C kron I_Ns)/sqrt(Ns): column block c of M is
-    # sum_b C_cb (column block b of R) / sqrt(Ns), C lower triangular
-    M = np.zeros_like(R)
-    block = [slice(task * ns, (task + 1) * ns) for task in range(plan.n_tasks)]
-    for c in range(plan.n_tasks):
-        for b in range(c + 1):
-            if plan.chain[c, b] != 0.0:
-                M[..., block[c]] += (plan.chain[c, b] / np.sqrt(ns)) * R[..., block[b]]
-    return plan.assemble(np.swapaxes(M, -1, -2) @ M)
+    # R^T, filled directly (its columns beyond the class count are zero), then
+    # M^T = factor R^T by row blocks, and the class Grams M^T M in one stacked product; in
+    # slices of SLICE samples, so that every pass over the arrays stays in the cache
+    upper, diagonal = cols * p + rows, steps * (p + 1)
+    out = np.empty((len(seeds), len(plan.names) * ns, len(plan.names) * ns))
+    for start in range(0, len(seeds), SLICE):
+        stop = min(len(seeds), start + SLICE)
+        Rt = np.zeros((stop - start, n_classes, p * p))
+        Rt[:, :, upper] = normals[start:stop]
+        Rt[:, :, diagonal] = np.sqrt(chi[start:stop])
+        Rt = Rt.reshape(stop - start, n_classes, p, p)
+        if not alive[start:stop].all():
+            Rt *= alive[start:stop, :, None, :]
+        Mt = plan.times_factor(Rt, inplace=True)
+        out[start:stop] = plan.assemble(Mt @ np.swapaxes(Mt, -1, -2))
+    return out
 
 
 def sample_features(

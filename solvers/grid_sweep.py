@@ -23,7 +23,7 @@ Paths
     vanilla, random and plasticity gating, Euclidean, Fisher: :data:`BATCHED_MODELS`). Per
     sample the Bartlett factors of the gate classes are drawn once, in the order
     :func:`tasksim.solvers.gram.sample_gram` draws them; the Grams of every rho_a come from
-    them by stacked products, the maps M, N, H of every lambda by stacked solves
+    them by the covariance factor's row blocks and one stacked product, the maps M, N, H of every lambda by stacked solves
     (:func:`tasksim.solvers.two_task_batch.two_task_maps`) and the errors of every rho_b from
     those maps (:func:`tasksim.solvers.two_task_batch.transfer_retention_from_maps`).
 ``samples``
@@ -173,13 +173,14 @@ def _batched_job(model: str, nx: int, ns: int, alpha: Optional[float], structure
         counts = (rng.multinomial(nx, draw.probabilities, size=1) if draw.gated
                   else np.full((1, 1), nx))
         R[j - start] = bartlett_factors(counts, p, rng)[0]
+    Rt = np.ascontiguousarray(np.swapaxes(R, -1, -2))
     order = np.concatenate([np.arange(names.index(b) * ns, (names.index(b) + 1) * ns)
                             for b in BLOCKS[model]])
     out = np.empty((2, len(rho_as), len(lams), len(rho_bs), stop - start))
     for a, rho_a in enumerate(rho_as):
         plan = GramPlan(names, nx, ns, rho_a, alpha, 0.0, 2, structure)
-        M = R @ plan.factor.T
-        grams = plan.assemble(np.swapaxes(M, -1, -2) @ M)[:, order][:, :, order]
+        Mt = plan.times_factor(Rt)  # (R factor^T)^T
+        grams = plan.assemble(Mt @ np.swapaxes(Mt, -1, -2))[:, order][:, :, order]
         for m, lam in enumerate(lams):
             maps = two_task_maps(model, grams, ns=ns, lam=lam)
             for b, rho_b in enumerate(rho_bs):
