@@ -20,11 +20,11 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
-__all__ = ["FORMATS", "parse_values", "write_dataset"]
+__all__ = ["FORMATS", "parse_values", "write_dataset", "sweep_benchmark"]
 
 FORMATS = (".nc", ".csv")
 
@@ -76,3 +76,46 @@ def write_dataset(ds: Any, path: Path) -> None:
         table = pd.DataFrame([row]).set_index(list(grid.coords)[:1])
     table.to_csv(buffer)
     path.write_text(buffer.getvalue(), encoding="utf-8")
+
+
+def sweep_benchmark(*, quick: bool = False, repeats: int = 3,
+                    log: Optional[Callable[[str], None]] = None) -> dict[str, Any]:
+    """The Fig. 1 grid (6 x 6 (rho_a, rho_b), 10 seeds, Nx = 3000, Ns = 30; ``quick``: 3 x 3,
+    3 seeds, Nx = 1000, Ns = 10), vanilla, gaussian generator, in this process: the batched
+    benchmark path (:func:`tasksim.solvers.benchmark.fig1_exact`), the numeric grid alone
+    (:func:`tasksim.solvers.grid_sweep.grid_sweep`) and :func:`tasksim.sweep` (with the
+    theory, the labels and the provenance), each the best of ``repeats`` after a first call
+    (whose time, sympy's derivation and compilation of the theory included, is reported as
+    ``sweep_first_seconds``). Required: the sweep within twice the batched path's time."""
+    import time
+
+    from tasksim.datasets import sweep
+    from tasksim.solvers.benchmark import fig1_exact
+    from tasksim.solvers.grid_sweep import grid_sweep
+
+    grid, seeds, nx, ns = (3, 3, 1000, 10) if quick else (6, 10, 3000, 30)
+    rho = np.linspace(0.0, 1.0, grid)
+    arguments = dict(rho_a=rho, rho_b=rho, nx=nx, ns=ns, seeds=seeds, generator="gaussian")
+
+    def best(run: Callable[[], Any]) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    start = time.perf_counter()
+    sweep("vanilla", **arguments)
+    first = time.perf_counter() - start
+    fig1_exact(grid=grid, seeds=seeds, nx=nx, ns=ns)  # warm up
+    batched = min(fig1_exact(grid=grid, seeds=seeds, nx=nx, ns=ns)[1] for _ in range(repeats))
+    numeric = best(lambda: grid_sweep("vanilla", **arguments))
+    labelled = best(lambda: sweep("vanilla", **arguments))
+    if log is not None:
+        log(f"tasksim.sweep, Fig. 1 grid: {labelled:.3f} s (numbers alone {numeric:.3f} s, "
+            f"first call {first:.2f} s); batched benchmark path {batched:.3f} s")
+    return {"grid": f"{grid} x {grid}", "seeds": seeds, "nx": nx, "ns": ns,
+            "batched_seconds": batched, "grid_sweep_seconds": numeric,
+            "sweep_seconds": labelled, "sweep_first_seconds": first,
+            "ratio": labelled / batched}

@@ -48,6 +48,7 @@ from typing import Optional
 import numpy as np
 
 from .fixed_points import EIG_RTOL
+from .gram import SLICE
 from .validation import check_nonnegative, check_positive_int, check_unit_interval
 
 __all__ = ["GRAM_MODELS", "BLOCKS", "psd_pinv_batch", "two_task_maps",
@@ -231,5 +232,12 @@ def transfer_retention_from_maps(M: np.ndarray, N: np.ndarray, H: np.ndarray, rh
 
 def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
                             lam: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
-    """Transfer and retention of ``model`` for every Gram of the batch (module docstring)."""
-    return transfer_retention_from_maps(*two_task_maps(model, grams, ns=ns, lam=lam), rho_b)
+    """Transfer and retention of ``model`` for every Gram of the batch (module docstring), in
+    cache-sized slices of :data:`tasksim.solvers.gram.SLICE` samples."""
+    grams = np.asarray(grams, dtype=float)
+    if grams.ndim != 3:
+        raise ValueError(f"grams must have shape (batch, k Ns, k Ns), got {grams.shape}")
+    parts = [transfer_retention_from_maps(*two_task_maps(model, grams[start:start + SLICE],
+                                                         ns=ns, lam=lam), rho_b)
+             for start in range(0, max(1, grams.shape[0]), SLICE)]
+    return (np.concatenate([tf for tf, _ in parts]), np.concatenate([rt for _, rt in parts]))

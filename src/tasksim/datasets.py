@@ -55,6 +55,13 @@ LONG_NAMES: dict[str, str] = {
 }
 
 
+def _text(value: Any) -> str:
+    """A short, exact text of an argument (a list for an array: numpy's repr is slow)."""
+    if isinstance(value, (np.ndarray, range, tuple)):
+        value = np.asarray(value).tolist()
+    return repr(value)
+
+
 def _seeds(seeds: Union[int, Sequence[int]]) -> tuple[list[int], bool]:
     if isinstance(seeds, (list, tuple, np.ndarray, range)):
         values = [int(s) if isinstance(s, (int, np.integer)) and not isinstance(s, bool)
@@ -103,9 +110,9 @@ def _theory_variables(ds: xr.Dataset, model: str, generators: Sequence[str]) -> 
             combined = None
             for generator in generators:
                 t = theory(model, quantity, order, generator)
-                value = xr.DataArray(t.numeric()(ds)).astype(float)
+                value = xr.DataArray(t.numeric()(ds.variables)).astype(float)
                 if len(generators) > 1:
-                    value = value.where(ds["generator"] == generator)
+                    value = value.where(xr.DataArray(ds.variables["generator"]) == generator)
                 combined = value if combined is None else combined.fillna(value)
             combined.attrs = {"long_name": f"{quantity}, theory ({order})",
                               "source": theory(model, quantity, order, generators[0]).source}
@@ -166,13 +173,14 @@ def to_dataset(grid: GridSamples, seeds: Sequence[int], seeds_is_dim: bool,
     if provenance is not None:
         attrs["provenance"] = json.dumps(provenance, sort_keys=True)
         attrs["tasksim_version"] = str(provenance.get("tasksim", ""))
-    ds = xr.Dataset(data, coords=coords, attrs=attrs)
-    generators = list(np.atleast_1d(ds["generator"].values).tolist())
+    labels = xr.Dataset(coords=coords)  # the theory reads its arguments from the coordinates
+    generators = list(np.atleast_1d(labels["generator"].values).tolist())
     generators = sorted(set(generators), key=generators.index)
-    order = list(ds.transfer.dims)
-    for name, value in _theory_variables(ds, grid.model, generators).items():
-        ds[name] = value.transpose(*[d for d in order if d in value.dims])
-    return ds
+    order = list(data["transfer"].dims)
+    for name, value in _theory_variables(labels, grid.model, generators).items():
+        value = value.transpose(*[d for d in order if d in value.dims])
+        data[name] = xr.Variable(value.dims, value.values, value.attrs)
+    return xr.Dataset(data, coords=coords, attrs=attrs)  # built once: one alignment
 
 
 def sweep(
@@ -221,7 +229,7 @@ def sweep(
                       ns=ns, ny=ny, generator=generator, method=method, gram=gram, tasks=tasks,
                       structure=structure, penalty=penalty)
     command = f"tasksim.sweep({model!r}, " + ", ".join(
-        f"{k}={v!r}" for k, v in {**parameters, "seeds": seeds, "seed": seed}.items()
+        f"{k}={_text(v)}" for k, v in {**parameters, "seeds": seeds, "seed": seed}.items()
         if v is not None) + ")"
     size = workers or 1
     if executor is not None:

@@ -83,42 +83,82 @@ class Theory:
         argument name), taking what is missing from ``data``, a Dataset or mapping with those
         names (e.g. a sweep's coordinates); numpy broadcasting (xarray's, by dimension name,
         for a Dataset). ValueError names a missing argument."""
-        names = self.arguments
-        value = _lambdified(self.expr, names)
-        # each clause of the condition apart: numpy's logical_and.reduce does not broadcast
-        clauses = (() if self.condition == sp.true else
-                   self.condition.args if isinstance(self.condition, sp.And) else
-                   (self.condition,))
-        tests = [_lambdified(c, names) for c in clauses]
-        label = f"theory({self.model!r}, {self.quantity!r}, order={self.order!r})"
-
-        def evaluate(data: Optional[Mapping[str, Any]] = None, **values: Any) -> Any:
-            unknown = sorted(set(values) - set(ARGUMENTS))
-            if unknown:
-                raise ValueError(f"{unknown[0]} is not an argument of {label} (arguments: "
-                                 f"{', '.join(names) or 'none'})")
-            args = []
-            for name in names:
-                if name in values:
-                    args.append(values[name])
-                elif data is not None and name in data:
-                    args.append(data[name])
-                else:
-                    raise ValueError(f"{label} needs {name}: pass it, or data with a "
-                                     f"coordinate or variable {name!r}")
-            result = value(*args)
-            for test in tests:
-                result = _where(test(*args), result)
-            return result
-
-        evaluate.__doc__ = f"{label} = {self.expr} (arguments: {', '.join(names)})"
-        return evaluate
+        return _numeric(self)
 
 
-def _where(mask: Any, values: Any) -> Any:
-    if hasattr(values, "where"):  # an xarray object: keep its labels
-        return values.where(mask)
-    return np.where(mask, values, np.nan)
+@lru_cache(maxsize=None)
+def _numeric(theory: Theory) -> Callable[..., Any]:
+    """The numeric form of ``theory`` (:meth:`Theory.numeric`), compiled once."""
+    names = theory.arguments
+    value = _lambdified(theory.expr, names)
+    # each clause of the condition apart: numpy's logical_and.reduce does not broadcast
+    clauses = (() if theory.condition == sp.true else
+               theory.condition.args if isinstance(theory.condition, sp.And) else
+               (theory.condition,))
+    tests = [_lambdified(c, names) for c in clauses]
+    label = f"theory({theory.model!r}, {theory.quantity!r}, order={theory.order!r})"
+
+    def evaluate(data: Optional[Mapping[str, Any]] = None, **values: Any) -> Any:
+        unknown = sorted(set(values) - set(ARGUMENTS))
+        if unknown:
+            raise ValueError(f"{unknown[0]} is not an argument of {label} (arguments: "
+                             f"{', '.join(names) or 'none'})")
+        args = []
+        for name in names:
+            if name in values:
+                args.append(values[name])
+            elif data is not None and name in data:
+                args.append(data[name])
+            else:
+                raise ValueError(f"{label} needs {name}: pass it, or data with a "
+                                 f"coordinate or variable {name!r}")
+        if any(_is_labelled(a) for a in args):
+            return _labelled(lambda *xs: _masked(value, tests, xs), args)
+        return _masked(value, tests, args)
+
+    evaluate.__doc__ = f"{label} (arguments: {', '.join(names)}); see its .expr"
+    return evaluate
+
+
+def _masked(value: Callable[..., Any], tests: list, args: Any) -> Any:
+    result = value(*args)
+    for test in tests:
+        result = np.where(test(*args), result, np.nan)
+    return result
+
+
+def _is_labelled(x: Any) -> bool:
+    """An xarray DataArray or Variable (named dimensions)."""
+    return hasattr(x, "dims") and hasattr(x, "values") and hasattr(x, "transpose")
+
+
+def _labelled(fn: Callable[..., Any], args: Any) -> Any:
+    """``fn`` of xarray arguments (and numbers), broadcast by dimension name on plain numpy
+    arrays (one alignment, not one per operation), as a DataArray with their coordinates."""
+    import xarray as xr
+
+    dims: list = []
+    coords: dict = {}
+    for a in args:
+        if _is_labelled(a):
+            for d in a.dims:
+                if d not in dims:
+                    dims.append(d)
+                    if d in getattr(a, "coords", {}):
+                        coords[d] = a.coords[d].values
+    arrays = []
+    for a in args:
+        if not _is_labelled(a):
+            arrays.append(a)
+            continue
+        own = [d for d in dims if d in a.dims]
+        values = np.asarray(a.transpose(*own).values)
+        sizes = dict(zip(a.dims, np.shape(a.values)))
+        arrays.append(values.reshape([sizes.get(d, 1) for d in dims]))
+    result = np.asarray(fn(*arrays), dtype=float)
+    shape = np.broadcast_shapes(result.shape, *(np.shape(x) for x in arrays))
+    return xr.DataArray(np.broadcast_to(result, shape).copy(), dims=dims,
+                        coords={d: coords[d] for d in dims if d in coords})
 
 
 @lru_cache(maxsize=None)
