@@ -192,3 +192,25 @@ def test_a_claims_json_without_sympy_forms_says_so(tmp_path):
         tasksim.claims(path)
     with pytest.raises(ValueError, match="cannot read"):
         tasksim.claims(tmp_path / "missing.json")
+
+
+def test_a_dask_cluster_gives_the_serial_numbers():
+    distributed = pytest.importorskip("distributed")
+    kwargs = dict(rho_a=[0.2, 0.9], rho_b=0.4, nx=300, ns=3, seeds=4, seed=3)
+    serial = tasksim.sweep("vanilla", **kwargs)  # appendix generator: the per-sample path
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        spread = tasksim.sweep("vanilla", dask=cluster.scheduler_address, workers=2, **kwargs)
+    np.testing.assert_array_equal(spread.retention.values, serial.retention.values)
+
+
+@pytest.mark.parametrize("name", ["tasksim.datasets", "tasksim.expressions",
+                                  "tasksim.statements", "tasksim.solvers.grid_sweep",
+                                  "tasksim.reports.sweep_command"])
+def test_the_docstring_examples_of_the_notebook_modules_run(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
