@@ -21,6 +21,8 @@ array([0.  , 0.75, 1.  ])
 N_s*(rho_a - 1)*(rho_a + 1)/N_x - rho_a*(rho_a - 2*rho_b)
 >>> round(float(nlo.numeric()(rho_a=0.8, rho_b=0.5, nx=3000, ns=30)), 6)
 0.1564
+>>> round(float(nlo(rho_a=0.8, rho_b=0.5, nx=3000, ns=30)), 6)      # the same, called
+0.1564
 
 Models with a Gram-based fixed point only (vanilla, random-gating, plasticity-gating,
 euclidean, fisher); for the others :func:`theory` raises NotImplementedError saying why.
@@ -77,6 +79,10 @@ class Theory:
         """The sweep arguments the expression (and its condition) depend on, in order."""
         symbols = self.expr.free_symbols | getattr(self.condition, "free_symbols", set())
         return tuple(name for name, s in ARGUMENTS.items() if s in symbols)
+
+    def __call__(self, data: Optional[Mapping[str, Any]] = None, **values: Any) -> Any:
+        """The numeric form at ``data`` and ``values``: ``ds.transfer - theory(...)(ds)``."""
+        return self.numeric()(data, **values)
 
     def numeric(self) -> Callable[..., Any]:
         """``f(data=None, **values)``: the expression at ``values`` (numbers or arrays, by

@@ -75,6 +75,14 @@ class Statement:
         return self.record.get("cause")
 
     @property
+    def size_reason(self) -> Optional[str]:
+        return self.record.get("size_reason")
+
+    @property
+    def clause(self) -> Optional[str]:
+        return self.record.get("clause")
+
+    @property
     def confirmation(self) -> Any:
         return self.record.get("confirmation", self.record.get("correction"))
 
