@@ -117,19 +117,20 @@ def floor_flop_per_sample(ns: int = 30, gate_classes: int = 1) -> float:
 
 def gram_throughput(*, samples: int = 10**6, nx: int = 3000, ns: int = 30, workers: int = 2,
                     model: str = "vanilla", alpha: Optional[float] = None,
-                    log: Log = None) -> dict[str, Any]:
+                    rate: Optional[float] = None, log: Log = None) -> dict[str, Any]:
     """``samples`` Gram-path samples of ``model`` (vanilla, or ``random-gating`` with
     ``alpha``; one Nx) on ``workers`` processes, timed by the wall clock, and their processor
     time per sample measured in this process (up to 20000 samples; the machine's other load
     does not count), with the floor (FLOOR_FLOP_PER_SAMPLE for vanilla, :func:`floor_flop_per_sample`
-    for gated models) and the achieved fractions (module docstring)."""
+    for gated models) and the achieved fractions (module docstring). ``rate``: the
+    matrix-product rate to count the floor at (default: measured now)."""
     samples = check_positive_int("samples", samples)
     workers = check_positive_int("workers", workers)
     spec = ProbeSpec(model, rho_a=0.8, rho_b=0.5, alpha=alpha, ns=ns)
     classes = 4 if alpha is not None else 1
     # vanilla: the issue's figure (at Ns = 30), as before; gated: the same count, four classes
     flop = FLOOR_FLOP_PER_SAMPLE if classes == 1 else floor_flop_per_sample(ns, classes)
-    rate = matrix_product_rate()
+    rate = matrix_product_rate() if rate is None else rate
     with _pool(workers) as pool:
         _timed_probe(spec, [nx], min(samples, CHUNK * workers), pool, workers)  # warm up
         seconds = _timed_probe(spec, [nx], samples, pool, workers)
