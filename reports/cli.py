@@ -33,6 +33,12 @@ is a few lines: write the two functions and add an entry.
     j uses the same seed, common random numbers); ``--json`` then prints
     ``{"points": [one record per point], "provenance": {...}}``. Progress per epoch (serial)
     or per run (``--workers``/``--dask``) on stderr.
+``tasksim sweep MODEL --rho-a LIST --rho-b LIST [--alpha LIST] [--gamma LIST | --lam LIST]
+[--nx LIST] [--ns LIST] [--ny LIST] [--tasks LIST] [--seeds LIST] [--generator LIST]
+[--method LIST] [--structure LIST] [--penalty LIST] [--seed S] [--workers W] [--dask ADDRESS]
+--out FILE.nc|FILE.csv``
+    a grid sweep (:func:`tasksim.sweep`; a LIST is ``a,b,c`` or ``start:stop:count``, each a
+    dimension) written by :mod:`tasksim.reports.sweep_command`.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
 ``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures] [--no-measurements]``
@@ -468,6 +474,60 @@ def _run_pmnist(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+# --- tasksim sweep ------------------------------------------------------------------------------
+
+def _sweep_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL", help="a model, as for simulate")
+    for name, kind, default, note in (
+            ("rho-a", "numbers", None, "feature similarity"),
+            ("rho-b", "numbers", None, "readout similarity"),
+            ("alpha", "numbers", None, "gating level"), ("gamma", "numbers", None, "level"),
+            ("lam", "numbers", None, "amplitude"), ("nx", "sizes", "3000", "input width"),
+            ("ns", "sizes", "30", "latent dimension"), ("ny", "sizes", "10", "output width"),
+            ("tasks", "sizes", "2", "tasks in a row"),
+            ("seeds", "sizes", "10", "samples per point"),
+            ("generator", "words", "appendix", "task generator"),
+            ("method", "words", "exact", "exact or gd"),
+            ("structure", "words", "chain", "chain or shared"),
+            ("penalty", "words", None, "fisher: previous or accumulated")):
+        p.add_argument(f"--{name}", required=name.startswith("rho"), default=default,
+                       metavar=kind.upper(),
+                       help=f"{note}: one value, a list a,b,c or start:stop:count")
+    p.add_argument("--seed", type=_size, default=0, help="root seed (default 0)")
+    add_executor_arguments(p)
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="FILE.nc (netCDF, everything) or FILE.csv (one row per grid point)")
+
+
+def _run_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tasksim.datasets import sweep
+    from tasksim.reports.sweep_command import parse_values, write_dataset
+
+    kinds = {"rho_a": float, "rho_b": float, "alpha": float, "gamma": float, "lam": float,
+             "nx": int, "ns": int, "ny": int, "tasks": int, "seeds": int, "generator": str,
+             "method": str, "structure": str, "penalty": str}
+    values = {name: parse_values(getattr(args, name), kind) for name, kind in kinds.items()
+              if getattr(args, name) is not None}
+    path = Path(args.out)
+    if path.suffix.lower() not in (".nc", ".csv"):
+        raise ValueError(f"--out must end in .nc or .csv, got {args.out!r}")
+    progress = _StderrProgress(err, f"tasksim sweep {args.model}")
+    try:
+        ds = sweep(args.model, **values, seed=args.seed, workers=args.workers, dask=args.dask,
+                   progress=progress)
+    finally:
+        progress.close()
+    ds.attrs["provenance"] = json.dumps(provenance(seed=args.seed, command=args.command_line),
+                                        sort_keys=True)
+    try:
+        write_dataset(ds, path)
+    except OSError as problem:
+        raise OutputError(f"cannot write {args.out}: {_os_reason(problem)}") from None
+    sizes = ", ".join(f"{d} = {ds.sizes[d]}" for d in ds.transfer.dims) or "one point"
+    out.write(f"{path}: {args.model}, {sizes}; variables {', '.join(ds.data_vars)}\n")
+    return EXIT_OK
+
+
 # --- tasksim bench ------------------------------------------------------------------------------
 
 def _bench_arguments(p: argparse.ArgumentParser) -> None:
@@ -481,9 +541,12 @@ def _run_bench(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tasksim.solvers.benchmark import run_benchmark
 
     from .figures_blas import timing_blas
+    from .sweep_command import sweep_benchmark
 
     with timing_blas():
         figures = run_benchmark(quick=args.quick, log=lambda line: err.write(line + "\n"))
+        figures["sweep"] = sweep_benchmark(quick=args.quick,
+                                           log=lambda line: err.write(line + "\n"))
     if args.json:
         figures = {**figures, "provenance": provenance(seed=None, command=args.command_line)}
         out.write(json.dumps(figures) + "\n")
@@ -527,6 +590,25 @@ def _format_bench(f: dict[str, Any]) -> str:
     lines.append(f"  arithmetic floor ({gt['floor_flop_per_sample'] / 1e6:.1f} MFLOP per sample "
                  f"at that rate): {gt['floor_seconds']:.1f} s; achieved fraction of the floor: "
                  f"{gt['fraction_of_floor']:.2f}")
+    gated = f.get("gram_throughput_gated")
+    for gt in (gt, gated) if gated else (gt,):
+        lines.append(f"  {gt.get('model', 'vanilla')}: "
+                     f"{1e6 * gt['cpu_seconds_per_sample']:.1f} us of processor time per "
+                     f"sample, floor {gt['floor_flop_per_sample'] / 1e6:.2f} MFLOP = "
+                     f"{1e6 * gt['floor_flop_per_sample'] / gt['matrix_product_flops']:.1f} us:"
+                     f" {1 / gt['fraction_of_floor_cpu']:.1f}x the floor (required: within 5x)")
+    if gated:
+        lines.append(f"  random-gating, wall clock: {gated['samples']} samples in "
+                     f"{gated['seconds']:.1f} s on {gated['workers']} processes; "
+                     f"fraction of its floor {gated['fraction_of_floor']:.2f}")
+    sw = f.get("sweep")
+    if sw:
+        lines.append(f"tasksim.sweep, Fig. 1 grid ({sw['grid']} x {sw['seeds']} seeds, "
+                     f"Nx = {sw['nx']}, Ns = {sw['ns']}, vanilla, gaussian), in process:")
+        lines.append(f"  {sw['sweep_seconds']:.3f} s (numbers alone {sw['grid_sweep_seconds']:.3f}"
+                     f" s; first call, theory derived: {sw['sweep_first_seconds']:.2f} s); "
+                     f"batched benchmark path {sw['batched_seconds']:.3f} s: "
+                     f"{sw['ratio']:.2f}x (required: at most 2x)")
     g = f["fig1_exact_vs_gd"]
     lines.append(f"Fig. 1 sweep ({g['grid']} rho grid x {g['seeds']} seeds, Nx = {g['nx']}, "
                  f"Ns = {g['ns']}, Ny = {g['ny']}, gaussian, vanilla):")
@@ -662,6 +744,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                         _probe_arguments, _run_probe),
     "pmnist": Subcommand("the permuted-digits network experiment (Sec. 7): transfer and "
                          "retention by SGD", _pmnist_arguments, _run_pmnist),
+    "sweep": Subcommand("a grid of parameter lists as a netCDF or CSV file (tasksim.sweep)",
+                        _sweep_arguments, _run_sweep),
     "bench": Subcommand("time the solvers (prints the benchmark's figures)",
                         _bench_arguments, _run_bench),
     "claims": Subcommand("the paper's claims and their computed status",

@@ -219,7 +219,9 @@ def _opening(text: str, width: int = 48) -> str:
 def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                   measured: Optional[dict[str, MeasuredVerdict]] = None) -> list[dict[str, Any]]:
     """One record per claim: :meth:`Verdict.as_record` plus ``place`` (the part of the paper
-    its line stands in), ``reading`` (how the claim reads the quote, LaTeX), ``size`` (leading
+    its line stands in), ``reading`` (how the claim reads the quote, LaTeX),
+    ``printed_srepr`` and ``derived_srepr`` (the two forms as sympy ``srepr`` strings, empty
+    when absent; :func:`tasksim.statements.parse_form` loads them), ``size`` (leading
     order and errata: the largest difference at the paper's sizes), ``correction`` (errata:
     confirmed, open or not measured) and ``measured`` (when measured)."""
     records = []
@@ -229,6 +231,9 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         c = v.claim
         r["place"] = paper.place(c.line) if paper is not None and c.line else ""
         r["reading"] = latex(c.printed) if c.printed is not None else ""
+        # the forms re-loadable into sympy (tasksim.statements.parse_form reads them back)
+        r["printed_srepr"] = "" if c.printed is None else sp.srepr(sp.sympify(c.printed))
+        r["derived_srepr"] = "" if v.derived is None else sp.srepr(sp.sympify(v.derived))
         size = difference_size(v) if v.status in ("erratum", "leading order") else None
         r["size"] = None if size is None else {"value": float(f"{size.value:.6g}"),
                                                "at": size.point}

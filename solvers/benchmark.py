@@ -12,7 +12,8 @@ Three measurements, returned as plain numbers (printing is the CLI's):
    should not grow with Nx.
 3. the finite-size probe (:mod:`tasksim.solvers.probe_benchmark`): the vanilla probe at
    Nx = 10^3 .. 10^6 with 2000 seeds per Nx on two processes (time, cost ratio), and 10^6
-   samples of the vanilla Gram path against the arithmetic floor of 1.2 MFLOP per sample.
+   samples of the vanilla Gram path against the arithmetic floor of 1.2 MFLOP per sample, and
+   10^5 of the random-gating one (four gate classes) against its own floor.
 4. :func:`fig1_exact_vs_gd` -- the Fig. 1 numerics (a 6 x 6 grid of (rho_a, rho_b) in
    {0, 0.2, .., 1}, 10 seeds, Nx = 3000, Ns = 30, Ny = 10, gaussian generator, vanilla) by
    exact fixed points and by the paper's GD protocol (100 epochs per task, eta = 0.001;
@@ -33,8 +34,8 @@ Examples
 --------
 >>> figures = run_benchmark(quick=True)
 >>> sorted(figures)  # doctest: +NORMALIZE_WHITESPACE
-['appendix_scaling', 'fig1_exact_vs_gd', 'gram_throughput', 'machine', 'probe_scaling',
- 'quick', 'wishart_scaling']
+['appendix_scaling', 'fig1_exact_vs_gd', 'gram_throughput', 'gram_throughput_gated',
+ 'machine', 'probe_scaling', 'quick', 'wishart_scaling']
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ __all__ = [
     "vanilla_transfer_retention_batch",
     "appendix_scaling",
     "wishart_scaling",
+    "fig1_exact",
     "fig1_exact_vs_gd",
     "run_benchmark",
 ]
@@ -211,6 +213,22 @@ def wishart_scaling(
             "repeats": repeats, "ratio": costs[-1] / costs[0]}
 
 
+def fig1_exact(*, grid: int = 6, seeds: int = 10, nx: int = 3000, ns: int = 30, seed: int = 0
+               ) -> tuple[np.ndarray, float]:
+    """The Fig. 1 grid by exact fixed points, the batched benchmark path: one batched Wishart
+    draw per grid point and :func:`vanilla_transfer_retention_batch`. Returns the samples
+    (grid^2 points, seeds, (transfer, retention)) and the wall-clock seconds."""
+    rhos = np.linspace(0.0, 1.0, grid)
+    points = [(float(a), float(b)) for a in rhos for b in rhos]
+    t0 = time.perf_counter()
+    exact = np.empty((len(points), seeds, 2))
+    for i, (rho_a, rho_b) in enumerate(points):
+        grams = sample_gram(nx=nx, ns=ns, rho_a=rho_a, size=seeds, seed=sample_seed(seed, i, 0))
+        tf, rt = vanilla_transfer_retention_batch(grams, ns, rho_b)
+        exact[i, :, 0], exact[i, :, 1] = tf, rt
+    return exact, time.perf_counter() - t0
+
+
 def fig1_exact_vs_gd(
     *,
     grid: int = 6,
@@ -229,13 +247,7 @@ def fig1_exact_vs_gd(
     rhos = np.linspace(0.0, 1.0, grid)
     points = [(float(a), float(b)) for a in rhos for b in rhos]
 
-    t0 = time.perf_counter()
-    exact = np.empty((len(points), seeds, 2))
-    for i, (rho_a, rho_b) in enumerate(points):
-        grams = sample_gram(nx=nx, ns=ns, rho_a=rho_a, size=seeds, seed=sample_seed(seed, i, 0))
-        tf, rt = vanilla_transfer_retention_batch(grams, ns, rho_b)
-        exact[i, :, 0], exact[i, :, 1] = tf, rt
-    exact_seconds = time.perf_counter() - t0
+    exact, exact_seconds = fig1_exact(grid=grid, seeds=seeds, nx=nx, ns=ns, seed=seed)
     _say(log, f"Fig. 1 sweep, exact: {exact_seconds:.3f} s")
 
     gd = np.empty((len(points), seeds, 2))
@@ -285,7 +297,7 @@ def _blas_threads() -> int:
 
 def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dict[str, Any]:
     """All the measurements (the requirements' sizes, or small ones with ``quick``)."""
-    from .probe_benchmark import gram_throughput, probe_scaling
+    from .probe_benchmark import gram_throughput, matrix_product_rate, probe_scaling
 
     if quick:
         appendix = appendix_scaling((10**3, 10**4), budget=0.05, min_repeats=1, seed=seed,
@@ -293,12 +305,18 @@ def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dic
         wishart = wishart_scaling((10**3, 10**6), budget=0.05, seed=seed, log=log)
         scaling = probe_scaling((10**3, 10**6), seeds=250, repeats=1, log=log)
         throughput = gram_throughput(samples=5000, log=log)
+        gated = gram_throughput(samples=2000, model="random-gating", alpha=0.5, log=log)
         fig1 = fig1_exact_vs_gd(grid=2, seeds=3, nx=1000, ns=10, ny=5, seed=seed, log=log)
     else:
         appendix = appendix_scaling(seed=seed, log=log)
         wishart = wishart_scaling(seed=seed, log=log)
         scaling = probe_scaling(log=log)
-        throughput = gram_throughput(log=log)
+        # one rate for both floors, the best over a longer window (a loaded machine's short
+        # measurements scatter)
+        rate = matrix_product_rate(seconds=2.0)
+        throughput = gram_throughput(rate=rate, log=log)
+        gated = gram_throughput(samples=10**5, model="random-gating", alpha=0.5, rate=rate,
+                                log=log)
         fig1 = fig1_exact_vs_gd(seed=seed, log=log)
     return {
         "quick": quick,
@@ -306,6 +324,7 @@ def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dic
         "wishart_scaling": wishart,
         "probe_scaling": scaling,
         "gram_throughput": throughput,
+        "gram_throughput_gated": gated,
         "fig1_exact_vs_gd": fig1,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "numpy": np.__version__,

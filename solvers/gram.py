@@ -57,12 +57,17 @@ __all__ = [
     "task_covariance_factor",
     "gate_classes",
     "sample_wishart",
+    "bartlett_factors",
     "sample_gram",
+    "GramPlan",
     "sample_gram_seeded",
     "sample_features",
     "sample_features_batch",
 ]
 
+SLICE = 32
+"""Samples per slice of the stacked arithmetic after the draws (a slice's arrays stay in the
+cache: the elementwise passes are memory-bound on whole chunks)."""
 UNGATED_BLOCKS: tuple[str, ...] = ("A1", "A2")
 GATED_BLOCKS: tuple[str, ...] = ("A1", "A2", "D1A1", "D2A2", "D1A2", "D2A1")
 
@@ -182,18 +187,30 @@ def sample_wishart(
     dofs = np.asarray(dof)
     if not np.issubdtype(dofs.dtype, np.integer) or (dofs < 0).any():
         raise ValueError(f"dof must be a non-negative integer or array of them, got {dof!r}")
-    rng = as_generator(seed)
-    p = factor.shape[0]
-    shape = dofs.shape
-    R = np.triu(rng.standard_normal(shape + (p, p)), k=1)
+    M = bartlett_factors(dofs, factor.shape[0], as_generator(seed)) @ factor.T
+    return np.swapaxes(M, -1, -2) @ M
+
+
+def bartlett_factors(dofs: np.ndarray, p: int, rng: np.random.Generator) -> np.ndarray:
+    """The Bartlett factors R of :func:`sample_wishart` (R^T R ~ Wishart(dof, I_p)), shape
+    dofs.shape + (p, p), drawn from ``rng`` in a fixed order: every normal of the p x p blocks
+    (the strict upper triangles kept), then the chi^2(dof - i) of the diagonals.
+
+    Examples
+    --------
+    >>> R = bartlett_factors(np.array([5, 1]), 3, np.random.default_rng(0))
+    >>> R.shape, bool(np.all(np.tril(R[1], -1) == 0)), bool(np.all(R[1, 1:] == 0))
+    ((2, 3, 3), True, True)
+    """
+    dofs = np.asarray(dofs)
+    R = np.triu(rng.standard_normal(dofs.shape + (p, p)), k=1)
     rows = np.arange(p)
     chi_dof = dofs[..., None] - rows  # shape + (p,)
     alive = chi_dof > 0
     diag = np.sqrt(rng.chisquare(np.where(alive, chi_dof, 1)))
     R[..., rows, rows] = np.where(alive, diag, 0.0)
     R *= alive[..., :, None]  # a row beyond the rank is zero
-    M = R @ factor.T
-    return np.swapaxes(M, -1, -2) @ M
+    return R
 
 
 def _block_plan(names: Sequence[str], n_tasks: int) -> tuple[list[int], list[Optional[int]]]:
@@ -245,7 +262,7 @@ def sample_gram(
     names = tuple(names)
     if not names:
         raise ValueError("names must name at least one block")
-    plan = _Plan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
+    plan = GramPlan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
     batch = 1 if size is None else check_positive_int("size", size)
     rng = as_generator(seed)
     if plan.gated:
@@ -257,7 +274,7 @@ def sample_gram(
     return gram[0] if size is None else gram
 
 
-class _Plan:
+class GramPlan:
     """What a batch of Gram matrices of named blocks needs: the gate classes, their
     probabilities, the covariance factor, and how class sums make the blocks."""
 
@@ -280,6 +297,25 @@ class _Plan:
         else:
             self.classes, self.probabilities = ((1,) * self.n_tasks,), np.ones(1)
 
+    def times_factor(self, X: np.ndarray, *, inplace: bool = False) -> np.ndarray:
+        """F X for (..., nNs, m) X, with F = (C kron I_Ns)/sqrt(Ns) the factor of
+        :func:`task_covariance_factor`, by row blocks with the chain's few nonzero
+        coefficients (contiguous slabs: far cheaper than a product); ``inplace`` overwrites X
+        (block i from the last up: it reads only the blocks before it). With X = R^T, R a
+        Bartlett factor, (F R^T)(F R^T)^T is the Gram of M = R F^T."""
+        ns = self.ns
+        out = X if inplace else X.copy()
+        for i in reversed(range(self.n_tasks)):
+            rows = out[..., i * ns:(i + 1) * ns, :]
+            rows *= self.chain[i, i] / np.sqrt(ns)
+            for b in range(i):
+                if self.chain[i, b] != 0.0:
+                    rows += (self.chain[i, b] / np.sqrt(ns)) * out[..., b * ns:(b + 1) * ns, :]
+        return out
+
+    def _open(self, b: int, pattern: tuple[int, ...]) -> bool:
+        return self.gates[b] is None or bool(pattern[self.gates[b]])
+
     def assemble(self, class_grams: np.ndarray) -> np.ndarray:
         """(batch, C, nNs, nNs) Grams of the gate classes -> (batch, k Ns, k Ns) of the blocks:
         block (D_p A_i, D_q A_j) sums the (i, j) blocks of the classes with gates p, q open."""
@@ -288,13 +324,14 @@ class _Plan:
             gram = class_grams[:, 0]
             return 0.5 * (gram + np.swapaxes(gram, -1, -2))
         class_grams = class_grams.reshape(batch, len(self.classes), n, ns, n, ns)
-        # open[b, c]: is block b's gate open for the rows of class c (ungated blocks: always)
-        open_ = np.array([[1.0 if g is None else float(cls[g]) for cls in self.classes]
-                          for g in self.gates])
-        weights = np.einsum("ic,jc->cij", open_, open_)  # (C, k, k)
-        picked = class_grams[:, :, self.tasks][:, :, :, :, self.tasks]  # (batch, C, k, Ns, k, Ns)
-        gram = np.einsum("cij,scixjy->sixjy", weights, picked)
         k = len(self.names)
+        gram = np.zeros((batch, k, ns, k, ns))
+        for a in range(k):
+            for b in range(k):
+                for c, pattern in enumerate(self.classes):
+                    if self._open(a, pattern) and self._open(b, pattern):
+                        gram[:, a, :, b, :] += class_grams[:, c, self.tasks[a], :,
+                                                           self.tasks[b], :]
         gram = gram.reshape(batch, k * ns, k * ns)
         return 0.5 * (gram + np.swapaxes(gram, -1, -2))
 
@@ -336,7 +373,7 @@ def sample_gram_seeded(
         raise ValueError("names must name at least one block")
     if not seeds:
         raise ValueError("seeds must hold at least one SeedSequence")
-    plan = _Plan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
+    plan = GramPlan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
     p, n_classes = plan.n_tasks * ns, len(plan.classes)
     rows, cols = np.triu_indices(p, k=1)
     normals = np.empty((len(seeds), n_classes, rows.size))
@@ -353,19 +390,22 @@ def sample_gram_seeded(
             chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))
             dofs[j, c] = count
     alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
-    R = np.zeros((len(seeds), n_classes, p, p))
-    R[:, :, rows, cols] = normals
-    R[:, :, steps, steps] = np.sqrt(chi)
-    R *= alive[..., :, None]
-    # M = R factor^T with factor = (C kron I_Ns)/sqrt(Ns): column block c of M is
-    # sum_b C_cb (column block b of R) / sqrt(Ns), C lower triangular
-    M = np.zeros_like(R)
-    block = [slice(task * ns, (task + 1) * ns) for task in range(plan.n_tasks)]
-    for c in range(plan.n_tasks):
-        for b in range(c + 1):
-            if plan.chain[c, b] != 0.0:
-                M[..., block[c]] += (plan.chain[c, b] / np.sqrt(ns)) * R[..., block[b]]
-    return plan.assemble(np.swapaxes(M, -1, -2) @ M)
+    # R^T, filled directly (its columns beyond the class count are zero), then
+    # M^T = factor R^T by row blocks, and the class Grams M^T M in one stacked product; in
+    # slices of SLICE samples, so that every pass over the arrays stays in the cache
+    upper, diagonal = cols * p + rows, steps * (p + 1)
+    out = np.empty((len(seeds), len(plan.names) * ns, len(plan.names) * ns))
+    for start in range(0, len(seeds), SLICE):
+        stop = min(len(seeds), start + SLICE)
+        Rt = np.zeros((stop - start, n_classes, p * p))
+        Rt[:, :, upper] = normals[start:stop]
+        Rt[:, :, diagonal] = np.sqrt(chi[start:stop])
+        Rt = Rt.reshape(stop - start, n_classes, p, p)
+        if not alive[start:stop].all():
+            Rt *= alive[start:stop, :, None, :]
+        Mt = plan.times_factor(Rt, inplace=True)
+        out[start:stop] = plan.assemble(Mt @ np.swapaxes(Mt, -1, -2))
+    return out
 
 
 def sample_features(

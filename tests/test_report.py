@@ -23,7 +23,8 @@ def built(tmp_path_factory):
 
 COMMAND = "tasksim report --no-figures --no-measurements"
 RECORD_KEYS = {"id", "where", "printed", "derived", "status", "note", "line", "headline",
-               "condition", "exceptions", "restates", "place", "reading", "size"}
+               "condition", "exceptions", "restates", "place", "reading", "size",
+               "printed_srepr", "derived_srepr"}
 MEASURED_KEYS = {"measured", "correction"}
 """Keys that depend on the measurements (tests/test_report.py builds without them)."""
 

@@ -16,6 +16,15 @@ The three-line API:
 
 (eq_epsilon_vanilla at leading order: rho_a (2 rho_b - rho_a) = -0.32 and
 1 - rho_a^2 (rho_a^2 - 2 rho_a rho_b + 1) = 0.155.)
+
+For notebooks (each imported on first use):
+
+- :func:`sweep` (:mod:`tasksim.datasets`): any argument a list, an ``xarray.Dataset`` with the
+  mean, standard error and theory of every grid point;
+- :func:`theory` (:mod:`tasksim.expressions`): the derived expression (sympy) and its
+  vectorized numeric form;
+- :func:`claims` (:mod:`tasksim.statements`): the claim registry as objects, with the printed
+  and derived forms as sympy objects.
 """
 from __future__ import annotations
 
@@ -26,12 +35,23 @@ try:  # written from git by setuptools-scm when tasksim is built or installed (p
 except ImportError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["simulate", "__version__"]
+__all__ = ["simulate", "sweep", "theory", "claims", "__version__"]
+
+_LAZY = {"simulate": ("tasksim.solvers.api", "simulate"),
+         "sweep": ("tasksim.datasets", "sweep"),
+         "theory": ("tasksim.expressions", "theory"),
+         "claims": ("tasksim.statements", "claims")}
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use, so that ``tasksim.derivations`` (sympy only) does not load numpy.
-    if name == "simulate":
-        from .solvers.api import simulate
-        return simulate
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'tasksim' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
