@@ -24,6 +24,8 @@ from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
+from tasksim.errors import InputError
+
 __all__ = ["FORMATS", "parse_values", "write_dataset", "sweep_benchmark"]
 
 FORMATS = (".nc", ".csv")
@@ -51,7 +53,7 @@ def parse_values(text: str, kind: Callable[[str], Any]) -> Union[Any, list]:
         values = [convert(part) for part in parts]
     except ValueError:
         what = {float: "a number", int: "an integer", str: "a word"}[kind]
-        raise ValueError(f"invalid value {text!r}: give {what}, a comma-separated list of them "
+        raise InputError(f"invalid value {text!r}: give {what}, a comma-separated list of them "
                          "or start:stop:count") from None
     return values[0] if len(values) == 1 else values
 
@@ -60,7 +62,7 @@ def write_dataset(ds: Any, path: Path) -> None:
     """``ds`` to ``path`` by its suffix (module docstring); ValueError for another suffix."""
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
-        raise ValueError(f"--out must end in {' or '.join(FORMATS)}, got {str(path)!r}")
+        raise InputError(f"--out must end in {' or '.join(FORMATS)}, got {str(path)!r}")
     if suffix == ".nc":
         ds.to_netcdf(path, engine="scipy")
         return

@@ -58,6 +58,7 @@ from .sequence_metrics import METRICS, sequence_metrics
 from .sweep import sample_seed
 from .two_task_batch import BLOCKS, GRAM_MODELS, transfer_retention_from_maps, two_task_maps
 from .validation import check_positive_int
+from tasksim.errors import InputError
 
 __all__ = ["PARAMETERS", "BATCHED_MODELS", "CHUNK", "GridSamples", "grid_axes", "grid_sweep"]
 
@@ -116,7 +117,7 @@ def grid_axes(parameters: Mapping[str, Any]) -> tuple[dict[str, tuple], dict[str
     """
     unknown = sorted(set(parameters) - set(PARAMETERS))
     if unknown:
-        raise ValueError(f"{unknown[0]} is not a parameter of a sweep (parameters: "
+        raise InputError(f"{unknown[0]} is not a parameter of a sweep (parameters: "
                          f"{', '.join(PARAMETERS)})")
     axes, fixed = {}, {}
     for name in PARAMETERS:
@@ -126,10 +127,10 @@ def grid_axes(parameters: Mapping[str, Any]) -> tuple[dict[str, tuple], dict[str
         if _is_list(value):
             values = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
             if values.ndim != 1:
-                raise ValueError(f"{name} must be a value or a flat list of values, got an "
+                raise InputError(f"{name} must be a value or a flat list of values, got an "
                                  f"array of shape {values.shape}")
             if values.size == 0:
-                raise ValueError(f"{name} is an empty list: give at least one value")
+                raise InputError(f"{name} is an empty list: give at least one value")
             axes[name] = tuple(_plain(v) for v in values.tolist())
         elif value is not None:
             fixed[name] = _plain(value)
@@ -232,11 +233,11 @@ def grid_sweep(
     model = _plain(model)
     seeds = check_positive_int("seeds", seeds)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise InputError(f"seed must be a non-negative integer, got {seed!r}")
     workers = check_positive_int("workers", workers)
     for name in ("rho_a", "rho_b"):
         if parameters.get(name) is None:
-            raise ValueError(f"{name} is required: a number in [0, 1] or a list of them")
+            raise InputError(f"{name} is required: a number in [0, 1] or a list of them")
     axes, fixed = grid_axes(parameters)
     dims = tuple(axes)
     shape = tuple(len(axes[d]) for d in dims)

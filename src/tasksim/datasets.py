@@ -33,6 +33,7 @@ import xarray as xr
 
 from tasksim.solvers.grid_sweep import PARAMETERS, GridSamples, grid_sweep
 from tasksim.solvers.sequence_metrics import METRICS
+from tasksim.errors import InputError
 
 __all__ = ["sweep", "to_dataset", "LONG_NAMES"]
 
@@ -67,10 +68,10 @@ def _seeds(seeds: Union[int, Sequence[int]]) -> tuple[list[int], bool]:
         values = [int(s) if isinstance(s, (int, np.integer)) and not isinstance(s, bool)
                   and s > 0 else s for s in list(seeds)]
         if not values or any(not isinstance(s, int) or s < 1 for s in values):
-            raise ValueError(f"seeds must be a positive integer or a list of them, got {seeds!r}")
+            raise InputError(f"seeds must be a positive integer or a list of them, got {seeds!r}")
         return values, True
     if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)) or seeds < 1:
-        raise ValueError(f"seeds must be a positive integer or a list of them, got {seeds!r}")
+        raise InputError(f"seeds must be a positive integer or a list of them, got {seeds!r}")
     return [int(seeds)], False
 
 
@@ -224,7 +225,7 @@ def sweep(
     counts, seeds_is_dim = _seeds(seeds)
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        raise InputError(f"workers must be a positive integer, got {workers!r}")
     parameters = dict(rho_a=rho_a, rho_b=rho_b, alpha=alpha, gamma=gamma, lam=lam, nx=nx,
                       ns=ns, ny=ny, generator=generator, method=method, gram=gram, tasks=tasks,
                       structure=structure, penalty=penalty)

@@ -42,6 +42,7 @@ import sympy as sp
 
 from tasksim.derivations import finite_size
 from tasksim.derivations.symbols import Ns, Nx, Ny, alpha, gamma, lam, rho_a, rho_b
+from tasksim.errors import InputError
 
 __all__ = ["ARGUMENTS", "ORDERS", "Theory", "theory"]
 
@@ -107,7 +108,7 @@ def _numeric(theory: Theory) -> Callable[..., Any]:
     def evaluate(data: Optional[Mapping[str, Any]] = None, **values: Any) -> Any:
         unknown = sorted(set(values) - set(ARGUMENTS))
         if unknown:
-            raise ValueError(f"{unknown[0]} is not an argument of {label} (arguments: "
+            raise InputError(f"{unknown[0]} is not an argument of {label} (arguments: "
                              f"{', '.join(names) or 'none'})")
         args = []
         for name in names:
@@ -116,7 +117,7 @@ def _numeric(theory: Theory) -> Callable[..., Any]:
             elif data is not None and name in data:
                 args.append(data[name])
             else:
-                raise ValueError(f"{label} needs {name}: pass it, or data with a "
+                raise InputError(f"{label} needs {name}: pass it, or data with a "
                                  f"coordinate or variable {name!r}")
         if any(_is_labelled(a) for a in args):
             return _labelled(lambda *xs: _masked(value, tests, xs), args)
@@ -174,7 +175,7 @@ def _lambdified(expr: sp.Basic, names: tuple[str, ...]) -> Callable[..., Any]:
 
 def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+        raise InputError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
     return value
 
 
@@ -192,12 +193,12 @@ def theory(model: str, quantity: str, order: str = "leading",
     order = _one_of("order", order, ORDERS)
     generator = _one_of("generator", generator, GENERATORS)
     if not isinstance(model, str):
-        raise ValueError(f"model must be a model name, got {model!r}")
+        raise InputError(f"model must be a model name, got {model!r}")
     if model not in finite_size.MODELS:
         from tasksim.solvers.api import MODELS
 
         if model not in MODELS:
-            raise ValueError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
+            raise InputError(f"model must be one of {', '.join(MODELS)}, got {model!r}")
         raise NotImplementedError(
             f"no derived expression for {model}: its fixed point is not a function of the "
             "Gram matrix of the tasks (adaptive gating's gates depend on the drawn readouts, "
