@@ -510,7 +510,7 @@ def _run_sweep(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
               if getattr(args, name) is not None}
     path = Path(args.out)
     if path.suffix.lower() not in (".nc", ".csv"):
-        raise ValueError(f"--out must end in .nc or .csv, got {args.out!r}")
+        raise InputError(f"--out must end in .nc or .csv, got {args.out!r}")
     progress = _StderrProgress(err, f"tasksim sweep {args.model}")
     try:
         ds = sweep(args.model, **values, seed=args.seed, workers=args.workers, dask=args.dask,
