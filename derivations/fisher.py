@@ -47,7 +47,7 @@ import sympy as sp
 
 
 from .arguments import positive_size
-from .claims import Claim, Derivation, Step
+from .claims import Claim, Derivation, Step, annotate
 from .engine import expect_frobenius2, expect_trace, ratio_expansion
 from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
                            expected_error, frobenius2, gram_mean, gram_surrogate, matrix_gradient,
@@ -1055,4 +1055,30 @@ def _claims() -> list[Claim]:
     return claims
 
 
-CLAIMS: list[Claim] = _claims()
+_PIECE_SCALE = Ns / Nx
+"""The pieces of the retention expansion are compared as coefficients of Ns/Nx."""
+
+CLAIMS: list[Claim] = annotate(_claims(), {
+    "fisher.fim_prefactor": dict(
+        cause="fisher-metric-prefactor",
+        observable="Delta eps_TF and Delta eps_RT at a given gamma_f (the metric's scale is "
+                   "absorbed in lambda, so every result stated in gamma_f is unchanged)",
+        carry=lambda d: sp.Integer(0)),
+    # the expansion of Delta eps_RT (line 1160): - norm piece + 2 rho_b trace piece
+    # - 2 cross piece, each piece (Ns/Nx) times the claim's coefficient
+    "fisher.retention_piece.norm.appendix": dict(
+        cause="appendix-generator-moments", observable="Delta eps_RT",
+        carry=lambda d: -_PIECE_SCALE * d),
+    "fisher.retention_piece.trace.appendix": dict(
+        cause="appendix-generator-moments", observable="Delta eps_RT",
+        carry=lambda d: 2 * rho_b * _PIECE_SCALE * d),
+    **{f"fisher.retention_piece.cross_printed.{g}": dict(
+        cause="fisher-cross-term-typo", observable="Delta eps_RT",
+        misprint_of=f"fisher.retention_piece.cross.{g}",
+        carry=lambda d: -2 * _PIECE_SCALE * d) for g in ("appendix", "gaussian")},
+    "fisher.rho1.retention": dict(cause="fisher-rho1-retention", observable="Delta eps_RT"),
+    "fisher.rho1.retention_no_regularization": dict(cause="fisher-rho1-retention",
+                                                    observable="Delta eps_RT"),
+})
+"""Every claim of this module; errata with their root cause, observable and, for a piece of
+an expansion, the coefficient that carries its error into Delta eps_RT."""

@@ -41,7 +41,7 @@ from typing import Callable
 import sympy as sp
 
 from .arguments import real_in_range
-from .claims import Claim, Derivation, Step, leading_order
+from .claims import Claim, Derivation, Step, annotate, leading_order
 from .engine import expect_trace, joint_moment
 from .euclidean import inverse_surrogate
 from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, expected_error, frobenius2,
@@ -818,4 +818,20 @@ def _claims() -> list[Claim]:
     ]
 
 
-CLAIMS: list[Claim] = _claims()
+_CAUSE = "soft-threshold-diagonal-dropped"
+"""The root cause of this module's errata: the simplified error drops the diagonal excess of
+E[phi phi^T] (a ridge), which erases the memory of task 1 at the model's fixed point."""
+
+CLAIMS: list[Claim] = annotate(_claims(), {
+    "soft_threshold.alpha_independence": dict(
+        cause=_CAUSE, observable="Delta eps_RT(alpha) - Delta eps_RT(1)"),
+    # the dropped ridge (E[phi^2] - alpha^2) ||W||_F^2 / Ny at the paper's fixed point
+    # W = (1/alpha) B A^+, where E ||B A^+||_F^2 / Ny = Ns/Nx at leading order
+    "soft_threshold.error_diagonal": dict(
+        cause=_CAUSE, observable="eps at the paper's fixed point W = B A^+ / alpha",
+        carry=lambda d: d * Ns / (Nx * _ERFC**2)),
+    "soft_threshold.memory_with_diagonal": dict(
+        cause=_CAUSE, observable="dW_2/dW_1, the memory of task 1 in W_2"),
+    "soft_threshold.retention_with_diagonal": dict(cause=_CAUSE, observable="Delta eps_RT"),
+})
+"""Every claim of this module; its errata share one root cause (:data:`_CAUSE`)."""
