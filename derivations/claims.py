@@ -137,8 +137,10 @@ class Claim:
     headline: bool = False
     condition: str = ""
     restates: tuple[tuple[int, str], ...] = ()
-    clause: int = 0
-    """Which clause of the line (0: the first): a line may hold several statements."""
+    clause: Optional[int] = None
+    """Which clause of the line (0: the first): a line may hold several statements. None:
+    the order of the quote's first word on the line among the line's headline quotes
+    (:func:`tasksim.reports.verdicts.clauses`)."""
     observable: str = ""
     """What the statement is about, in plain words ("Delta eps_RT", "eps"): the unit of its
     size. Empty: the claim's expression itself is the observable."""
