@@ -114,8 +114,9 @@ def observable_change(v: "Verdict") -> Optional[sp.Expr]:
         return derived if isinstance(derived, sp.Expr) else None
     if v.status != "erratum":
         return None
-    if not (isinstance(derived, sp.Expr) and isinstance(printed, sp.Expr)) or isinstance(
-            derived, (sp.MatrixExpr, sp.logic.boolalg.Boolean)):
+    if not (isinstance(derived, sp.Expr) and isinstance(printed, sp.Expr)) or any(
+            isinstance(x, (sp.MatrixExpr, sp.logic.boolalg.Boolean)) or x.has(sp.MatrixSymbol)
+            for x in (derived, printed)):
         return None
     difference = derived - printed
     return claim.carry(difference) if claim.carry is not None else difference
@@ -140,7 +141,8 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
                           "derived for this statement")
         if v.exceptions:
             return None, f"a statement about a set: it fails on {v.exceptions}"
-        return None, "no single number: a matrix identity, a relation or a set"
+        return None, ("no single number: a matrix identity, a relation or a set (its effect "
+                      "on an error is sized by the other statements of its cause)")
     size = size_at_paper_sizes(change)
     if size is None:
         return None, "the difference is not a number on the parameters' grid"
