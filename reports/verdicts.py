@@ -46,7 +46,8 @@ from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row, con
 from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
-           "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS"]
+           "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
+           "statement_of", "verdict_phrase"]
 
 ERRATA_VERDICTS = ("wrong", "misprint")
 COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
@@ -344,3 +345,65 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
             None if top is None else top.size, "" if top is None else top.observable))
     return sorted(out, key=lambda c: (c.verdict != "wrong",
                                       -(c.size if c.size is not None else -1.0), c.id))
+
+
+# -- one claim's statement, for captions (evaluates only what it needs) ----------------------
+
+@lru_cache(maxsize=1)
+def _claims_by_id() -> dict[str, Any]:
+    from tasksim.derivations.registry import all_claims
+
+    return {c.id: c for c in all_claims()}
+
+
+@lru_cache(maxsize=None)
+def _evaluated_one(claim_id: str) -> Verdict:
+    from tasksim.derivations.claims import evaluate
+
+    return evaluate(_claims_by_id()[claim_id])
+
+
+def statement_of(claim_id: str) -> Optional[str]:
+    """The id of the headline claim whose statement ``claim_id`` answers: itself for a
+    headline, else the headline at its line on the same words (else the line's first
+    headline); None for a finding or a claim at a line without a headline."""
+    claims = _claims_by_id()
+    if claim_id not in claims:
+        raise KeyError(f"no claim {claim_id!r} in the registry (see `tasksim claims`)")
+    c = claims[claim_id]
+    if c.headline:
+        return c.id
+    if c.finding:
+        return None
+    heads = [h for h in claims.values() if h.headline and h.line == c.line]
+    match = [h for h in heads if _same_words(h.printed_latex, c.printed_latex)]
+    chosen = (match or heads)[:1]
+    return chosen[0].id if chosen else None
+
+
+def statement_word(claim_id: str) -> str:
+    """The verdict word of ``claim_id``'s headline claim (:func:`statement_of`), computed as
+    :func:`statement_verdicts` computes it."""
+    c = _claims_by_id()[claim_id]
+    intended = _evaluated_one(c.misprint_of) if c.misprint_of else None
+    return statement_verdict(_evaluated_one(claim_id), intended)
+
+
+def verdict_phrase(claim_id: str) -> str:
+    """How a caption names the verdict a claim stands under: the verdict word of its
+    statement for a headline claim; "evidence under line L, whose statement is <word>" for a
+    step; "a finding beyond the paper" for a finding. Read from the registry, never computed
+    by a figure.
+
+    >>> verdict_phrase("vanilla.transfer")
+    'holds in the stated limit'
+    """
+    head = statement_of(claim_id)
+    if head is None:
+        return "a finding beyond the paper"
+    word = statement_word(head)
+    if head == claim_id:
+        return word
+    return f"evidence under line {_claims_by_id()[head].line}, whose statement {word}" if \
+        word.startswith("holds") else (f"evidence under line {_claims_by_id()[head].line}, "
+                                       f"whose statement is {word}")
