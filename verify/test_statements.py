@@ -221,6 +221,8 @@ def test_every_caption_reads_its_verdict_from_the_registry(records):
     cited = set()
     for path in figures.glob("figures_*.py"):
         source = path.read_text()
+        if path.name == "figures_theory.py":  # the bridge to the registry (theory.status)
+            continue
         cited |= set(re.findall(r"theory\.status\('([^']+)'\)", source))
         for word in (w for w in VERDICTS if " " in w or w == "misprint"):
             assert word not in source, f"{path.name} spells the verdict {word!r} itself"
