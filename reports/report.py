@@ -246,8 +246,8 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                      {"value": statement.size, "at": statement.size_point})
         if v.status == "erratum":
             m = measured.get(c.id)
-            r["correction"] = (m.confirmation.state if m is not None and m.confirmation
-                               else "not measured")
+            r["correction"] = ("not measured" if m is None else
+                               m.confirmation.state if m.confirmation else m.verdict)
         if c.id in measured:
             r["measured"] = measured[c.id].as_record()
         if statement is not None:
