@@ -725,6 +725,14 @@ UNMEASURABLE: dict[str, str] = {
     "soft_threshold.memory_with_diagonal": "measured by verify/test_plasticity_soft_threshold.py "
                                            "(W_2 does not depend on W_1 at the exact fixed "
                                            "point), not in the report",
+    "soft_threshold.weights_with_diagonal": "the same derivative as "
+                                            "soft_threshold.memory_with_diagonal, measured by "
+                                            "verify/test_plasticity_soft_threshold.py",
+    "soft_threshold.alpha_invariance_with_diagonal": "its coefficient kappa(h) = (E[phi^2] - "
+                                                     "alpha^2)/alpha^2 is what "
+                                                     "soft_threshold.error_diagonal measures",
+    "fisher.rho1.retention_no_regularization": "the printed coefficient of "
+                                               "fisher.rho1.retention (measured) at lam = 0",
 }
 """Errata whose correction the report does not measure, and why (their status says so)."""
 
