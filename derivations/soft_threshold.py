@@ -753,7 +753,16 @@ def _claims() -> list[Claim]:
               condition="judged with the diagonal of E[phi phi^T] kept (the model's error); "
                         "leading order in Ns/Nx, Ns >> 1",
               note="read as: Delta eps_RT(alpha) - Delta eps_RT(1) = 0 for every alpha in "
-                   "(0, 1] (the transfer part is in the steps)",
+                   "(0, 1] (the transfer part is in the steps). Not decided: the transfer "
+                   "part and the size of the retention's drop. The derived leading order (the "
+                   "vanilla transfer; retention rho_a (2 rho_b - rho_a)) keeps only the linear "
+                   "Hermite term and the diagonal of E[phi phi^T]; the exact solver's values "
+                   "at alpha = 0.3 (the evidence's measurements) do not settle at fixed Nx/Ns "
+                   "as Ns grows, which the toolkit does not explain (untested hypothesis: the "
+                   "Hermite terms of order >= 3 span up to ~Ns^3/6 input directions, not small "
+                   "against Nx at these sizes). What would decide it: the exact solver along a "
+                   "path with Ns growing and Nx >> Ns^3 (O(Nx^3) per task), or the "
+                   "next Hermite orders derived",
               restates=((902, r"input sparsification via soft-thresholding doesn't influence "
                               r"knowledge transfer or retention"),
                         (91, r"activity sparsification"),

@@ -84,7 +84,8 @@ def nlo_finding(measured: Mapping[str, MeasuredVerdict]) -> Finding:
         z_limit = abs(limit - last.derived) / se if se else math.inf
         within += z <= CONFIRM_Z
         extrapolated_within += z_limit <= CONFIRM_Z
-        printed = "" if last.printed is None else f", paper's {last.printed:.3g}"
+        printed = ("" if last.printed is None else
+                   f", implied by the paper's printed terms {last.printed:.3g}")
         rows.append(f"`{claim_id}`: exact c = {last.derived:.3g}{printed}; measured "
                     f"{last.mean:.3g} +- {last.sem:.2g} at Nx = {last.nx} ({z:.1f} SE), "
                     f"extrapolated {limit:.3g} +- {se:.2g} ({z_limit:.1f} SE)")
