@@ -133,8 +133,9 @@ def fisher_retention_finding(solve: Callable[[float, float, int, int, int], np.n
         detail += ("; not 1 at " + ", ".join(
             f"(Nx, Ns, rho_a, rho_b) = ({nx}, {ns}, {ra:g}, {rb:g}): off by {w:.2g}"
             for (nx, ns, ra, rb), w in sorted(failed.items())) + " (near rho_a = 1 the "
-            "appendix generator resamples few entries, so [A_1, A_2] is far from full column "
-            "rank at small Nx: the claim's condition Nx >= 2 Ns is not sufficient there)")
+            "appendix generator resamples few entries, so [A_1, A_2] is nearly rank-deficient "
+            "at small Nx; whether the loss is the solver's rank tolerance or the claim's "
+            "condition Nx >= 2 Ns not being sufficient is not decided)")
     return Finding(
         "fisher-retention-exactly-one",
         "With the exact Fisher metric of task 1 (gamma = 0.5), the exact fixed point keeps "
