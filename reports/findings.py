@@ -60,7 +60,8 @@ def richardson(nx: Sequence[int], mean: Sequence[float], sem: Sequence[float]
     """The limit of Nx (Delta eps - leading order) = c + d/Nx from its two largest sizes (the
     O(1/Nx) remainder removed), with its standard error.
 
-    >>> richardson([100, 400], [1.4, 1.1], [0.0, 0.0])
+    >>> limit, se = richardson([100, 400], [1.4, 1.1], [0.0, 0.0])
+    >>> round(limit, 12), se
     (1.0, 0.0)
     """
     (n1, m1, s1), (n2, m2, s2) = sorted(zip(nx, mean, sem))[-2:]

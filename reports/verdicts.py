@@ -296,9 +296,12 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
     return sorted(out, key=lambda s: (s.line, s.clause))
 
 
-@lru_cache(maxsize=1)
 def _evaluated() -> tuple[Verdict, ...]:
-    return tuple(evaluate_all())
+    """Every claim evaluated, each cached by the claim object itself (a registry replaced in
+    a test is evaluated afresh)."""
+    from tasksim.derivations.registry import all_claims
+
+    return tuple(_evaluate_claim(c) for c in all_claims())
 
 
 def statement_verdicts(measured: Optional[Mapping[str, MeasuredVerdict]] = None, *,
@@ -349,18 +352,28 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
 
 # -- one claim's statement, for captions (evaluates only what it needs) ----------------------
 
-@lru_cache(maxsize=1)
 def _claims_by_id() -> dict[str, Any]:
     from tasksim.derivations.registry import all_claims
 
     return {c.id: c for c in all_claims()}
 
 
-@lru_cache(maxsize=None)
-def _evaluated_one(claim_id: str) -> Verdict:
+_EVALUATED: dict[int, tuple[Any, Verdict]] = {}
+
+
+def _evaluate_claim(claim: Any) -> Verdict:
+    """The claim evaluated, cached by identity (claims hold matrices: not hashable)."""
     from tasksim.derivations.claims import evaluate
 
-    return evaluate(_claims_by_id()[claim_id])
+    hit = _EVALUATED.get(id(claim))
+    if hit is None or hit[0] is not claim:
+        hit = (claim, evaluate(claim))
+        _EVALUATED[id(claim)] = hit
+    return hit[1]
+
+
+def _evaluated_one(claim_id: str) -> Verdict:
+    return _evaluate_claim(_claims_by_id()[claim_id])
 
 
 def statement_of(claim_id: str) -> Optional[str]:
