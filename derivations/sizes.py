@@ -104,8 +104,6 @@ def observable_change(v: "Verdict") -> Optional[sp.Expr]:
     claim's ``carry`` (the coefficient of an intermediate term in the observable); for a
     statement that holds in a limit, its finite-size correction. None when there is no
     scalar difference (matrices, relations, sets, an open claim)."""
-    from .claims import leading_order
-
     claim = v.claim
     derived, printed = v.derived, claim.printed
     if v.status == "leading order" and v.correction is not None:

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-import sympy as sp
 
 from tasksim.derivations.claims import VERDICTS, Verdict
 from tasksim.derivations.latex import latex
@@ -54,8 +53,7 @@ from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (confirmation_text, definitions_markdown, escape_cell, math,
                       quote_markdown, size_text)
 from .summary import summary_markdown as _headline_summary
-from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes,
-                       statement_of)
+from .verdicts import StatementVerdict, build_statement_verdicts, causes, statement_of
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
            "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",

@@ -28,17 +28,12 @@ True
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-import sympy as sp
-
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
-from tasksim.derivations.registry import evaluate_all
 from tasksim.derivations.sizes import observable_size
 
 from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row, confirmation,
