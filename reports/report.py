@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-
 from tasksim.derivations.claims import VERDICTS, Verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.registry import evaluate_all
