@@ -56,9 +56,34 @@ from .latex import latex
 from .symbols import Ns, Nx, eps
 
 __all__ = ["Step", "Derivation", "Claim", "Verdict", "evaluate", "leading_order",
-           "identical", "STATUSES"]
+           "identical", "STATUSES", "VERDICTS", "statement_verdict"]
 
 STATUSES = ("verified", "leading order", "erratum", "open")
+"""How a claim's printed form compares with its derivation (step level; see the module
+docstring). Not a verdict on the paper: :data:`VERDICTS` are."""
+
+VERDICTS = ("exact", "holds in the stated limit", "holds under a stronger condition", "wrong",
+            "misprint", "not decided")
+"""The verdict on a statement of the paper, judged against the model in the regime the paper
+states (one per statement; :func:`statement_verdict`):
+
+``exact``
+    true at every finite size (an identity, an exact expectation);
+``holds in the stated limit``
+    true in the paper's own regime (its approximate sign, Ns << Nx, leading order): the
+    normal verdict for the paper's closed forms, not a reservation;
+``holds under a stronger condition``
+    true only in a narrower regime than the printed one; the derived condition is part of
+    the verdict (plasticity gating: Ns << alpha Nx);
+``wrong``
+    false even in the paper's own regime (an erratum), with the correction and whether a
+    measurement confirms it;
+``misprint``
+    a typo in an intermediate step whose stated result is right; counted apart from the
+    errata;
+``not decided``
+    nothing decides it yet; the record says what would.
+"""
 
 
 @dataclass(frozen=True)
@@ -86,6 +111,10 @@ class Derivation:
     """Where the derived statement fails although the printed one says it holds (a set of
     parameters, computed by the derivation), for a statement that holds except on a small
     set; empty otherwise."""
+    stronger_condition: str = ""
+    """The regime the derived statement needs when it is narrower than the printed one (e.g.
+    "Ns << alpha Nx" where the paper says Ns << Nx), found by the derivation; empty when the
+    printed regime suffices."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +137,54 @@ class Claim:
     headline: bool = False
     condition: str = ""
     restates: tuple[tuple[int, str], ...] = ()
+    clause: Optional[int] = None
+    """Which clause of the line (0: the first): a line may hold several statements. None:
+    the order of the quote's first word on the line among the line's headline quotes
+    (:func:`tasksim.reports.verdicts.clauses`)."""
+    observable: str = ""
+    """What the statement is about, in plain words ("Delta eps_RT", "eps"): the unit of its
+    size. Empty: the claim's expression itself is the observable."""
+    carry: Optional[Callable[[sp.Expr], sp.Expr]] = field(default=None, compare=False)
+    """For an intermediate term: maps (derived - printed) of the term to the change it makes
+    in the observable (the coefficient the paper's own expansion gives the term)."""
+    cause: str = ""
+    """For an erratum: the id of its root cause, shared by every claim the same mistake
+    produces (errata are grouped and ranked by cause)."""
+    misprint_of: str = ""
+    """For an erratum that is a typo in an intermediate step: the id of the claim of the
+    intended expression, whose derivation shows the stated result is right."""
+    decide: str = ""
+    """For a statement nothing decides yet: what would decide it."""
+    finding: str = ""
+    """The id of a finding beyond the paper's statements this claim belongs to (K-task
+    sequences, exact 1/Nx terms): the report lists findings apart, never as a verdict."""
+
+
+def statement_verdict(v: "Verdict", intended: Optional["Verdict"] = None) -> str:
+    """The verdict (:data:`VERDICTS`) on the statement ``v`` answers, from its computed
+    status: how the toolkit derived it never changes the word, only whether the statement
+    holds at every size, in the paper's regime, only in a narrower one, or not at all.
+
+    ``intended``: for a claim with ``misprint_of``, the verdict of the intended expression
+    (a typo is a misprint only when the intended expression is not itself wrong).
+
+    >>> from tasksim.derivations.symbols import Nx, Ns, rho_a
+    >>> c = Claim("demo", "nowhere", rho_a**2, "x", lambda: Derivation(rho_a**2 + Ns / Nx))
+    >>> statement_verdict(evaluate(c))
+    'holds in the stated limit'
+    """
+    if v.status == "open":
+        return "not decided"
+    if v.status == "erratum":
+        if v.claim.misprint_of and intended is not None and intended.status in (
+                "verified", "leading order"):
+            return "misprint"
+        return "wrong"
+    if v.derivation is not None and v.derivation.stronger_condition:
+        return "holds under a stronger condition"
+    if v.status == "verified" and v.derivation is not None and v.derivation.exact:
+        return "exact"
+    return "holds in the stated limit"
 
 
 @dataclass(frozen=True)
@@ -237,3 +314,21 @@ def evaluate(claim: Claim) -> Verdict:
     if not notes:
         raise ValueError(f"claim {claim.id} is an erratum: its note must say what is wrong")
     return Verdict(claim, "erratum", derivation, None, "; ".join(notes))
+
+
+def annotate(claims: list[Claim], fields: dict[str, dict[str, object]]) -> list[Claim]:
+    """``claims`` with the named claims' fields replaced (``cause``, ``observable``,
+    ``carry``, ``misprint_of``, ``decide``, ...): a module states what it knows about its
+    errata next to its list of claims. Raises KeyError for an id that is not in ``claims``.
+
+    >>> c = Claim("demo", "nowhere", None, "x", None, note="n")
+    >>> annotate([c], {"demo": {"cause": "typo"}})[0].cause
+    'typo'
+    """
+    from dataclasses import replace
+
+    known = {c.id for c in claims}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise KeyError(f"no such claims: {unknown}")
+    return [replace(c, **fields[c.id]) if c.id in fields else c for c in claims]

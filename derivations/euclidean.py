@@ -46,7 +46,7 @@ from typing import Callable
 import sympy as sp
 
 from .arguments import real_in_range
-from .claims import Claim, Derivation, Step
+from .claims import Claim, Derivation, Step, annotate
 from .engine import expect_trace
 from .gating import leading_transfer as gating_leading_transfer
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
@@ -840,4 +840,9 @@ def _claims() -> list[Claim]:
     return claims
 
 
-CLAIMS: list[Claim] = _claims()
+CLAIMS: list[Claim] = annotate(_claims(), {
+    "euclidean.no_tradeoff": dict(
+        cause="euclidean-tradeoff-window",
+        observable="average Delta eps_RT over rho_a, rho_b that the tradeoff buys"),
+})
+"""Every claim of this module; the erratum's root cause and observable (its size's unit)."""

@@ -47,7 +47,7 @@ import sympy as sp
 
 
 from .arguments import positive_size
-from .claims import Claim, Derivation, Step
+from .claims import Claim, Derivation, Step, annotate
 from .engine import expect_frobenius2, expect_trace, ratio_expansion
 from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
                            expected_error, frobenius2, gram_mean, gram_surrogate, matrix_gradient,
@@ -727,9 +727,26 @@ def _derive_rho1(kind: str, first_task: str = "regularized") -> Callable[[], Der
     return derive
 
 
+_RHO1_RETENTION_PRINTED = (2 * gamma_f * (1 - gamma_f)**2 - gamma_f**4
+                           + 2 * gamma_f * ((1 - gamma_f)**2 - gamma_f**2) * rho_b)
+"""The rho_a = 1 retention as printed (line 1265)."""
+
+
 def _derive_rho1_lambda0() -> Derivation:
+    """The derived rho_a = 1 retention at lam = 0 (gamma_f = 1), and, as a check of it, the
+    vanilla retention (leading order, derived in :mod:`tasksim.derivations.vanilla`) at
+    rho_a = 1: without regularization the model is the vanilla one."""
+    from .vanilla import leading_vanilla_retention
+
     value = sp.factor(retention_rho1().subs(gamma_f, 1))
-    return Derivation(value, (Step("derived retention at gamma_f = 1 (lam = 0)", value),))
+    vanilla = sp.factor(leading_vanilla_retention().subs(rho_a, 1))
+    agree = sp.simplify(value - vanilla) == 0
+    return Derivation(value, (
+        Step("derived retention at gamma_f = 1 (lam = 0)", value),
+        Step("vanilla retention at rho_a = 1 (derived, eq_epsilon_vanilla)", vanilla,
+             "equal to the line above" if agree else "differs from the line above")),
+        note=("the derived lam = 0 limit is the vanilla retention at rho_a = 1"
+              if agree else "the derived lam = 0 limit is NOT the vanilla retention"))
 
 
 def _derive_average(kind: str) -> Callable[[], Derivation]:
@@ -1029,17 +1046,18 @@ def _claims() -> list[Claim]:
               gamma_f * (2 * rho_b - gamma_f), r"= \gamma_f \left( 2\rho_b - \gamma_f \right)",
               _derive_rho1("transfer"), line=1253, headline=True, condition="exact"),
         Claim("fisher.rho1.retention", f"{_WHERE}: retention at rho_a = 1",
-              2 * gamma_f * (1 - gamma_f)**2 - gamma_f**4
-              + 2 * gamma_f * ((1 - gamma_f)**2 - gamma_f**2) * rho_b,
+              _RHO1_RETENTION_PRINTED,
               r"= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
               r"\gamma_f^2\right] \rho_b", _derive_rho1("retention"), line=1265, headline=True,
               condition="exact"),
         Claim("fisher.rho1.retention_no_regularization", "eq_epsilon_vanilla at rho_a = 1 "
-              "(the lam -> 0 limit of the rho_a = 1 retention)", 2 * rho_b - 1,
+              "(the lam -> 0 limit of the rho_a = 1 retention)",
+              _RHO1_RETENTION_PRINTED.subs(gamma_f, 1),
               r"= 2 \gamma_f (1-\gamma_f)^2 - \gamma_f^4 + 2 \gamma_f \left[(1-\gamma_f)^2 - "
               r"\gamma_f^2\right] \rho_b", _derive_rho1_lambda0, line=1265,
-              note="a step: the derived rho_a = 1 retention at lam = 0 must be the vanilla "
-                   "one at rho_a = 1 (eq_epsilon_vanilla), 2 rho_b - 1"),
+              note="a step: the printed rho_a = 1 retention evaluated at lam = 0 (gamma_f = "
+                   "1) against the derived one there, which is the vanilla retention at "
+                   "rho_a = 1"),
         Claim("fisher.rho1.retention.unregularized_first", f"{_WHERE}: retention at rho_a = 1, "
               "first task without regularization", 1 - 2 * gamma_f**2 * (1 - rho_b),
               r"= 1 - 2 \gamma_f^2 (1 - \rho_b)", _derive_rho1("retention", "unregularized"),
@@ -1055,4 +1073,32 @@ def _claims() -> list[Claim]:
     return claims
 
 
-CLAIMS: list[Claim] = _claims()
+_PIECE_SCALE = Ns / Nx
+"""The pieces of the retention expansion are compared as coefficients of Ns/Nx."""
+
+CLAIMS: list[Claim] = annotate(_claims(), {
+    # 1/(2 sigma^2) for 1/sigma^2: the weight it leads to (eq_main_fim_weight) holds, the
+    # metric's scale being absorbed in lambda
+    "fisher.fim_prefactor": dict(
+        cause="fisher-metric-prefactor", misprint_of="fisher.weight",
+        observable="Delta eps_TF and Delta eps_RT at a given gamma_f (the metric's scale is "
+                   "absorbed in lambda, so every result stated in gamma_f is unchanged)",
+        carry=lambda d: sp.Integer(0)),
+    # the expansion of Delta eps_RT (line 1160): - norm piece + 2 rho_b trace piece
+    # - 2 cross piece, each piece (Ns/Nx) times the claim's coefficient
+    "fisher.retention_piece.norm.appendix": dict(
+        cause="appendix-generator-moments", observable="Delta eps_RT",
+        carry=lambda d: -_PIECE_SCALE * d),
+    "fisher.retention_piece.trace.appendix": dict(
+        cause="appendix-generator-moments", observable="Delta eps_RT",
+        carry=lambda d: 2 * rho_b * _PIECE_SCALE * d),
+    **{f"fisher.retention_piece.cross_printed.{g}": dict(
+        cause="fisher-cross-term-typo", observable="Delta eps_RT",
+        misprint_of=f"fisher.retention_piece.cross.{g}",
+        carry=lambda d: -2 * _PIECE_SCALE * d) for g in ("appendix", "gaussian")},
+    "fisher.rho1.retention": dict(cause="fisher-rho1-retention", observable="Delta eps_RT"),
+    "fisher.rho1.retention_no_regularization": dict(cause="fisher-rho1-retention",
+                                                    observable="Delta eps_RT"),
+})
+"""Every claim of this module; errata with their root cause, observable and, for a piece of
+an expansion, the coefficient that carries its error into Delta eps_RT."""

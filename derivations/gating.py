@@ -27,7 +27,7 @@ from typing import Optional
 
 import sympy as sp
 
-from .claims import Claim, Derivation, Step
+from .claims import Claim, Derivation, Step, annotate
 from .engine import (
     expect_frobenius2,
     expect_index_sum,
@@ -642,3 +642,21 @@ CLAIMS: list[Claim] = [
           note="read as the whole case distinction: alpha + (1 - alpha) rho_a (2 rho_b - rho_a) "
                "if 2 rho_b >= rho_a, alpha otherwise"),
 ]
+# eq_ap_etf_gated1: Delta eps_TF = 2 rho_b/Ns <tr P> - 1/Ns <||P||^2> (the second term);
+# eq_ap_eRT_gate_expnd: Delta eps_RT = 1 - (2nd) - (3rd) + 2 rho_b (cross). The Isserlis
+# coefficient of delta_ik delta_jl enters <||P||^2> summed over i = k, j = l with the gate
+# moment <g1 g2> = alpha alpha~ and (Ns/(alpha Nx))^2: Ns^3 alpha~/(alpha Nx) per unit.
+CLAIMS = annotate(CLAIMS, {
+    **{f"gating.transfer.second_term[{g}]": dict(
+        cause="gated-fourth-moment", observable="Delta eps_TF", carry=lambda d: -d / Ns)
+       for g in ("gaussian", "appendix")},
+    **{f"gating.retention.term3[{g}]": dict(
+        cause="gated-fourth-moment", observable="Delta eps_RT", carry=lambda d: -d)
+       for g in ("gaussian", "appendix")},
+    "gating.aquad_isserlis[appendix]": dict(
+        cause="appendix-generator-moments",
+        observable="Delta eps_TF (through the second term of eq_ap_etf_gated1)",
+        carry=lambda d: -Ns**2 * alpha_t * d.subs({d_ik: 1, d_jl: 1}) / (alpha * Nx)),
+})
+"""Every claim of this module; errata with their root cause, observable and the coefficient
+that carries an intermediate term's error into Delta eps_TF or Delta eps_RT."""

@@ -41,6 +41,10 @@ OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
                "claimed): no result of its own"),
     OutOfScope(371, r"a previous study reported catastrophic forgetting among rats learning "
                r"timing estimation tasks", "a result of prior work (French et al. 1999)"),
+    OutOfScope(409, r"Below, we focus on learning of $N_{sess} = 2$ tasks.",
+               "a scoping sentence: it states no result; the toolkit's K-task results stand "
+               "there as findings beyond the paper (the report's Findings section), not as a "
+               "verdict on it"),
     OutOfScope(548, r"g^{\mu+1}_i", f"eq_def_rho_g (the gate generator) is {DEFINITION}; "
                "the gate overlap it implies is claimed (gating.alpha_tilde)"),
 )

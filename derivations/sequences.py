@@ -282,8 +282,9 @@ _WHERE_OF = {
 ANCHOR_LINE = 409
 ANCHOR = r"Below, we focus on learning of $N_{sess} = 2$ tasks."
 """Where the paper restricts itself to two tasks (Appendix A): every claim of this module
-answers that sentence, the ranking of the remedies at K tasks as its headline (status open:
-the paper prints nothing beyond two tasks); the rest are steps under it."""
+stands at that sentence, but none is a verdict on it (a scoping sentence, out of scope in
+:mod:`tasksim.derivations.scope`): they are findings beyond the paper (``finding``), which
+the report lists in a section of their own."""
 
 
 def _claims() -> list[Claim]:
@@ -293,28 +294,30 @@ def _claims() -> list[Claim]:
         for structure in STRUCTURES:
             claims.append(Claim(
                 claim_id(remedy, structure, "errors"), _WHERE_OF[remedy], None, ANCHOR,
-                _derive_errors(remedy, structure), line=ANCHOR_LINE,
+                _derive_errors(remedy, structure), line=ANCHOR_LINE, finding="k-task-sequences",
                 note=f"not printed (the paper analyses two tasks): the error matrix of K tasks, "
                      f"{structure} structure"))
             claims.append(Claim(
                 claim_id(remedy, structure, "two_tasks"), _WHERE_OF[remedy],
                 sp.Tuple(transfer, retention), ANCHOR,
                 _derive_two_tasks(remedy, structure), equivalent=_two_task_equal,
-                line=ANCHOR_LINE,
+                line=ANCHOR_LINE, finding="k-task-sequences",
                 note=f"read as: the K-task derivation at K = 2 equals the paper's two-task "
                      f"formulas ({label})"))
     claims.append(Claim(
         claim_id("fisher-accumulated", "never_forgets"), _WHERE_OF["fisher-accumulated"], None,
         ANCHOR, _derive_never_forgets("fisher-accumulated", STRUCTURES), line=ANCHOR_LINE,
+        finding="k-task-sequences",
         note="not printed: every learned task is kept exactly, any structure"))
     claims.append(Claim(
         claim_id("fisher-previous", "chain", "never_forgets"), _WHERE_OF["fisher-previous"], None,
         ANCHOR, _derive_never_forgets("fisher-previous", ("chain",)), line=ANCHOR_LINE,
+        finding="k-task-sequences",
         note="not printed: the previous task's metric suffices in the chain (not in the shared "
              "structure)"))
     claims.append(Claim(
         "sequences.ranking", "Appendix A, beyond N_sess = 2: the comparison of remedies of "
-        "Secs. 5-6 at K tasks", None, ANCHOR, _derive_ranking, line=ANCHOR_LINE, headline=True,
+        "Secs. 5-6 at K tasks", None, ANCHOR, _derive_ranking, line=ANCHOR_LINE, finding="k-task-ranking",
         condition="leading order in Ns/Nx; uniform prior over (rho_a, rho_b)",
         note="not printed (the paper analyses two tasks); true when no remedy overtakes one ranked above it at K = 2 (mean retention of "
              f"task 1, K = {MAX_K}, both structures; a tie may split)"))

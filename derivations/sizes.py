@@ -28,13 +28,17 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import sympy as sp
 
 from .symbols import Ns, Nx, Ny, alpha, alpha_t, gamma, gamma_f, h, lam, rho_a, rho_b, rho_g
 
-__all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS"]
+if TYPE_CHECKING:
+    from .claims import Verdict
+
+__all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_change",
+           "observable_size"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
 """The paper's sizes for the linear models."""
@@ -92,3 +96,52 @@ def size_at_paper_sizes(expr: sp.Basic) -> Optional[Size]:
     if best is None:
         return None
     return Size(best[0], {_name(p): v for p, v in zip(params, best[1])})
+
+
+def observable_change(v: "Verdict") -> Optional[sp.Expr]:
+    """What a reader who used the printed form would get wrong, as an expression in the
+    statement's observable (``Claim.observable``): derived - printed, carried through the
+    claim's ``carry`` (the coefficient of an intermediate term in the observable); for a
+    statement that holds in a limit, its finite-size correction. None when there is no
+    scalar difference (matrices, relations, sets, an open claim)."""
+    claim = v.claim
+    derived, printed = v.derived, claim.printed
+    if v.status == "leading order" and v.correction is not None:
+        return v.correction if isinstance(v.correction, sp.Expr) else None
+    if v.status == "verified" and v.derivation is not None and v.derivation.stronger_condition:
+        return derived if isinstance(derived, sp.Expr) else None
+    if v.status != "erratum":
+        return None
+    if not (isinstance(derived, sp.Expr) and isinstance(printed, sp.Expr)) or any(
+            isinstance(x, (sp.MatrixExpr, sp.logic.boolalg.Boolean)) or x.has(sp.MatrixSymbol)
+            for x in (derived, printed)):
+        return None
+    difference = derived - printed
+    return claim.carry(difference) if claim.carry is not None else difference
+
+
+def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
+    """The size of ``verdict`` on ``v``'s statement at the paper's sizes, in the units of the
+    statement's observable, and, when there is no number, why (module docstring).
+
+    ``exact`` has size 0 (the printed form is right at every size); ``not decided`` has none.
+    """
+    if verdict == "exact":
+        return Size(0.0, {}), ""
+    if verdict == "not decided":
+        what = v.claim.decide or v.note
+        return None, f"not decided: {what}" if what else "not decided"
+    change = observable_change(v)
+    if change is None:
+        if v.status == "verified":
+            return None, ("derived at leading order only (through the paper's surrogate "
+                          "steps): the finite-size correction at the paper's sizes is not "
+                          "derived for this statement")
+        if v.exceptions:
+            return None, f"a statement about a set: it fails on {v.exceptions}"
+        return None, ("no single number: a matrix identity, a relation or a set (its effect "
+                      "on an error is sized by the other statements of its cause)")
+    size = size_at_paper_sizes(change)
+    if size is None:
+        return None, "the difference is not a number on the parameters' grid"
+    return size, ""

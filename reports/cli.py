@@ -649,11 +649,12 @@ def _short(text: str, width: int) -> str:
 
 
 def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from tasksim.derivations.claims import STATUSES
+    from tasksim.derivations.claims import VERDICTS
     from tasksim.derivations.registry import evaluate_all
     from tasksim.reports.report import claims_document
 
-    verdicts = evaluate_all()
+    every = evaluate_all()
+    verdicts = every
     if args.headlines:
         verdicts = [v for v in verdicts if v.claim.headline]
     measured = {}
@@ -667,30 +668,44 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = {v.claim.id for v in verdicts}
         measured = {k: m for k, m in measure_all(quick=True, progress=progress).items()
                     if k in shown}
+    from tasksim.reports.verdicts import build_statement_verdicts
+
+    try:
+        from tasksim.reports.paper import load_paper
+        paper = load_paper()
+    except FileNotFoundError:
+        paper = None
+    statements = {s.id: s for s in build_statement_verdicts(every, paper, measured)}
     records = [v.as_record() for v in verdicts]
     if args.json:
         out.write(claims_document(verdicts, provenance(seed=0 if args.measure else None,
                                                        command=args.command_line),
-                                  measured=measured))
+                                  paper, measured=measured))
         return EXIT_OK
     if not records:
         out.write("no claims registered\n")
         return EXIT_OK
+    for r in records:
+        s = statements.get(r["id"])
+        r["shown"] = s.verdict if s is not None else f"step: {r['status']}"
     wid = max(2, max(len(r["id"]) for r in records))
     wwhere = max(5, min(40, max(len(r["where"]) for r in records)))
-    wstat = max(len(s) for s in STATUSES)
+    wstat = max(len(r["shown"]) for r in records)
     out.write(f"{'id':<{wid}}  {'line':>4}  {'kind':<8}  {'where':<{wwhere}}  "
-              f"{'status':<{wstat}}  note\n")
+              f"{'verdict':<{wstat}}  note\n")
     for r in records:
         kind = "headline" if r["headline"] else "step"
         line = "" if r["line"] is None else r["line"]
         out.write(f"{r['id']:<{wid}}  {line:>4}  {kind:<8}  {_short(r['where'], wwhere):<{wwhere}}  "
-                  f"{r['status']:<{wstat}}  {_short(r['note'], 70)}\n")
+                  f"{r['shown']:<{wstat}}  {_short(r['note'], 70)}\n")
         if r["id"] in measured:
             out.write(f"{'':<{wid}}  measured: {_short(measured[r['id']].sentence(), 140)}\n")
-    counts = Counter(r["status"] for r in records)
-    order = [s for s in STATUSES if s in counts] + sorted(set(counts) - set(STATUSES))
-    out.write(f"{len(records)} claims: " + ", ".join(f"{counts[s]} {s}" for s in order) + "\n")
+    words = Counter(s.verdict for s in statements.values() if s.id in {r["id"] for r in records})
+    steps = Counter(r["status"] for r in records if r["id"] not in statements)
+    parts = ([", ".join(f"{words[w]} {w}" for w in VERDICTS if words[w]) + " (statements)"]
+             if words else []) + ([", ".join(f"{n} step {s}" for s, n in sorted(steps.items()))]
+                                  if steps else [])
+    out.write(f"{len(records)} claims: " + "; ".join(parts) + "\n")
     return EXIT_OK
 
 

@@ -91,7 +91,7 @@ def figure_section(result: FigureResult) -> str:
     **Demo.** A caption.
     <BLANKLINE>
     """
-    verdict = f"**Verdict: {result.verdict}** " if result.verdict else ""
+    verdict = f"**Measured here: {result.verdict}** " if result.verdict else ""
     return (f"### {result.title}\n\n"
             f"![{result.title}](figures/{result.name}.png)\n\n"
             f"{verdict}{result.caption}\n")

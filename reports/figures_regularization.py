@@ -353,7 +353,7 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"of an uncorrelated task (as in the paper's Fig. 5C); lines: "
         f"`fisher.average_transfer` = {sp.sstr(theory.leading('fisher.average_transfer'))}, "
         f"`fisher.average_retention` = {sp.sstr(theory.leading('fisher.average_retention'))} "
-        f"(status {theory.status('fisher.average_transfer')}: the paper prints no value); "
+        f"(verdict: {theory.status('fisher.average_transfer')}: the paper prints no value); "
         f"dashed: vanilla; {averages_phrase(ctx)}. "
         f"{average_caption('C', avg_c, exact, 'gamma')}. **D**: the same with the diagonal "
         f"metric diag(sum_n a_jn^2), applied to task 1 (metric of an uncorrelated task) and to "

@@ -16,7 +16,7 @@ Examples
 >>> float(transfer(0.5, 1.0))
 0.75
 >>> status("vanilla.transfer")
-'verified'
+'holds in the stated limit'
 """
 from __future__ import annotations
 
@@ -67,8 +67,12 @@ def verdict(claim_id: str) -> Verdict:
 
 
 def status(claim_id: str) -> str:
-    """The computed status of the claim: verified, leading order, erratum or open."""
-    return verdict(claim_id).status
+    """The verdict a caption shows for the claim, read from the registry
+    (:func:`tasksim.reports.verdicts.verdict_phrase`): its statement's verdict word, or, for
+    a step, the statement it is evidence under. A figure never computes a verdict."""
+    from .verdicts import verdict_phrase
+
+    return verdict_phrase(claim_id)
 
 
 def derived(claim_id: str) -> sp.Basic:

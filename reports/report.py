@@ -41,23 +41,26 @@ from typing import Any, Callable, Optional, Sequence
 
 import sympy as sp
 
-from tasksim.derivations.claims import STATUSES, Verdict
+from tasksim.derivations.claims import VERDICTS, Verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.registry import evaluate_all
 from tasksim.derivations.scope import OUT_OF_SCOPE
 
 from .figures_blas import single_threaded_blas
+from .findings import Finding, findings_markdown
 from .measurements import MeasuredVerdict, measure_all
 from .paper import Paper, load_paper
 from .provenance import provenance
 from .statement_index import FOUND_BY
 from .statements import CoveredStatement, coverage, coverage_counts
-from .summary import (correction_state, difference_size, escape_cell, math, quote_markdown,
-                      size_phrase)
+from .summary import (confirmation_text, definitions_markdown, escape_cell, math,
+                      quote_markdown, size_text)
 from .summary import summary_markdown as _headline_summary
+from .verdicts import StatementVerdict, build_statement_verdicts, causes, statement_of
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
            "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",
+           "errata_markdown",
            "OUTPUTS"]
 
 OUTPUTS = ("claims.json", "derivations.tex", "figures", "build-info.json", "REPORT.md")
@@ -114,11 +117,21 @@ def _shown(formula: str, where: str) -> str:
     return rf"\text{{({len(formula)} characters of LaTeX: see {where})}}"
 
 
+def _statements(verdicts: Sequence[Verdict], paper: Optional[Paper],
+                measured: Optional[dict[str, MeasuredVerdict]]) -> list[StatementVerdict]:
+    return build_statement_verdicts(verdicts, paper, measured or {})
+
+
 def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
-                    measured: Optional[dict[str, MeasuredVerdict]] = None) -> str:
-    """The claims table (headline verdicts in bold; the measured verdict, if any, with the
-    note) and a count per status, as Markdown."""
+                    measured: Optional[dict[str, MeasuredVerdict]] = None,
+                    statements: Optional[Sequence[StatementVerdict]] = None) -> str:
+    """The claims table: each headline claim with its statement's verdict (bold), each step
+    as evidence under its statement with its status; the measured verdict, if any, with the
+    note; and the count of verdicts."""
     measured = measured or {}
+    if statements is None:
+        statements = _statements(verdicts, paper, measured)
+    by_id = {s.id: s for s in statements}
     place = (lambda line: paper.place(line)) if paper is not None else (lambda line: "")
     expand = paper.expand_macros if paper is not None else _identity
     lines = [
@@ -127,34 +140,47 @@ def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     ]
     for v in verdicts:
         c = v.claim
-        name = f"**`{c.id}`**" if c.headline else f"`{c.id}`"
-        kind = f"**{v.status}**" if c.headline else f"{v.status} (step)"
+        record = by_id.get(c.id) if c.headline else None
+        name = f"**`{c.id}`**" if record else f"`{c.id}`"
+        if record is not None:
+            kind = f"**{record.verdict}** (clause {record.clause})"
+        elif c.finding:
+            kind = f"finding `{c.finding}` (step: {v.status})"
+        else:
+            kind = f"evidence (step: {v.status})"
         derived = "" if v.derived is None else math(_shown(latex(v.derived), "claims.json"))
         m = measured.get(c.id)
+        decide = record.note if record is not None and record.verdict == "not decided" else ""
         detail = "; ".join(x for x in (c.condition, v.exceptions and
-                                       f"fails on: {v.exceptions}", v.note,
+                                       f"fails on: {v.exceptions}",
+                                       f"would decide: {decide}" if decide else v.note,
                                        m and f"measured: {m.verdict} (Measurements)") if x)
         line = "" if c.line is None else str(c.line)
         lines.append(f"| {name} | {line} | {escape_cell(place(c.line) if c.line else c.where)} "
                      f"| {kind} | {quote_markdown(c.printed_latex, expand)} | {derived} | "
                      f"{escape_cell(detail)} |")
-    counts = {s: sum(v.status == s for v in verdicts) for s in STATUSES}
-    heads = {s: sum(v.status == s for v in verdicts if v.claim.headline) for s in STATUSES}
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items())
-    head_summary = ", ".join(f"{n} {s}" for s, n in heads.items())
-    return ("\n".join(lines) + f"\n\n{len(verdicts)} claims: {summary}; of them "
-            f"{sum(heads.values())} headline verdicts: {head_summary}.\n")
+    counts = {w: sum(s.verdict == w for s in statements) for w in VERDICTS}
+    summary = ", ".join(f"{n} {w}" for w, n in counts.items())
+    return ("\n".join(lines) + f"\n\n{len(verdicts)} claims; {len(statements)} statements "
+            f"with a verdict: {summary}; the other {len(verdicts) - len(statements)} claims are "
+            "evidence under them or findings.\n")
 
 
 def summary_markdown(verdicts: Sequence[Verdict], paper: Paper,
                      covered: Sequence[CoveredStatement],
                      measured: Optional[dict[str, MeasuredVerdict]] = None,
-                     figure_findings: Sequence[str] = ()) -> str:
+                     figure_findings: Sequence[str] = (),
+                     found: Sequence[Finding] = (),
+                     statements: Optional[Sequence[StatementVerdict]] = None) -> str:
     """The report's first screen (:func:`tasksim.reports.summary.summary_markdown`)."""
+    if statements is None:
+        statements = _statements(verdicts, paper, measured)
     return _headline_summary(
-        verdicts, place=paper.place, part_of=lambda line: _part(paper, line),
-        expand=paper.expand_macros, coverage_line=coverage_sentence(covered),
-        measured=measured or {}, figure_findings=figure_findings)
+        statements, causes(statements, verdicts), part_of=lambda line: _part(paper, line),
+        coverage_line=coverage_sentence(covered),
+        findings=[f"- **{f.id}** (supported by the exact solvers: {f.supported})"
+                  for f in found],
+        figure_findings=figure_findings)
 
 
 def _part(paper: Paper, line: int) -> str:
@@ -217,15 +243,24 @@ def _opening(text: str, width: int = 48) -> str:
 
 
 def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
-                  measured: Optional[dict[str, MeasuredVerdict]] = None) -> list[dict[str, Any]]:
+                  measured: Optional[dict[str, MeasuredVerdict]] = None,
+                  statements: Optional[Sequence[StatementVerdict]] = None
+                  ) -> list[dict[str, Any]]:
     """One record per claim: :meth:`Verdict.as_record` plus ``place`` (the part of the paper
-    its line stands in), ``reading`` (how the claim reads the quote, LaTeX),
-    ``printed_srepr`` and ``derived_srepr`` (the two forms as sympy ``srepr`` strings, empty
-    when absent; :func:`tasksim.statements.parse_form` loads them), ``size`` (leading
-    order and errata: the largest difference at the paper's sizes), ``correction`` (errata:
-    confirmed, open or not measured) and ``measured`` (when measured)."""
-    records = []
+    its line stands in), ``reading`` (how the claim reads the quote, LaTeX), ``size`` (the
+    verdict's size in the observable's units, for headline claims), ``correction`` (errata:
+    the confirmation state) and ``measured`` (when measured). A headline claim also carries
+    its statement's verdict record (:meth:`StatementVerdict.as_record`: ``verdict``,
+    ``observable``, ``size_at_paper_sizes``, ``size_reason``, ``cause``, ``clause``,
+    ``confirmation``, ``evidence``), ``printed_srepr`` and ``derived_srepr`` (the two forms as
+    sympy ``srepr`` strings, empty when absent; :func:`tasksim.statements.parse_form` loads
+    them); a step names the statement it is evidence under
+    (``evidence_of``) or its ``finding``."""
     measured = measured or {}
+    if statements is None:
+        statements = _statements(verdicts, paper, measured)
+    by_id = {s.id: s for s in statements}
+    records = []
     for v in verdicts:
         r = v.as_record()
         c = v.claim
@@ -234,53 +269,93 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         # the forms re-loadable into sympy (tasksim.statements.parse_form reads them back)
         r["printed_srepr"] = "" if c.printed is None else sp.srepr(sp.sympify(c.printed))
         r["derived_srepr"] = "" if v.derived is None else sp.srepr(sp.sympify(v.derived))
-        size = difference_size(v) if v.status in ("erratum", "leading order") else None
-        r["size"] = None if size is None else {"value": float(f"{size.value:.6g}"),
-                                               "at": size.point}
+        statement = by_id.get(c.id)
+        r["size"] = (None if statement is None or statement.size is None else
+                     {"value": statement.size, "at": statement.size_point})
         if v.status == "erratum":
-            r["correction"] = correction_state(v, measured)
-        if v.claim.id in measured:
-            r["measured"] = measured[v.claim.id].as_record()
+            m = measured.get(c.id)
+            r["correction"] = ("not measured" if m is None else
+                               m.confirmation.state if m.confirmation else m.verdict)
+        if c.id in measured:
+            r["measured"] = measured[c.id].as_record()
+        if statement is not None:
+            extra = statement.as_record()
+            for key in ("id", "line", "place", "derived", "note", "restates", "condition"):
+                extra.pop(key)
+            extra.pop("quote")
+            r.update(extra)
+        elif c.finding:
+            r["finding"] = c.finding
+        else:
+            r["evidence_of"] = statement_of(c.id)
         records.append(r)
     return records
 
 
 def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                     paper: Optional[Paper] = None,
-                    measured: Optional[dict[str, MeasuredVerdict]] = None) -> str:
-    """``claims.json``: ``{"provenance": record, "claims": [one record per claim]}``
-    (:func:`claim_records`; without a paper, ``place`` is empty)."""
-    document = {"provenance": record, "claims": claim_records(verdicts, paper, measured)}
+                    measured: Optional[dict[str, MeasuredVerdict]] = None,
+                    found: Sequence[Finding] = (),
+                    statements: Optional[Sequence[StatementVerdict]] = None) -> str:
+    """``claims.json``: ``{"provenance": record, "verdicts": {word: meaning}, "claims": [one
+    record per claim], "causes": [...], "findings": [...]}`` (:func:`claim_records`; without
+    a paper, ``place`` is empty)."""
+    from .summary import VERDICT_DEFINITIONS
+
+    if statements is None:
+        statements = _statements(verdicts, paper, measured)
+    document = {
+        "provenance": record,
+        "verdicts": dict(VERDICT_DEFINITIONS),
+        "claims": claim_records(verdicts, paper, measured, statements),
+        "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
+                    "observable": c.observable, "lines": list(c.lines),
+                    "statements": [s.id for s in c.statements]}
+                   for c in causes(statements, verdicts)],
+        "findings": [f.as_record() for f in found],
+    }
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
 def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
-                    measured: Optional[dict[str, MeasuredVerdict]] = None) -> str:
-    """One paragraph per erratum (headline and step): where, as printed, as derived, what is
-    wrong, and whether a measurement confirms the correction."""
+                    measured: Optional[dict[str, MeasuredVerdict]] = None,
+                    statements: Optional[Sequence[StatementVerdict]] = None) -> str:
+    """The errata by root cause, in the summary's order (largest size first, misprints
+    after): per cause its size and lines, then each statement (as printed, as derived, the
+    correction's confirmation) and the step-level claims of the same cause (evidence)."""
     expand = paper.expand_macros if paper is not None else _identity
     measured = measured or {}
+    if statements is None:
+        statements = _statements(verdicts, paper, measured)
+    by_id = {v.claim.id: v for v in verdicts}
     parts = []
-    for v in verdicts:
-        if v.status != "erratum":
-            continue
-        c = v.claim
-        kind = "headline" if c.headline else "step"
-        where = f"{paper.place(c.line)}, line {c.line}" if paper is not None and c.line else \
-            c.where
-        state = correction_state(v, measured)
-        label = ("the correction, confirmed by measurement" if state == "confirmed" else
-                 "printed form wrong, correction open: the derived correction is not "
-                 "confirmed by measurement")
-        m = measured.get(c.id)
-        parts.append(
-            f"### `{c.id}` ({where}; {kind})\n\n"
-            f"As printed: {quote_markdown(c.printed_latex, expand)}\n\n"
-            + (f"Read as:\n\n$$ {latex(c.printed)} $$\n\n" if c.printed is not None else "")
-            + f"As derived ({label}):\n\n$$ {latex(v.derived)} $$\n\n"
-            f"{escape_cell(v.note)}\n\n"
-            f"Measurement: {escape_cell(m.sentence()) if m else state}.\n"
-        )
+    for k, cause in enumerate(causes(statements, verdicts), 1):
+        size = (size_text(cause.size, cause.observable) if cause.size is not None
+                else "no single number")
+        parts.append(f"### {k}. {cause.id} ({cause.verdict}; size {size}; lines "
+                     f"{', '.join(map(str, cause.lines))})\n")
+        for s in cause.statements:
+            v = by_id[s.id]
+            c = v.claim
+            where = f"{paper.place(c.line)}, line {c.line}" if paper is not None else c.where
+            parts.append(
+                f"**`{c.id}`** ({where}, clause {s.clause}; {s.verdict}; size "
+                f"{size_text(s.size, s.observable, s.size_point, s.size_reason)})\n\n"
+                f"As printed: {quote_markdown(c.printed_latex, expand)}\n\n"
+                + (f"Read as (the paper's expression):\n\n$$ {latex(c.printed)} $$\n\n"
+                   if c.printed is not None else "")
+                + f"As derived:\n\n$$ {_shown(latex(v.derived), 'claims.json')} $$\n\n"
+                f"{escape_cell(v.note)}\n\n"
+                + (f"Confirmation: {escape_cell(confirmation_text(s))}.\n\n"
+                   if s.confirmation is not None else "")
+                + (f"Intended expression: `{s.misprint_of}` (its derivation holds).\n\n"
+                   if s.misprint_of else ""))
+        steps = [v for v in verdicts if v.claim.cause == cause.id and not v.claim.headline]
+        if steps:
+            parts.append("Evidence of the same cause (steps): " + "; ".join(
+                f"`{v.claim.id}` (line {v.claim.line}, {v.status}"
+                + (f", measured: {measured[v.claim.id].verdict}" if v.claim.id in measured
+                   else "") + ")" for v in steps) + ".\n")
     return "\n".join(parts) if parts else "No erratum found.\n"
 
 
@@ -288,13 +363,24 @@ def measurements_markdown(measured: dict[str, MeasuredVerdict]) -> str:
     """Every measured verdict: claim, verdict, what was measured, the numbers per size."""
     if not measured:
         return "(measurements not run: `tasksim report --no-measurements`)\n"
-    lines = ["| claim | measured verdict | what, and the numbers at each size |", "|---|---|---|"]
+    from .measurements import CONFIRM_Z, POWER, REJECT_Z
+
+    lines = [f"Confirmation is a test with stated power at the largest size measured: the "
+             f"derived value within {CONFIRM_Z:g} standard errors, the printed one rejected at "
+             f">= {REJECT_Z:g}, and the standard error at most |printed - derived|/{POWER:g}; "
+             "anything else is 'not confirmed'. A measurement below the paper's sizes says "
+             "why (its cost).", "",
+             "| claim | measured | what, the numbers at each size, and the test at the largest "
+             "|", "|---|---|---|"]
     for claim_id, m in measured.items():
         numbers = "; ".join(
             f"Nx = {r.nx}, Ns = {r.ns}: {r.mean:.4g} +- {r.sem:.2g} (n = {r.n})"
             + (f", printed {r.printed:.4g}" if r.printed is not None else "")
             + f", derived {r.derived:.4g}" for r in m.rows)
-        lines.append(f"| `{claim_id}` | {m.verdict} | {escape_cell(m.what)}; {numbers} |")
+        test = f"; test: {m.confirmation.reason}" if m.confirmation is not None else ""
+        cost = f"; size: {m.cost}" if m.cost else ""
+        lines.append(f"| `{claim_id}` | {m.verdict} | {escape_cell(m.what)}; {numbers}"
+                     f"{escape_cell(test)}{escape_cell(cost)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -331,8 +417,9 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
         steps = _steps(v)
         if not steps:
             continue
-        out.append(f"\\paragraph{{{v.claim.id.replace('_', chr(92) + '_')}}} "
-                   f"Status: {v.status}.")
+        kind = ("Headline claim." if v.claim.headline
+                else f"Step (evidence), status: {v.status}.")
+        out.append(f"\\paragraph{{{v.claim.id.replace('_', chr(92) + '_')}}} {kind}")
         out.append("\\begin{enumerate}")
         for name, formula, note in steps:
             safe = name.replace("_", "\\_")
@@ -427,12 +514,20 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     timings["claims"] = time.perf_counter() - start
 
     measured: dict[str, MeasuredVerdict] = {}
+    found: list[Finding] = []
     if options.measure:
         start = time.perf_counter()
         measured = measure_all(quick=options.quick, seed=options.seed, progress=say)
         timings["measurements"] = time.perf_counter() - start
+        start = time.perf_counter()
+        from .findings import findings
 
-    (folder / "claims.json").write_text(claims_document(verdicts, record, paper, measured))
+        found = findings(measured, quick=options.quick, seed=options.seed, progress=say)
+        timings["findings"] = time.perf_counter() - start
+
+    statements = _statements(verdicts, paper, measured)
+    (folder / "claims.json").write_text(claims_document(verdicts, record, paper, measured,
+                                                        found, statements))
     (folder / "derivations.tex").write_text(derivations_latex(verdicts, record) + "\n")
 
     figure_sections: list[str] = []
@@ -452,16 +547,20 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         "source (`src/tasksim/paper/paper.tex`, with line numbers); derived expressions are "
         "computed by the "
         "toolkit from the model's definitions, the paper's approximations appearing as named "
-        "steps; measured verdicts come from the exact solvers (or a Monte Carlo of the stated "
+        "steps; measurements come from the exact solvers (or a Monte Carlo of the stated "
         "expectation) at the stated sizes and seeds (see the README).\n",
+        definitions_markdown(),
         "## Summary\n",
-        summary_markdown(verdicts, paper, covered, measured, figure_findings),
+        summary_markdown(verdicts, paper, covered, measured, figure_findings, found,
+                         statements),
         "## Coverage of the paper\n",
         coverage_markdown(covered, paper),
         "## Claims\n",
-        claims_markdown(verdicts, paper, measured),
+        claims_markdown(verdicts, paper, measured, statements),
         "## Errata\n",
-        errata_markdown(verdicts, paper, measured),
+        errata_markdown(verdicts, paper, measured, statements),
+        "## Findings\n",
+        findings_markdown(found),
         "## Measurements\n",
         measurements_markdown(measured),
         "## Figures\n",

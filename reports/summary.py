@@ -1,57 +1,72 @@
-"""The report's first screen: headline verdicts only, by part of the paper; the errata one line
-each (what is printed, what is true, how large the difference is at the paper's sizes, and
-whether a measurement confirms the correction); the leading-order statements with their size
-at Nx = 3000, Ns = 30; statements that hold except on a set; what the measurements add.
+"""The report's first screen, read from the statement records
+(:mod:`tasksim.reports.verdicts`): the verdicts counted by part of the paper; the errata one row
+per root cause, ranked by size in the observable's units at the paper's sizes; the misprints
+apart; the statements that hold only under a stronger condition; what is not decided and what
+would decide it; the findings beyond the paper; what the figures measure.
 
-Markdown only: the numbers come from the verdicts (:mod:`tasksim.derivations.claims`), the
-sizes from :mod:`tasksim.derivations.sizes`, the measured verdicts from
-:mod:`tasksim.reports.measurements`, the places from :mod:`tasksim.reports.paper`.
+Markdown only; every verdict word comes from the records, none is computed here.
 
 Examples
 --------
->>> from tasksim.derivations.claims import Claim, evaluate
->>> from tasksim.derivations.symbols import rho_a
->>> c = Claim("demo", "Sec. 1", rho_a, "$x = 1$", None, note="not derived", line=3,
-...           headline=True)
->>> print(status_table([evaluate(c)], lambda line: "Sec. 1"))
-| part of the paper | verified | leading order | erratum | open |
-|---|---|---|---|---|
-| Sec. 1 | 0 | 0 | 0 | 1 |
-| **all** | **0** | **0** | **0** | **1** |
+>>> print(verdict_table([], lambda line: "Sec. 1").splitlines()[0])
+| part of the paper | exact | holds in the stated limit | holds under a stronger condition | wrong | misprint | not decided |
 """
 from __future__ import annotations
 
 import re
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
-import sympy as sp
+from tasksim.derivations.claims import VERDICTS
+from tasksim.derivations.sizes import PAPER_SIZES
 
-from tasksim.derivations.claims import STATUSES, Verdict
-from tasksim.derivations.latex import latex
-from tasksim.derivations.sizes import PAPER_SIZES, Size, size_at_paper_sizes
+from .verdicts import Cause, StatementVerdict
 
-from .measurements import UNMEASURABLE, MeasuredVerdict
+__all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief",
+           "escape_cell", "size_text", "cause_line", "confirmation_text", "VERDICT_DEFINITIONS",
+           "definitions_markdown"]
 
-__all__ = ["difference_size", "size_phrase", "status_table", "quote_markdown", "math",
-           "summary_markdown", "correction_state", "brief"]
+VERDICT_DEFINITIONS = (
+    ("exact", "true at every finite size (an identity, an exact expectation)"),
+    ("holds in the stated limit", "true in the regime the paper states (its approximate sign, "
+     "Ns << Nx, leading order): the normal verdict for the paper's closed forms, not a "
+     "reservation"),
+    ("holds under a stronger condition", "true only in a narrower regime than the printed "
+     "one; the derived condition is part of the verdict"),
+    ("wrong", "false even in the paper's own regime (an erratum), with the correction and "
+     "whether a measurement confirms it"),
+    ("misprint", "a typo in an intermediate step whose stated result is right; counted apart "
+     "from the errata"),
+    ("not decided", "nothing decides it yet; the record says what would"),
+)
+"""The six verdicts, defined once (the report's opening; the README states the same)."""
 
 
-def difference_size(v: Verdict) -> Optional[Size]:
-    """How far the printed form is from the derived one at the paper's sizes (leading-order
-    statements: the finite-size correction; errata: derived minus printed)."""
-    if v.status == "leading order" and v.correction is not None:
-        return size_at_paper_sizes(v.correction)
-    if v.status == "erratum" and isinstance(v.claim.printed, sp.Expr) and isinstance(
-            v.derived, sp.Expr) and not isinstance(v.derived, sp.logic.boolalg.Boolean):
-        return size_at_paper_sizes(v.derived - v.claim.printed)
-    return None
+def definitions_markdown() -> str:
+    """The six verdicts as a Markdown table."""
+    rows = "\n".join(f"| `{w}` | {d} |" for w, d in VERDICT_DEFINITIONS)
+    return ("Each statement of the paper (a clause at a line of `paper.tex`) gets exactly one "
+            "verdict, judged against the model in the regime the paper states; how the "
+            "toolkit derived it never changes the word.\n\n| verdict | meaning |\n|---|---|\n"
+            + rows + "\n")
 
 
-def size_phrase(size: Optional[Size]) -> str:
-    """"up to 0.0101 at rho_a = 0" or why there is no single number."""
+def size_text(size: Optional[float], observable: str, point: Optional[dict] = None,
+              reason: str = "") -> str:
+    """"0.0303 in Delta eps_TF at alpha = 0.1" or the reason there is no number."""
     if size is None:
-        return "no single number (a matrix identity or a statement about a set)"
-    return f"up to {size}"
+        return reason or "no number"
+    where = ", ".join(f"{k} = {v:g}" for k, v in (point or {}).items())
+    return f"{size:.3g} in {observable}" + (f" at {where}" if where else "")
+
+
+def confirmation_text(s: StatementVerdict) -> str:
+    """The correction's confirmation, one phrase with its numbers."""
+    c = s.confirmation
+    if c is None:
+        return ""
+    if c.state == "not measured":
+        return f"correction not measured ({c.reason})"
+    return f"correction {c.state}: {c.reason}"
 
 
 def escape_cell(text: str) -> str:
@@ -70,77 +85,6 @@ def quote_markdown(quote: str, expand: Callable[[str], str] = lambda s: s) -> st
     if "$" in text:
         return f"“{escape_cell(text)}”"
     return math(text)
-
-
-def correction_state(v: Verdict, measured: Mapping[str, MeasuredVerdict]) -> str:
-    """For an erratum: whether its derived correction is confirmed by measurement, open, or
-    not measured (and why)."""
-    m = measured.get(v.claim.id)
-    if m is not None:
-        return m.verdict
-    return "not measured: " + UNMEASURABLE.get(v.claim.id, "no measurement in the report")
-
-
-def status_table(verdicts: Sequence[Verdict], part_of: Callable[[int], str]) -> str:
-    """Counts of headline verdicts by status and part of the paper (in order of first line)."""
-    counts: dict[str, dict[str, int]] = {}
-    first: dict[str, int] = {}
-    for v in verdicts:
-        if not v.claim.headline or v.claim.line is None:
-            continue
-        part = part_of(v.claim.line)
-        counts.setdefault(part, {s: 0 for s in STATUSES})[v.status] += 1
-        first[part] = min(first.get(part, v.claim.line), v.claim.line)
-    lines = ["| part of the paper | " + " | ".join(STATUSES) + " |",
-             "|---|" + "---|" * len(STATUSES)]
-    for part in sorted(counts, key=lambda p: first[p]):
-        lines.append(f"| {part} | " + " | ".join(str(counts[part][s]) for s in STATUSES) + " |")
-    totals = {s: sum(c[s] for c in counts.values()) for s in STATUSES}
-    lines.append("| **all** | " + " | ".join(f"**{totals[s]}**" for s in STATUSES) + " |")
-    return "\n".join(lines)
-
-
-def _where(v: Verdict, place: Callable[[int], str]) -> str:
-    return f"{place(v.claim.line)}, line {v.claim.line}"
-
-
-def _erratum_line(v: Verdict, size: Optional[Size], place: Callable[[int], str],
-                  expand: Callable[[str], str], measured: Mapping[str, MeasuredVerdict]) -> str:
-    state = correction_state(v, measured)
-    head = f"- `{v.claim.id}` ({_where(v, place)}): printed {quote_markdown(v.claim.printed_latex, expand)}"
-    derived = (f"it fails on a set ({escape_cell(v.exceptions)})" if v.exceptions
-               else math(latex(v.derived)))
-    if state == "confirmed":
-        truth = f"true: {derived} (confirmed by measurement); size {size_phrase(size)}"
-    else:
-        truth = (f"printed form wrong, correction open: the derived correction, {derived}, is "
-                 f"not confirmed ({escape_cell(_evidence(v, measured, state))}); size of the "
-                 f"unconfirmed correction {size_phrase(size)}")
-    condition = f"; {escape_cell(v.claim.condition)}" if v.claim.condition else ""
-    return f"{head}; {truth}{condition}"
-
-
-def _evidence(v: Verdict, measured: Mapping[str, MeasuredVerdict], state: str) -> str:
-    """What stands against an unconfirmed correction: the measurement at its largest size, or
-    why there is none."""
-    m = measured.get(v.claim.id)
-    if m is None:
-        return state
-    r = max(m.rows, key=lambda row: (row.nx, row.ns))
-    printed = "" if r.printed is None else f", the printed {r.printed:.4g}"
-    return (f"measured {r.mean:.4g} +- {r.sem:.2g} at Nx = {r.nx}, Ns = {r.ns} against the "
-            f"derived {r.derived:.4g}{printed}; {m.what}")
-
-
-def _leading_line(v: Verdict, size: Optional[Size], place: Callable[[int], str],
-                  measured: Mapping[str, MeasuredVerdict]) -> str:
-    condition = v.claim.condition or "Ns << Nx"
-    line = (f"- `{v.claim.id}` ({_where(v, place)}): holds when {escape_cell(condition)}; "
-            f"finite-size correction {size_phrase(size)}")
-    m = measured.get(v.claim.id)
-    if m is not None:
-        line += f"; measured: {escape_cell(m.sentence())}"
-    return line
 
 
 BRIEF = 260
@@ -168,50 +112,78 @@ def brief(finding: str, limit: int = BRIEF) -> str:
     return finding[:cut].rstrip(",;") + " ... (details below)"
 
 
-def summary_markdown(verdicts: Sequence[Verdict], *, place: Callable[[int], str],
-                     part_of: Callable[[int], str], expand: Callable[[str], str],
-                     coverage_line: str, measured: Mapping[str, MeasuredVerdict],
-                     figure_findings: Sequence[str]) -> str:
-    """The first screen (module docstring). ``place`` names a line ("Sec. 5.1", "Fig. 2
-    caption"), ``part_of`` its top-level part for the counts, ``expand`` expands the paper's
-    macros in quotes."""
-    heads = [v for v in verdicts if v.claim.headline and v.claim.line is not None]
-    sized = {v.claim.id: difference_size(v) for v in heads
-             if v.status in ("erratum", "leading order")}
+def verdict_table(statements: Sequence[StatementVerdict], part_of: Callable[[int], str]) -> str:
+    """Counts of verdicts by part of the paper (in order of first line)."""
+    counts: dict[str, dict[str, int]] = {}
+    first: dict[str, int] = {}
+    for st in statements:
+        part = part_of(st.line)
+        counts.setdefault(part, {w: 0 for w in VERDICTS})[st.verdict] += 1
+        first[part] = min(first.get(part, st.line), st.line)
+    lines = ["| part of the paper | " + " | ".join(VERDICTS) + " |",
+             "|---|" + "---|" * len(VERDICTS)]
+    for part in sorted(counts, key=lambda p: first[p]):
+        lines.append(f"| {part} | " + " | ".join(str(counts[part][w]) for w in VERDICTS) + " |")
+    totals = {w: sum(c[w] for c in counts.values()) for w in VERDICTS}
+    lines.append("| **all** | " + " | ".join(f"**{totals[w]}**" for w in VERDICTS) + " |")
+    return "\n".join(lines)
 
-    def rank(v: Verdict) -> float:
-        size = sized.get(v.claim.id)
-        return -(size.value if size else -1.0)
 
-    errata = sorted((v for v in heads if v.status == "erratum"), key=rank)
-    leading = sorted((v for v in heads if v.status == "leading order"), key=rank)
-    confirmed = sum(correction_state(v, measured) == "confirmed" for v in errata)
-    excepted = [v for v in heads if v.exceptions and v.status != "erratum"]
-    added = [brief(f"- `{m.claim_id}`: {escape_cell(m.sentence())}")
-             for claim_id, m in measured.items()
-             if any(v.claim.id == claim_id and v.claim.headline and v.status == "verified"
-                    for v in verdicts)]
+def cause_line(cause: Cause, rank: int) -> str:
+    """One row of the errata: the cause, its size, the lines it touches, its statements with
+    their confirmation state."""
+    heads = "; ".join(
+        f"line {s.line} `{s.id}`"
+        + (f" ({s.confirmation.state})" if s.confirmation is not None else "")
+        for s in cause.statements)
+    size = (size_text(cause.size, cause.observable) if cause.size is not None
+            else "no single number")
+    return (f"{rank}. **{cause.id}**: {size}; lines {', '.join(map(str, cause.lines))}; "
+            f"{escape_cell(heads)}")
+
+
+def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Cause], *,
+                     part_of: Callable[[int], str], coverage_line: str,
+                     findings: Sequence[str] = (), figure_findings: Sequence[str] = ()
+                     ) -> str:
+    """The first screen (module docstring). ``part_of`` names a line's top-level part;
+    ``findings``: one line per finding beyond the paper; ``figure_findings``: one line per
+    figure's measurement (evidence, not verdicts)."""
+    wrong = [c for c in causes if c.verdict == "wrong"]
+    misprints = [c for c in causes if c.verdict == "misprint"]
+    stronger = [s for s in statements if s.verdict == "holds under a stronger condition"]
+    undecided = [s for s in statements if s.verdict == "not decided"]
+    confirmed = sum(c.confirmed for c in wrong)
     sizes = ", ".join(f"{k} = {v}" for k, v in PAPER_SIZES.items()).replace("N_", "N")
+    decided = len(statements) - len(undecided)
     return "\n".join([
         f"{coverage_line}\n",
-        f"{len(heads)} headline verdicts, one per statement of the paper, judged against the "
-        "model (exact derivations, exact solvers); the step-level claims under them (the "
-        "paper's intermediate algebra, the other task generator, finite-N variants) are in the "
-        "claims table.\n",
-        status_table(verdicts, part_of), "",
-        f"**Errata ({len(errata)}; correction confirmed by measurement: {confirmed}, open: "
-        f"{len(errata) - confirmed})**, ranked by how far the printed form is from the derived "
-        f"one at the paper's sizes ({sizes}), maximised over the parameters' domains:\n",
-        *([_erratum_line(v, sized.get(v.claim.id), place, expand, measured) for v in errata]
+        f"{len(statements)} statements carry a verdict, one per (line, clause); {decided} are "
+        "decided. The step-level claims under them (the paper's intermediate algebra, the "
+        "other task generator, finite-N variants) are evidence, listed under each statement "
+        "in claims.json and the claims table, never a second verdict.\n",
+        verdict_table(statements, part_of), "",
+        f"**Errata: {len(wrong)} root causes ({sum(len(c.statements) for c in wrong)} "
+        f"statements `wrong`; every measured correction confirmed for {confirmed} causes)**, "
+        "one row per cause, ranked by the largest change a reader of the printed form gets "
+        f"wrong, in the statement's observable at the paper's sizes ({sizes}), maximised over "
+        "the parameters' domains:\n",
+        *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
+        f"**Misprints ({sum(len(c.statements) for c in misprints)}, counted apart: the stated "
+        "result is right)**:\n",
+        *([f"- {cause_line(c, k).split('. ', 1)[1]}" for k, c in enumerate(misprints, 1)]
           or ["none"]), "",
-        f"**Leading order only ({len(leading)})**: statements that hold as the small parameter "
-        "vanishes, with the size of the finite-size correction at the paper's sizes:\n",
-        *([_leading_line(v, sized.get(v.claim.id), place, measured) for v in leading]
+        f"**Holds under a stronger condition ({len(stronger)})**:\n",
+        *([f"- line {s.line} `{s.id}`: {escape_cell(s.condition)}; size "
+           f"{size_text(s.size, s.observable, s.size_point, s.size_reason)}" for s in stronger]
           or ["none"]), "",
-        *([f"**Holds except on a set ({len(excepted)})**:\n",
-           *[f"- `{v.claim.id}` ({_where(v, place)}): {escape_cell(v.exceptions)}"
-             for v in excepted], ""] if excepted else []),
-        "**What the measurements add** (verified headlines measured with the exact solvers; "
-        "the figures below):\n",
-        *(added + [brief(f) for f in figure_findings] or ["none"]), "",
+        f"**Not decided ({len(undecided)})**: "
+        + (", ".join(f"line {s.line}" for s in undecided)
+           + " (what would decide each: the claims table and claims.json)"
+           if undecided else "none") + ".\n",
+        "**Findings beyond the paper** (not verdicts; the Findings section):\n",
+        *(list(findings) or ["none"]), "",
+        "**Measured here** (what the figures measure: evidence under the verdicts above, not "
+        "verdicts of their own):\n",
+        *([brief(f) for f in figure_findings] or ["none"]), "",
     ])

@@ -130,7 +130,7 @@ def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_re
     code, out, err = run("claims", "--json")
     assert code == 0 and err == ""
     document = json.loads(out)
-    assert set(document) == {"provenance", "claims"}
+    assert set(document) == {"provenance", "claims", "verdicts", "causes", "findings"}
     records = document["claims"]
     assert [r["id"] for r in records] == [c.id for c in DEMO_CLAIMS]
     assert [r["status"] for r in records] == ["verified", "leading order", "erratum", "open"]
@@ -143,11 +143,24 @@ def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_re
 def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry):
     code, out, _ = run("claims")
     lines = out.strip().splitlines()
-    assert code == 0 and lines[0].split()[:5] == ["id", "line", "kind", "where", "status"]
+    assert code == 0 and lines[0].split()[:5] == ["id", "line", "kind", "where", "verdict"]
     assert len(lines) == 1 + len(DEMO_CLAIMS) + 1
     assert "demo.wrong" in lines[3] and "erratum" in lines[3] and "factor is 3" in lines[3]
     assert all(len(line) < 200 for line in lines)  # long notes are shortened
-    assert lines[-1] == "4 claims: 1 verified, 1 leading order, 1 erratum, 1 open"
+    assert lines[-1] == ("4 claims: 1 step erratum, 1 step leading order, 1 step open, "
+                         "1 step verified")
+
+
+def test_claims_table_shows_a_statements_verdict_not_its_status(monkeypatch):
+    from dataclasses import replace
+
+    claims = [replace(DEMO_CLAIMS[1], line=3, headline=True),
+              replace(DEMO_CLAIMS[2], line=4, headline=True, cause="demo-factor")]
+    monkeypatch.setattr(registry, "all_claims", lambda: claims)
+    code, out, _ = run("claims")
+    lines = out.strip().splitlines()
+    assert "holds in the stated limit" in lines[1] and "wrong" in lines[2]
+    assert lines[-1] == "2 claims: 1 holds in the stated limit, 1 wrong (statements)"
 
 
 def test_claims_headlines_keeps_one_verdict_per_statement(monkeypatch):

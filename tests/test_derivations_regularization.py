@@ -471,7 +471,8 @@ FAST_STATUSES = {
     "fisher.rho1.W2": "verified",
     "fisher.rho1.transfer": "verified",
     "fisher.rho1.retention": "erratum",
-    "fisher.rho1.retention_no_regularization": "verified",
+    # the printed line 1265 evaluated at lam = 0 (-1 - 2 rho_b) against the derived 2 rho_b - 1
+    "fisher.rho1.retention_no_regularization": "erratum",
     "fisher.rho1.retention.unregularized_first": "verified",
     "fisher.average_transfer": "open",  # the paper prints no average
     "fisher.average_retention": "open",

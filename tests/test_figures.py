@@ -102,11 +102,14 @@ def test_captions_cite_registered_claims_and_report_deviations(quick_build):
                if "theory only" not in _caption(s).split("**")[1])
 
 
-def test_every_figure_leads_its_caption_with_a_verdict(quick_build):
+def test_every_figure_leads_its_caption_with_what_it_measures(quick_build):
+    """A figure's own numbers lead its caption, labelled as a measurement: the verdicts on the
+    paper's statements come from the registry, never from a figure."""
     _, sections, _ = quick_build
     for s in sections[1:]:
         body = s.split("\n\n", 2)[2]
-        assert re.match(r"\*\*Verdict: .{40,}?\*\* \*\*", body, re.DOTALL), body[:120]
+        assert re.match(r"\*\*Measured here: .{40,}?\*\* \*\*", body, re.DOTALL), body[:120]
+        assert "**Verdict" not in body
 
 
 def test_network_sections_state_data_protocol_seeds_and_a_verdict_on_each_prediction(quick_build):
@@ -119,7 +122,7 @@ def test_network_sections_state_data_protocol_seeds_and_a_verdict_on_each_predic
         "### Fig. 6C, D: permuted digits, activity gating",
         "### Fig. 6E-H: permuted digits, weight regularization",
         "### Fig. 9A-D: permuted digits, learning curves and long training"]
-    verdicts = " ".join(s.split("**Verdict: ")[1].split("**")[0] for s in network)
+    verdicts = " ".join(s.split("**Measured here: ")[1].split("**")[0] for s in network)
     for key in PREDICTIONS:  # every prediction of Sec. 7 gets a computed verdict
         assert re.search(rf"{key} (holds|partly holds|does not hold|not detected)", verdicts), key
     for s in network:

@@ -25,7 +25,11 @@ COMMAND = "tasksim report --no-figures --no-measurements"
 RECORD_KEYS = {"id", "where", "printed", "derived", "status", "note", "line", "headline",
                "condition", "exceptions", "restates", "place", "reading", "size",
                "printed_srepr", "derived_srepr"}
-MEASURED_KEYS = {"measured", "correction"}
+STATEMENT_KEYS = {"verdict", "observable", "size_at_paper_sizes", "size_at", "size_reason",
+                  "cause", "clause", "confirmation", "evidence"}
+"""The contract's fields of a headline claim (its statement's verdict record)."""
+STEP_KEYS = {"evidence_of", "finding"}
+MEASURED_KEYS = {"measured", "correction", "confirmation", "evidence"}
 """Keys that depend on the measurements (tests/test_report.py builds without them)."""
 
 
@@ -34,12 +38,14 @@ def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     for name in ("REPORT.md", "claims.json", "derivations.tex", "build-info.json"):
         assert (out / name).is_file(), name
     records = json.loads((out / "claims.json").read_text())["claims"]
-    assert records and all(RECORD_KEYS <= set(r) <= RECORD_KEYS | MEASURED_KEYS
-                           for r in records)
+    every = RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | STEP_KEYS
+    assert records and all(RECORD_KEYS <= set(r) <= every for r in records)
+    assert all(STATEMENT_KEYS <= set(r) for r in records if r["headline"])
+    assert all(len(STEP_KEYS & set(r)) == 1 for r in records if not r["headline"])
     assert all(isinstance(r["line"], int) and isinstance(r["headline"], bool) for r in records)
     report = (out / "REPORT.md").read_text()
     for section in ("## Summary", "## Coverage of the paper", "## Claims", "## Errata",
-                    "## Measurements", "## Derivations"):
+                    "## Findings", "## Measurements", "## Derivations"):
         assert section in report, section
     assert any("deriving" in m for m in messages), "progress is reported"
 
@@ -59,24 +65,46 @@ def test_the_report_prints_the_coverage_of_the_papers_statements(built):
     assert f"{counts['out of scope']} out of scope" in section
 
 
-def test_the_summary_gives_each_headline_erratum_one_line_and_no_step_erratum(built):
+def test_the_summary_gives_each_wrong_statement_one_line_and_no_step(built):
     out, _ = built
     records = json.loads((out / "claims.json").read_text())["claims"]
     summary = (out / "REPORT.md").read_text().split("## Summary")[1].split("\n## ")[0]
     for r in records:
-        if r["status"] != "erratum":
+        if r["status"] != "erratum" and r.get("verdict") not in ("wrong", "misprint"):
             continue
         mentions = [line for line in summary.splitlines() if f"`{r['id']}`" in line]
         assert len(mentions) == (1 if r["headline"] else 0), (r["id"], mentions)
 
 
+def test_the_errata_read_in_one_order_by_cause_and_size_line_1265_first(built):
+    out, _ = built
+    document = json.loads((out / "claims.json").read_text())
+    wrong = [c for c in document["causes"] if c["verdict"] == "wrong"]
+    sizes = [c["size_at_paper_sizes"] for c in wrong]
+    assert sizes == sorted(sizes, key=lambda s: -(s if s is not None else -1))
+    assert wrong[0]["lines"] == [1265]
+    report = (out / "REPORT.md").read_text()
+    summary = report.split("## Summary")[1].split("\n## ")[0]
+    errata = report.split("## Errata")[1].split("## Findings")[0]
+    order = [c["id"] for c in document["causes"]]
+    for text in (summary, errata):
+        at = [text.index(f"**{i}**") if f"**{i}**" in text else text.index(f". {i} (")
+              for i in order]
+        assert at == sorted(at), order
+    misprint = next(c for c in document["causes"] if 1217 in c["lines"])
+    assert misprint["verdict"] == "misprint"
+
+
 def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
+    """Every claim of a root cause (headline or step); the surrogate 1/Nx terms are a
+    finding, not errata."""
     out, _ = built
     records = json.loads((out / "claims.json").read_text())["claims"]
-    errata = [r["id"] for r in records if r["status"] == "erratum"]
-    section = (out / "REPORT.md").read_text().split("## Errata")[1].split("## Figures")[0]
+    errata = [r["id"] for r in records if r["status"] == "erratum" and "finding" not in r]
+    section = (out / "REPORT.md").read_text().split("## Errata")[1].split("## Findings")[0]
     assert errata, "the registry records errata"
-    assert all(f"`{i}`" in section for i in errata)
+    assert all(f"`{i}`" in section for i in errata), [i for i in errata
+                                                      if f"`{i}`" not in section]
 
 
 def test_same_inputs_give_the_same_bytes(built, tmp_path):
@@ -90,7 +118,11 @@ def _committed_records() -> list[dict]:
     committed = COMMITTED / "claims.json"
     if not committed.is_file():
         pytest.skip("no committed report in this checkout")
-    return json.loads(committed.read_text())["claims"]
+    document = json.loads(committed.read_text())
+    if "verdicts" not in document:
+        pytest.skip("the committed report predates the verdict vocabulary: run `tasksim "
+                    "report` and commit the result")
+    return document["claims"]
 
 
 def test_committed_claims_file_matches_what_the_registry_derives_now(built):
@@ -112,8 +144,10 @@ def test_committed_corrections_are_the_committed_measured_verdicts():
     for r in _committed_records():
         assert ("measured" in r) == (r["id"] in measured_ids), r["id"]
         if r["status"] == "erratum":
-            expected = r["measured"]["verdict"] if "measured" in r else "not measured: "
-            assert r["correction"].startswith(expected), (r["id"], r["correction"])
+            m = r.get("measured")
+            expected = ("not measured" if m is None else
+                        m["confirmation"]["state"] if m.get("confirmation") else m["verdict"])
+            assert r["correction"] == expected, (r["id"], r["correction"])
 
 
 # --- provenance ---------------------------------------------------------------------------------
@@ -224,7 +258,8 @@ def test_the_committed_summary_fits_on_one_screen():
     report = COMMITTED / "REPORT.md"
     if not report.is_file():
         pytest.skip("no committed report in this checkout")
+    _committed_records()
     summary = report.read_text().split("## Summary")[1].split("\n## ")[0]
     assert len(summary.strip().splitlines()) <= 70
-    findings = summary.split("**What the measurements add**")[1].strip().splitlines()[1:]
+    findings = summary.split("**Measured here**")[1].strip().splitlines()[1:]
     assert findings and all(len(line) <= 400 for line in findings if line.startswith("- "))

@@ -152,3 +152,72 @@ def test_every_demonstrated_erratum_is_still_an_erratum(verdicts):
     status = {v.claim.id: v.status for v in verdicts}
     stale = {i: status.get(i, "absent") for i in _demonstrated() if status.get(i) != "erratum"}
     assert not stale, f"demonstrations of claims that are no longer errata: {stale}"
+
+
+# -- verdicts on statements ----------------------------------------------------------------
+
+from tasksim.derivations.claims import VERDICTS, statement_verdict  # noqa: E402
+from tasksim.derivations.sizes import observable_size  # noqa: E402
+
+
+def _verdicts_by_id(verdicts):
+    return {v.claim.id: v for v in verdicts}
+
+
+def test_every_headline_claim_gets_one_of_the_six_verdicts(verdicts):
+    by_id = _verdicts_by_id(verdicts)
+    for v in verdicts:
+        if not v.claim.headline:
+            continue
+        word = statement_verdict(v, by_id.get(v.claim.misprint_of))
+        assert word in VERDICTS, (v.claim.id, word)
+        if word in ("wrong", "misprint"):
+            assert v.claim.cause, f"{v.claim.id}: {word} without a root cause"
+            size, reason = observable_size(v, word)
+            assert size is not None or reason, v.claim.id
+        if word == "exact":
+            assert v.derivation is not None and v.derivation.exact, v.claim.id
+        if word == "holds under a stronger condition":
+            assert v.derivation.stronger_condition and v.claim.condition, v.claim.id
+
+
+def test_a_misprint_names_an_intended_expression_that_holds(verdicts):
+    by_id = _verdicts_by_id(verdicts)
+    misprints = [v for v in verdicts if v.claim.misprint_of]
+    assert misprints, "the line 1217 typo is registered as a misprint"
+    for v in misprints:
+        intended = by_id[v.claim.misprint_of]
+        assert intended.status in ("verified", "leading order"), (v.claim.id, intended.status)
+
+
+def test_the_verdicts_the_issue_names():
+    """Line 1265 is wrong (its printed value at lam = 0 is the paper's expression evaluated,
+    -1 - 2 rho_b); line 1217 is a misprint; plasticity's lines 269 and 813 hold under the same
+    stronger condition; the K-task ranking is a finding, no verdict on line 409."""
+    import sympy as sp
+
+    from tasksim.derivations.symbols import rho_b
+
+    def word(claim_id):
+        v = theory.verdict(claim_id)
+        intended = theory.verdict(v.claim.misprint_of) if v.claim.misprint_of else None
+        return statement_verdict(v, intended)
+
+    assert word("fisher.rho1.retention") == "wrong"
+    step = theory.verdict("fisher.rho1.retention_no_regularization")
+    assert sp.expand(step.claim.printed - (-1 - 2 * rho_b)) == 0
+    assert sp.expand(step.derived - (2 * rho_b - 1)) == 0 and step.status == "erratum"
+    assert word("fisher.retention_piece.cross_printed.appendix") == "misprint"
+    assert word("plasticity.alpha_independence") == "holds under a stronger condition"
+    assert word("plasticity.alpha_independence.leading_order") == (
+        "holds under a stronger condition")
+    ranking = theory.verdict("sequences.ranking").claim
+    assert not ranking.headline and ranking.finding
+
+
+def test_the_surrogate_1_over_nx_terms_are_one_finding_at_lines_that_print_them(verdicts):
+    nlo = [v for v in verdicts if ".nlo[" in v.claim.id]
+    assert nlo and {v.claim.finding for v in nlo} == {"surrogate-1/Nx-terms"}
+    assert not any(v.claim.headline or v.claim.cause for v in nlo)
+    printed = {v.claim.line for v in nlo if v.claim.printed is not None}
+    assert printed == {610, 679}, "a printed 1/Nx term is compared only where one is printed"

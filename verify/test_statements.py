@@ -113,3 +113,120 @@ def test_headline_anchors_are_unique_per_claim_and_line(claims):
         key = (a.claim_id, a.line, normalize(a.quote))
         assert key not in seen, key
         seen.add(key)
+
+
+# -- one verdict per statement, everywhere -----------------------------------------------------
+
+import json
+import re
+from pathlib import Path
+
+from tasksim.derivations.claims import VERDICTS
+from tasksim.reports.verdicts import statement_of, statement_verdicts, verdict_phrase
+
+REPORTS = Path(__file__).resolve().parent.parent / "reports"
+_WORDS = "|".join(sorted((re.escape(w) for w in VERDICTS), key=len, reverse=True))
+_WORD = re.compile(rf"\*\*({_WORDS})\*\*|\(({_WORDS})[),;]|; ({_WORDS});|"
+                   rf"whose statement (?:is )?({_WORDS})")
+"""A verdict word where the outputs put one: bold (claims table), in parentheses (captions,
+summary), between semicolons (Errata), or 'whose statement is ...' (a step's caption)."""
+_ID = re.compile(r"`([a-z_]+\.[A-Za-z0-9_.\[\]]+)`")
+
+
+@pytest.fixture(scope="module")
+def records():
+    return statement_verdicts(measured={})
+
+
+def verdict_words_by_statement(text: str, statement_key) -> dict:
+    """Every verdict word the text attaches to a claim id: the first verdict word after a
+    backticked id and before the next id, keyed by the statement the id answers (None: the
+    id answers no statement)."""
+    found: dict = {}
+    ids = list(_ID.finditer(text))
+    for k, m in enumerate(ids):
+        end = ids[k + 1].start() if k + 1 < len(ids) else min(len(text), m.end() + 300)
+        window = text[m.end():min(end, m.end() + 300)].split("\n")[0]
+        word = _WORD.search(window)
+        key = statement_key(m.group(1))
+        if word and key is not None:
+            found.setdefault(key, set()).add(next(g for g in word.groups() if g))
+    return found
+
+
+def _key(records):
+    by_id = {r.id: (r.line, r.clause) for r in records}
+
+    def key(claim_id):
+        try:
+            head = statement_of(claim_id)
+        except KeyError:
+            return None
+        return by_id.get(head)
+    return key
+
+
+def test_every_statement_has_one_verdict_keyed_by_line_and_clause(records):
+    keys = [(r.line, r.clause) for r in records]
+    assert len(keys) == len(set(keys)), "two verdicts on one (line, clause)"
+    assert all(r.verdict in VERDICTS for r in records)
+
+
+def test_the_text_parser_catches_two_verdicts_on_one_statement(records):
+    """The check below can fail: a text naming one statement with two words is caught."""
+    text = "`vanilla.transfer` (exact) and later `vanilla.transfer` (wrong)"
+    found = verdict_words_by_statement(text, _key(records))
+    assert any(len(words) > 1 for words in found.values())
+
+
+def _check_text(text: str, records, where: str) -> None:
+    truth = {(r.line, r.clause): r.verdict for r in records}
+    found = verdict_words_by_statement(text, _key(records))
+    doubled = {k: w for k, w in found.items() if len(w) > 1}
+    assert not doubled, f"{where}: statements with two verdict words: {doubled}"
+    wrong = {k: (w, truth[k]) for k, w in found.items() if w != {truth[k]}}
+    assert not wrong, f"{where}: verdict words that are not the registry's: {wrong}"
+
+
+def test_the_report_and_claims_json_give_each_statement_one_verdict(records, tmp_path_factory):
+    """REPORT.md (summary, claims table, errata, figure captions) and claims.json, as the
+    builder writes them now (without figures and measurements, for speed), and the committed
+    ones when they were built with today's vocabulary."""
+    from tasksim.reports.report import ReportOptions, build_report
+
+    out = tmp_path_factory.mktemp("report13")
+    build_report(ReportOptions(out_dir=out, figures=False, measure=False))
+    texts = [(out / "REPORT.md", out / "claims.json")]
+    if (REPORTS / "claims.json").is_file() and '"verdicts"' in (REPORTS / "claims.json"
+                                                               ).read_text():
+        texts.append((REPORTS / "REPORT.md", REPORTS / "claims.json"))
+    truth = {r.id: r for r in records}
+    for report, claims in texts:
+        _check_text(report.read_text(), records, str(report))
+        document = json.loads(claims.read_text())
+        heads = [c for c in document["claims"] if c["headline"]]
+        assert {(c["line"], c["clause"]) for c in heads} == {(r.line, r.clause)
+                                                             for r in records}
+        for c in heads:
+            assert c["verdict"] == truth[c["id"]].verdict, (claims, c["id"])
+        for c in document["claims"]:
+            if not c["headline"] and "evidence_of" in c:
+                assert "verdict" not in c, c["id"]
+
+
+def test_every_caption_reads_its_verdict_from_the_registry(records):
+    """Captions name a claim's verdict only through theory.status (verdict_phrase); every id
+    they cite gets the registry's word for its statement, and the phrase itself passes the
+    text check."""
+    figures = Path(__file__).resolve().parent.parent / "reports"
+    cited = set()
+    for path in figures.glob("figures_*.py"):
+        source = path.read_text()
+        if path.name == "figures_theory.py":  # the bridge to the registry (theory.status)
+            continue
+        cited |= set(re.findall(r"theory\.status\('([^']+)'\)", source))
+        for word in (w for w in VERDICTS if " " in w or w == "misprint"):
+            assert word not in source, f"{path.name} spells the verdict {word!r} itself"
+    assert cited, "the captions cite claims"
+    text = " ".join(f"`{i}` ({verdict_phrase(i)})" for i in sorted(cited))
+    _check_text(text, records, "captions")

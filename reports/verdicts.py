@@ -1,0 +1,417 @@
+"""One verdict per statement of the paper: the records every output reads.
+
+A *statement* is a clause of the paper at a line of ``paper.tex``, keyed by ``(line,
+clause)``; its verdict is one of :data:`tasksim.derivations.claims.VERDICTS`, computed from
+its headline claim (:func:`tasksim.derivations.claims.statement_verdict`). Under it sit its
+*evidence*: the step-level claims at its line (the paper's intermediate algebra, the other
+task generator, finite-N variants) and the measurements, each with its status but never a
+verdict word. The summary, the Errata section, the figure captions, claims.json and the
+notebook API all read :func:`statement_verdicts`, so no statement can carry two verdicts.
+
+Each record (:meth:`StatementVerdict.as_record`) has the contract's fields: ``verdict``,
+``observable`` (what the size is a change of), ``size_at_paper_sizes`` (in that unit at
+Nx = 3000, Ns = 30, Ny = 10, or None with ``size_reason``), ``cause`` (wrong and misprint: the
+root cause's id), ``clause``, ``confirmation`` (wrong: the test of
+:func:`tasksim.reports.measurements.confirmation` at the largest size) and ``evidence``.
+
+:func:`causes` groups the errata by root cause, one row per cause ranked by its size (the
+largest effect among its statements), misprints apart.
+
+Examples
+--------
+>>> records = statement_verdicts(measured={})
+>>> sorted({r.verdict for r in records}) <= sorted(VERDICTS)
+True
+>>> len({(r.line, r.clause) for r in records}) == len(records)
+True
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
+from tasksim.derivations.latex import latex
+from tasksim.derivations.sizes import observable_size
+
+from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row, confirmation,
+                           measurement_for, not_measured)
+from .paper import Paper, load_paper, normalize
+
+__all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
+           "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
+           "statement_of", "verdict_phrase"]
+
+ERRATA_VERDICTS = ("wrong", "misprint")
+COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
+"""The last built report's claims.json: where :func:`statement_verdicts` finds measurements
+when it is not given any."""
+
+
+@dataclass(frozen=True)
+class StatementVerdict:
+    """The verdict on one statement (module docstring), from its headline claim ``id``."""
+
+    id: str
+    line: int
+    clause: int
+    quote: str
+    place: str
+    verdict: str
+    observable: str
+    size: Optional[float]
+    size_point: dict[str, float]
+    size_reason: str
+    cause: Optional[str]
+    confirmation: Optional[Confirmation]
+    condition: str
+    derived: str
+    note: str
+    evidence: tuple[dict[str, Any], ...] = ()
+    restates: tuple[int, ...] = ()
+    misprint_of: str = ""
+
+    def as_record(self) -> dict[str, Any]:
+        """The contract's fields (module docstring), plus where and what."""
+        return {
+            "id": self.id, "line": self.line, "clause": self.clause, "place": self.place,
+            "quote": self.quote, "verdict": self.verdict, "observable": self.observable,
+            "size_at_paper_sizes": self.size, "size_at": self.size_point,
+            "size_reason": self.size_reason or None, "cause": self.cause,
+            "confirmation": (None if self.confirmation is None
+                             else self.confirmation.as_record()),
+            "condition": self.condition, "derived": self.derived, "note": self.note,
+            "evidence": list(self.evidence), "restates": list(self.restates),
+        }
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One root cause of errata: its statements (headline verdicts ``wrong`` or ``misprint``),
+    the lines it touches (steps included) and its size, the largest among its statements."""
+
+    id: str
+    verdict: str
+    statements: tuple[StatementVerdict, ...]
+    lines: tuple[int, ...]
+    size: Optional[float]
+    observable: str
+
+    @property
+    def confirmed(self) -> bool:
+        """Every measured statement of the cause passes the confirmation test."""
+        states = [s.confirmation.state for s in self.statements if s.confirmation]
+        return bool(states) and all(x == "confirmed" for x in states)
+
+
+# -- observables ---------------------------------------------------------------------------
+
+def observable_of(v: Verdict) -> str:
+    """The claim's observable, or one read from its id when it names none: averages, the
+    transfer (Delta eps_TF), the retention (Delta eps_RT), else the printed expression."""
+    if v.claim.observable:
+        return v.claim.observable
+    words = v.claim.id.lower()
+    average = "average" in words
+    if "transfer" in words:
+        base = "Delta eps_TF"
+    elif "retention" in words or "forget" in words:
+        base = "Delta eps_RT"
+    else:
+        return "the printed expression"
+    return f"average {base} over rho_a, rho_b" if average else base
+
+
+# -- clauses and evidence --------------------------------------------------------------------
+
+def clauses(heads: Sequence[Verdict], paper: Optional[Paper]) -> dict[str, int]:
+    """The clause of each headline claim on its line: the claim's own ``clause`` if set, else
+    the rank of its quote's position on the line among the line's headline quotes (quotes
+    not found on the line come last, in registry order)."""
+    by_line: dict[int, list[Verdict]] = {}
+    for v in heads:
+        by_line.setdefault(v.claim.line, []).append(v)
+    out: dict[str, int] = {}
+    for line, vs in by_line.items():
+        text = normalize(paper.line(line)) if paper is not None else ""
+
+        def position(v: Verdict) -> int:
+            head = normalize(v.claim.printed_latex)[:12]
+            at = text.find(head) if head else -1
+            return at if at >= 0 else 10**6
+
+        ordered = sorted(vs, key=lambda v: (v.claim.clause if v.claim.clause is not None
+                                            else position(v)))
+        for k, v in enumerate(ordered):
+            out[v.claim.id] = v.claim.clause if v.claim.clause is not None else k
+        taken = [out[v.claim.id] for v in vs]
+        if len(set(taken)) != len(taken):  # explicit clauses collided with computed ones
+            for k, v in enumerate(ordered):
+                out[v.claim.id] = k
+    return out
+
+
+def _same_words(a: str, b: str) -> bool:
+    x, y = normalize(a), normalize(b)
+    return x in y or y in x
+
+
+def _evidence_entry(v: Verdict, measured: Mapping[str, MeasuredVerdict]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": v.claim.id, "line": v.claim.line, "status": v.status}
+    if v.claim.finding:
+        entry["finding"] = v.claim.finding
+    m = measured.get(v.claim.id)
+    if m is not None:
+        entry["measured"] = m.verdict
+    return entry
+
+
+def _evidence(heads: Sequence[Verdict], steps: Sequence[Verdict],
+              measured: Mapping[str, MeasuredVerdict], clause: Mapping[str, int]
+              ) -> dict[str, list[Verdict]]:
+    """Each headline's evidence: the steps at its line on the same words, and the steps at
+    the line that match no headline's words (under the line's first clause)."""
+    by_line: dict[int, list[Verdict]] = {}
+    for v in heads:
+        by_line.setdefault(v.claim.line, []).append(v)
+    out: dict[str, list[Verdict]] = {v.claim.id: [] for v in heads}
+    for s in steps:
+        candidates = by_line.get(s.claim.line, [])
+        if not candidates:
+            continue
+        match = [h for h in candidates if _same_words(h.claim.printed_latex,
+                                                      s.claim.printed_latex)]
+        target = (match or sorted(candidates, key=lambda h: clause[h.claim.id]))[0]
+        out[target.claim.id].append(s)
+    return out
+
+
+# -- measurements read back ------------------------------------------------------------------
+
+def load_measured(path: Path = COMMITTED_CLAIMS) -> dict[str, MeasuredVerdict]:
+    """The measurements recorded in a built report's claims.json (empty if it has none or
+    does not exist), rebuilt as :class:`MeasuredVerdict` objects with their confirmation
+    recomputed by today's rule from the recorded rows."""
+    if not Path(path).is_file():
+        return {}
+    try:
+        records = json.loads(Path(path).read_text())["claims"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    out = {}
+    for r in records:
+        m = r.get("measured")
+        if not m:
+            continue
+        rows = tuple(Row(x["nx"], x["ns"], x["mean"], x["sem"], x["n"], x["printed"],
+                         x["derived"]) for x in m["rows"])
+        spec = measurement_for(r["id"])
+        epsilon = spec.epsilon if spec is not None else (lambda nx, ns: ns / nx)
+        exact = spec.exact if spec is not None else False
+        confirmed = (confirmation(rows, epsilon=epsilon, exact=exact)
+                     if rows and all(x.printed is not None for x in rows) else None)
+        out[r["id"]] = MeasuredVerdict(r["id"], m.get("what", ""), rows,
+                                       confirmed.state if confirmed else m["verdict"],
+                                       m.get("seed", 0), m.get("denied"), False, confirmed,
+                                       spec.cost if spec is not None else "")
+    return out
+
+
+def _confirmation(v: Verdict, evidence: Sequence[Verdict],
+                  measured: Mapping[str, MeasuredVerdict]) -> Confirmation:
+    """The confirmation of a wrong statement's correction: its own measurement, else that of
+    an evidence claim of the same cause, else why there is none."""
+    for claim_id in [v.claim.id] + [e.claim.id for e in evidence
+                                    if e.claim.cause and e.claim.cause == v.claim.cause]:
+        m = measured.get(claim_id)
+        if m is not None and m.confirmation is not None:
+            return m.confirmation
+    if v.claim.id in UNMEASURABLE:
+        return not_measured(UNMEASURABLE[v.claim.id])
+    if not measured:
+        return not_measured("measurements not run in this build")
+    return not_measured("no measurement in the report")
+
+
+# -- the records -----------------------------------------------------------------------------
+
+def _size(v: Verdict, word: str, evidence: Sequence[Verdict]
+          ) -> tuple[Optional[float], dict[str, float], str]:
+    size, reason = observable_size(v, word)
+    if size is None and word == "holds in the stated limit":
+        found = [observable_size(e, word)[0] for e in evidence if e.status == "leading order"]
+        found = [s for s in found if s is not None]
+        if found:
+            best = max(found, key=lambda s: s.value)
+            return float(f"{best.value:.6g}"), dict(best.point), ""
+    if size is None:
+        return None, {}, reason
+    return float(f"{size.value:.6g}"), dict(size.point), ""
+
+
+def _derived_latex(v: Verdict) -> str:
+    derived = v.derived
+    if derived is None:
+        return ""
+    text = latex(derived)
+    return text if len(text) <= 4000 else f"({len(text)} characters of LaTeX: see claims)"
+
+
+def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper],
+                             measured: Mapping[str, MeasuredVerdict]
+                             ) -> list[StatementVerdict]:
+    """The records from already evaluated claims (:func:`statement_verdicts` evaluates)."""
+    by_id = {v.claim.id: v for v in verdicts}
+    heads = [v for v in verdicts if v.claim.headline and v.claim.line is not None]
+    steps = [v for v in verdicts if not v.claim.headline and v.claim.line is not None]
+    clause = clauses(heads, paper)
+    evidence = _evidence(heads, steps, measured, clause)
+    out = []
+    for v in heads:
+        c = v.claim
+        word = statement_verdict(v, by_id.get(c.misprint_of))
+        size, point, reason = _size(v, word, evidence[c.id])
+        confirm = (_confirmation(v, evidence[c.id], measured) if word == "wrong" else None)
+        decide = c.decide or (v.note if word == "not decided" else "")
+        entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
+        if c.id in measured:
+            entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
+                               "status": measured[c.id].verdict})
+        out.append(StatementVerdict(
+            id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
+            place=paper.place(c.line) if paper is not None else "", verdict=word,
+            observable=observable_of(v), size=size, size_point=point,
+            size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
+            confirmation=confirm, condition=c.condition or v.exceptions,
+            derived=_derived_latex(v), note=v.note if word != "not decided" else decide,
+            evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
+            misprint_of=c.misprint_of))
+    return sorted(out, key=lambda s: (s.line, s.clause))
+
+
+def _evaluated() -> tuple[Verdict, ...]:
+    """Every claim evaluated, each cached by the claim object itself (a registry replaced in
+    a test is evaluated afresh)."""
+    from tasksim.derivations.registry import all_claims
+
+    return tuple(_evaluate_claim(c) for c in all_claims())
+
+
+def statement_verdicts(measured: Optional[Mapping[str, MeasuredVerdict]] = None, *,
+                       paper: Optional[Paper] = None) -> list[StatementVerdict]:
+    """Every statement's verdict record, in the paper's order (module docstring).
+
+    ``measured``: the measurements (:func:`tasksim.reports.measurements.measure_all`); by
+    default those of the last built report (:data:`COMMITTED_CLAIMS`), so a notebook reads
+    the same confirmations as the report. ``paper``: the parsed paper (default: loaded).
+    """
+    if measured is None:
+        measured = load_measured()
+    if paper is None:
+        try:
+            paper = load_paper()
+        except FileNotFoundError:
+            paper = None
+    return build_statement_verdicts(_evaluated(), paper, measured)
+
+
+def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] = ()
+           ) -> list[Cause]:
+    """The errata grouped by root cause, one :class:`Cause` per cause, ``wrong`` causes first
+    ranked by size (largest first; sizes unknown last), then the misprints likewise. The
+    lines a cause touches include its step-level claims (``verdicts``)."""
+    groups: dict[str, list[StatementVerdict]] = {}
+    for s in statements:
+        if s.verdict in ERRATA_VERDICTS and s.cause:
+            groups.setdefault(s.cause, []).append(s)
+    step_lines: dict[str, set[int]] = {}
+    for v in verdicts:
+        if v.claim.cause and v.claim.line is not None:
+            step_lines.setdefault(v.claim.cause, set()).add(v.claim.line)
+    out = []
+    for cause_id, members in groups.items():
+        verdict = "wrong" if any(m.verdict == "wrong" for m in members) else "misprint"
+        members = [m for m in members if m.verdict == verdict] + [
+            m for m in members if m.verdict != verdict]
+        sized = [m for m in members if m.size is not None]
+        top = max(sized, key=lambda m: m.size) if sized else None
+        lines = sorted({m.line for m in members} | step_lines.get(cause_id, set()))
+        out.append(Cause(cause_id, verdict, tuple(sorted(members, key=lambda m: (
+            -(m.size if m.size is not None else -1.0), m.line))), tuple(lines),
+            None if top is None else top.size, "" if top is None else top.observable))
+    return sorted(out, key=lambda c: (c.verdict != "wrong",
+                                      -(c.size if c.size is not None else -1.0), c.id))
+
+
+# -- one claim's statement, for captions (evaluates only what it needs) ----------------------
+
+def _claims_by_id() -> dict[str, Any]:
+    from tasksim.derivations.registry import all_claims
+
+    return {c.id: c for c in all_claims()}
+
+
+_EVALUATED: dict[int, tuple[Any, Verdict]] = {}
+
+
+def _evaluate_claim(claim: Any) -> Verdict:
+    """The claim evaluated, cached by identity (claims hold matrices: not hashable)."""
+    from tasksim.derivations.claims import evaluate
+
+    hit = _EVALUATED.get(id(claim))
+    if hit is None or hit[0] is not claim:
+        hit = (claim, evaluate(claim))
+        _EVALUATED[id(claim)] = hit
+    return hit[1]
+
+
+def _evaluated_one(claim_id: str) -> Verdict:
+    return _evaluate_claim(_claims_by_id()[claim_id])
+
+
+def statement_of(claim_id: str) -> Optional[str]:
+    """The id of the headline claim whose statement ``claim_id`` answers: itself for a
+    headline, else the headline at its line on the same words (else the line's first
+    headline); None for a finding or a claim at a line without a headline."""
+    claims = _claims_by_id()
+    if claim_id not in claims:
+        raise KeyError(f"no claim {claim_id!r} in the registry (see `tasksim claims`)")
+    c = claims[claim_id]
+    if c.headline:
+        return c.id
+    if c.finding:
+        return None
+    heads = [h for h in claims.values() if h.headline and h.line == c.line]
+    match = [h for h in heads if _same_words(h.printed_latex, c.printed_latex)]
+    chosen = (match or heads)[:1]
+    return chosen[0].id if chosen else None
+
+
+def statement_word(claim_id: str) -> str:
+    """The verdict word of ``claim_id``'s headline claim (:func:`statement_of`), computed as
+    :func:`statement_verdicts` computes it."""
+    c = _claims_by_id()[claim_id]
+    intended = _evaluated_one(c.misprint_of) if c.misprint_of else None
+    return statement_verdict(_evaluated_one(claim_id), intended)
+
+
+def verdict_phrase(claim_id: str) -> str:
+    """How a caption names the verdict a claim stands under: the verdict word of its
+    statement for a headline claim; "evidence under line L, whose statement is <word>" for a
+    step; "a finding beyond the paper" for a finding. Read from the registry, never computed
+    by a figure.
+
+    >>> verdict_phrase("vanilla.transfer")
+    'holds in the stated limit'
+    """
+    head = statement_of(claim_id)
+    if head is None:
+        return "a finding beyond the paper"
+    word = statement_word(head)
+    if head == claim_id:
+        return word
+    return f"evidence under line {_claims_by_id()[head].line}, whose statement {word}" if \
+        word.startswith("holds") else (f"evidence under line {_claims_by_id()[head].line}, "
+                                       f"whose statement is {word}")
