@@ -52,8 +52,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             f"z = {tolerances.Z:.2f})")
     lines = resolution.summary()
     if lines:
-        terminalreporter.write_line("tasksim verify: resolution at the paper's sizes "
-                                    "(Nx = 3000, Ns = 30): the smallest change in transfer "
-                                    "or retention this run detects")
+        terminalreporter.write_line("tasksim verify: resolution, the smallest change this run "
+                                    "detects: in transfer and retention at the paper's sizes "
+                                    "(Nx = 3000, Ns = 30), in every error at small sizes "
+                                    "(brute force)")
         for line in lines:
             terminalreporter.write_line("  " + line)
