@@ -16,7 +16,7 @@ Examples
 >>> c = compare("demo", Estimate(0.5004, 1e-4, 1000), 0.5)
 >>> round(detectable(c), 6)
 0.000903
->>> clear(); record("vanilla", "transfer", c); summary()[0].split(": ")[0]
+>>> clear(); _ = record("vanilla", "transfer", c); summary()[0].split(": ")[0]
 'vanilla transfer'
 >>> clear()
 """
