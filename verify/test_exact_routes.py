@@ -255,3 +255,60 @@ def test_soft_threshold_input_moments_equal_their_monte_carlo(alpha):
             assert_agrees(f"soft threshold alpha={alpha}: second[{i}, {k}]",
                           Estimate.from_samples(phi[:, i] * phi[:, k]),
                           float(moments.second[i, k]))
+
+
+# -- the Wishart-sampled Grams: exact moments at a few degrees of freedom -------------------
+
+WISHART_NX, WISHART_NS, WISHART_DRAWS = 7, 2, 40_000
+
+
+def _covariance(rho_a: float, ns: int) -> np.ndarray:
+    """The row covariance of [A_1, A_2] under the gaussian generator (A_2 = rho_a A_1 +
+    sqrt(1 - rho_a^2) Z; entries of variance 1/Ns): [[I, rho_a I], [rho_a I, I]] / Ns."""
+    return np.kron(np.array([[1.0, rho_a], [rho_a, 1.0]]), np.eye(ns)) / ns
+
+
+@pytest.mark.parametrize("sampler", ["batch", "seeded"])
+@pytest.mark.parametrize("gated", [False, True])
+def test_wishart_sampled_grams_have_the_exact_mean_at_small_nx(sampler, gated):
+    """The Gram of the blocks is a sum of Nx i.i.d. rank-one terms (gates: Bernoulli(alpha),
+    independent across tasks), so at every Nx its mean is exactly Nx E[x x^T]: Nx Sigma for
+    [A_1, A_2], Nx alpha Sigma_11 for D_1 A_1, Nx alpha^2 Sigma_12 for (D_1 A_1)^T D_2 A_2.
+    At Nx = 7 a degree of freedom off by one is a 14 % error. Both samplers: the batched one
+    (tasksim.simulate) and the per-seed one (the probe engine)."""
+    from tasksim.solvers.gram import sample_gram, sample_gram_seeded
+
+    rho_a, alpha, nx, ns = 0.6, 0.5, WISHART_NX, WISHART_NS
+    names = ("D1A1", "D2A2") if gated else ("A1", "A2")
+    if sampler == "batch":
+        grams = sample_gram(nx=nx, ns=ns, rho_a=rho_a, names=names, alpha=alpha,
+                            size=WISHART_DRAWS, seed=1807)
+    else:
+        seeds = np.random.SeedSequence(1808).spawn(WISHART_DRAWS // 4)
+        grams = sample_gram_seeded(seeds, nx=nx, ns=ns, rho_a=rho_a, names=names, alpha=alpha)
+    sigma = _covariance(rho_a, ns)
+    weight = np.kron(np.array([[alpha, alpha**2], [alpha**2, alpha]]), np.ones((ns, ns))) \
+        if gated else 1.0
+    expected = nx * sigma * weight
+    for (i, k), value in np.ndenumerate(expected):
+        if k >= i:
+            assert_agrees(f"{sampler} Wishart Gram of {names}, Nx={nx}: mean[{i}, {k}]",
+                          Estimate.from_samples(grams[:, i, k]), float(value))
+
+
+@pytest.mark.parametrize("generator", ["gaussian", "appendix"])
+def test_drawn_task_matrices_have_the_exact_gram_mean_at_small_nx(generator):
+    """The explicit task generators (Appendix A and the gaussian mixture) give the same
+    second moments, E[A_mu^T A_nu] = Nx rho_a^|mu - nu| I / Ns, exactly at every Nx."""
+    from verify import estimators as E
+
+    rho_a, nx, ns = 0.6, WISHART_NX, WISHART_NS
+    A1, A2 = E.task_batch(samples=WISHART_DRAWS // 4, nx=nx, ns=ns, rho_a=rho_a,
+                          generator=generator, seed=1809)
+    X = np.concatenate([A1, A2], axis=2)
+    grams = np.einsum("sxi,sxj->sij", X, X)
+    expected = nx * _covariance(rho_a, ns)
+    for (i, k), value in np.ndenumerate(expected):
+        if k >= i:
+            assert_agrees(f"{generator} generator, Nx={nx}: E[X^T X][{i}, {k}]",
+                          Estimate.from_samples(grams[:, i, k]), float(value))
