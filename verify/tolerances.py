@@ -16,7 +16,7 @@ False alarms
 ``z`` is the two-sided normal quantile of a Bonferroni share of the family-wise false-alarm
 rate: FAMILY_WISE_FALSE_ALARM = 1 % spread over COMPARISON_BUDGET = 20,000 comparisons gives
 p = 5e-7 per comparison and z = 5.03. The budget bounds one run of ``pytest verify`` under the
-``dev``, ``ci`` and ``thorough`` Hypothesis profiles (the default run makes about a thousand
+``dev``, ``ci`` and ``thorough`` Hypothesis profiles (the default run makes about 1,400
 comparisons, ``thorough`` a few thousand; the suite counts them and prints the count at the
 end). Samples come from fixed seeds, and every sampled quantity has finite variance at the
 sizes used (Nx - Ns >= 10 wherever an inverse Gram enters). Most means average >= 200
