@@ -153,10 +153,10 @@ def _same(label: str, value: float, reference: float):
     return comparison
 
 
-def _draw(model: str, j: int):
+def _draw(model: str, j: int, rho_a: float = RHO_A):
     seed = np.random.SeedSequence(1804, spawn_key=(list(LEVELS).index(model), j))
     rng = as_generator(seed)
-    tasks = draw_tasks(nx=NX, ns=NS, ny=NY, rho_a=RHO_A, rho_b=RHO_B, generator="appendix",
+    tasks = draw_tasks(nx=NX, ns=NS, ny=NY, rho_a=rho_a, rho_b=RHO_B, generator="appendix",
                        seed=rng)
     return seed, rng, tasks
 
@@ -183,14 +183,17 @@ def test_fixed_points_equal_brute_force_in_nx_space(model):
                   float(solution.gate_correlations[0]), rho_g)
 
 
+@pytest.mark.parametrize("rho_a", [RHO_A, 1.0])
 @pytest.mark.parametrize("model", list(LEVELS))
-def test_every_route_gives_the_same_transfer_and_retention(model):
+def test_every_route_gives_the_same_transfer_and_retention(model, rho_a):
+    """At a generic point and at rho_a = 1 (identical features: Fisher's retention depends on
+    lam only there)."""
     level = LEVELS[model]
     lam = registry_lam(model, level, NX, NS) if "gamma" in level else None
-    params = resolve_params(model, rho_a=RHO_A, rho_b=RHO_B, nx=NX, ns=NS, ny=NY, seeds=1,
+    params = resolve_params(model, rho_a=rho_a, rho_b=RHO_B, nx=NX, ns=NS, ny=NY, seeds=1,
                             generator="appendix", gram="explicit", **level)
     for j in range(SAMPLES):
-        seed, rng, tasks = _draw(model, j)
+        seed, rng, tasks = _draw(model, j, rho_a)
         solution = solve(model, tasks, seed=rng, **level)
         E = readout_error_matrix(solution) if model == "adaptive-gating" else \
             error_matrix(solution, RHO_B)
@@ -312,3 +315,18 @@ def test_drawn_task_matrices_have_the_exact_gram_mean_at_small_nx(generator):
         if k >= i:
             assert_agrees(f"{generator} generator, Nx={nx}: E[X^T X][{i}, {k}]",
                           Estimate.from_samples(grams[:, i, k]), float(value))
+
+
+@pytest.mark.parametrize("alpha, rho_g", [(0.3, 0.0), (0.7, 0.5)])
+def test_drawn_gates_have_the_exact_level_and_correlation(alpha, rho_g):
+    """Gates (eq_def_rho_g): g_1 ~ Bernoulli(alpha) elementwise, g_2 keeps g_1 with
+    probability rho_g, else redraws: P(g = 1) = alpha for both and
+    P(g_1 = g_2 = 1) = alpha (rho_g + (1 - rho_g) alpha), exactly."""
+    from tasksim.solvers.tasks import draw_gates
+
+    g1, g2 = draw_gates(nx=400_000, alpha=alpha, rho_g=rho_g, seed=1810)
+    for name, values, target in (("P(g_1 = 1)", g1, alpha), ("P(g_2 = 1)", g2, alpha),
+                                 ("P(g_1 = g_2 = 1)", g1 & g2,
+                                  alpha * (rho_g + (1 - rho_g) * alpha))):
+        assert_agrees(f"{name} at alpha={alpha}, rho_g={rho_g}",
+                      Estimate.from_samples(values.astype(float)), target)
