@@ -330,3 +330,32 @@ def test_drawn_gates_have_the_exact_level_and_correlation(alpha, rho_g):
                                   alpha * (rho_g + (1 - rho_g) * alpha))):
         assert_agrees(f"{name} at alpha={alpha}, rho_g={rho_g}",
                       Estimate.from_samples(values.astype(float)), target)
+
+
+def test_the_appendix_generator_keeps_each_entry_with_probability_rho():
+    """Appendix A: each entry of A_2 is that of A_1 with probability rho_a, else resampled
+    (a continuous draw, equal with probability 0): the fraction of equal entries is rho_a."""
+    rho_a = 0.6
+    tasks = draw_tasks(nx=100_000, ns=4, ny=1, rho_a=rho_a, rho_b=0.0, generator="appendix",
+                       seed=1811)
+    kept = (tasks.A[0] == tasks.A[1]).ravel().astype(float)
+    assert_agrees("appendix generator: fraction of kept entries", Estimate.from_samples(kept),
+                  rho_a)
+
+
+def test_adaptive_gates_are_drawn_with_the_gate_correlation_the_probe_set():
+    """Adaptive gating (Appendix B.1): g_2 keeps g_1 with probability rho_g (the probe's,
+    reported by the solver and checked against brute force above), else redraws it, so
+    P(g_2 = 1 | g_1 = 1) = rho_g + (1 - rho_g) alpha. Measured over 60 draws at Nx = 40000:
+    the mean of (fraction of open g_1 kept open) - (rho_g + (1 - rho_g) alpha) is 0."""
+    alpha, differences = 0.5, []
+    for j in range(60):
+        rng = as_generator(np.random.SeedSequence(1812, spawn_key=(j,)))
+        tasks = draw_tasks(nx=40_000, ns=4, ny=NY, rho_a=0.5, rho_b=0.5, generator="appendix",
+                           seed=rng)
+        solution = solve("adaptive-gating", tasks, alpha=alpha, seed=rng)
+        g1, g2 = solution.gates
+        rho_g = solution.gate_correlations[0]
+        differences.append(float((g1 & g2).sum() / g1.sum()) - (rho_g + (1 - rho_g) * alpha))
+    assert_agrees("adaptive gating: P(g_2 = 1 | g_1 = 1) against the reported rho_g",
+                  Estimate.from_samples(differences), 0.0)
