@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -455,10 +455,14 @@ def main(argv: Optional[list[str]] = None) -> int:
                 raise SystemExit(f"the clean measurement of {name} failed: {rows[0]['error']}")
 
         outcomes = []
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            for outcome in pool.map(lambda f: run_one(f, clean, args, base), faults):
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # printed as they finish
+            futures = [pool.submit(run_one, f, clean, args, base) for f in faults]
+            for future in as_completed(futures):
+                outcome = future.result()
                 print(report(outcome), flush=True)
                 outcomes.append(outcome)
+        order = {f.name: k for k, f in enumerate(faults)}
+        outcomes.sort(key=lambda o: order[o.fault.name])
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
