@@ -39,13 +39,13 @@ from typing import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from tasksim.solvers.idx import load_mnist  # noqa: E402
+from tasksim.solvers.pmnist.idx import load_mnist  # noqa: E402
 from tasksim.solvers.pmnist import (PROTOCOLS, resolve_pmnist_params,  # noqa: E402
                                     run_two_tasks, simulate_pmnist)
-from tasksim.solvers.pmnist_data import digits_images  # noqa: E402
-from tasksim.solvers.pmnist_network import (init_network, mean_squared_error,  # noqa: E402
+from tasksim.solvers.pmnist.data import digits_images  # noqa: E402
+from tasksim.solvers.pmnist.network import (init_network, mean_squared_error,  # noqa: E402
                                             sgd_epoch)
-from tasksim.solvers.pmnist_penalties import (diagonal_fisher_penalty,  # noqa: E402
+from tasksim.solvers.pmnist.penalties import (diagonal_fisher_penalty,  # noqa: E402
                                               euclidean_penalty, layerwise_fisher_penalty)
 
 

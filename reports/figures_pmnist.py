@@ -105,7 +105,7 @@ ROOT_PANEL = "pmnist"
 """Every network panel draws from one root (:func:`tasksim.reports.figures_config.panel_seed`
 of this name), paired: run j of every point of every panel has the same seed, so the panels
 compare methods on the same tasks and initial networks, and a process trains each task 1
-once (:func:`tasksim.solvers.pmnist_run.first_task`)."""
+once (:func:`tasksim.solvers.pmnist.run.first_task`)."""
 
 
 def _results(ctx: FigureContext, panel: str, points: Sequence[dict[str, Any]]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tasksim.reports.cli import main
-from tasksim.solvers.idx import MNIST_FILES, load_mnist
+from tasksim.solvers.pmnist.idx import MNIST_FILES, load_mnist
 from tasksim.solvers.pmnist import simulate_pmnist
 
 from test_pmnist_data import write_mnist  # tests/ is on sys.path (pytest rootdir)

@@ -1,5 +1,5 @@
-"""The data of the permuted-digits experiment (solvers/pmnist_data.py) and the MNIST IDX reader
-(solvers/idx.py): latent codes, readout and pixel similarity, the offline digits, and one clear
+"""The data of the permuted-digits experiment (solvers/pmnist/data.py) and the MNIST IDX reader
+(solvers/pmnist/idx.py): latent codes, readout and pixel similarity, the offline digits, and one clear
 line for every missing or corrupt file."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tasksim.solvers.idx import MNIST_FILES, load_mnist, read_idx
-from tasksim.solvers.pmnist_data import (digits_images, draw_partial_permutation,
+from tasksim.solvers.pmnist.idx import MNIST_FILES, load_mnist, read_idx
+from tasksim.solvers.pmnist.data import (digits_images, draw_partial_permutation,
                                          draw_readouts, latent_codes, load_images,
                                          make_task_pair, pixels_permuted)
 

@@ -1,5 +1,5 @@
 """The network of the permuted-digits experiment, its regularizers and its protocol
-(solvers/pmnist_network.py, pmnist_penalties.py, pmnist.py): gradients are the derivatives of
+(solvers/pmnist/: network.py, penalties.py, __init__.py): gradients are the derivatives of
 what they claim to be, the limits that must reduce to vanilla do so number for number, and the
 numbers depend on the seed alone."""
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 
 from tasksim.solvers.pmnist import (METHODS, resolve_pmnist_params, run_two_tasks,
                                     pmnist_sweep, simulate_pmnist)
-from tasksim.solvers.pmnist_network import (Gates, Network, forward, init_network,
+from tasksim.solvers.pmnist.network import (Gates, Network, forward, init_network,
                                             loss_gradients, mean_squared_error, sgd_epoch)
-from tasksim.solvers.pmnist_penalties import (diagonal_fisher_penalty, euclidean_penalty,
+from tasksim.solvers.pmnist.penalties import (diagonal_fisher_penalty, euclidean_penalty,
                                               layerwise_fisher_penalty)
 
 SHORT = dict(epochs=2, seeds=2)  # a few hundred SGD steps per run: seconds for the whole file
@@ -191,7 +191,7 @@ def test_the_same_seed_gives_the_same_numbers_on_any_number_of_workers():
                                              ("fisher-layerwise", {"lam": 2.0})])
 def test_a_first_task_from_the_cache_gives_the_numbers_of_one_trained_in_the_run(
         monkeypatch, method, options):
-    import tasksim.solvers.pmnist_run as run_module
+    import tasksim.solvers.pmnist.run as run_module
 
     params = resolve_pmnist_params(method, rho_a=0.25, rho_b=0.75, epochs=2, **options)
     seed = np.random.SeedSequence([21, 5])  # list entropy, as the report's panel seeds

@@ -56,7 +56,7 @@ ALPHA = 0.6
 AMPLITUDES = (1.0, 10.0)
 
 # (method, rho_a, rho_b, options), grouped by what task 1 learns (plain SGD, gated SGD,
-# Euclidean SGD) so that each seed's task 1 is trained once per group (solvers/pmnist_run.py)
+# Euclidean SGD) so that each seed's task 1 is trained once per group (solvers/pmnist/run.py)
 POINTS = (
     [("vanilla", a, b, {}) for a, b in ((0.5, 0.5), (1.0, 0.5), (1.0, 0.0), (1.0, 1.0))]
     + [(m, 1.0, b, {"alpha": ALPHA}) for m in ("random-gating", "adaptive-gating")

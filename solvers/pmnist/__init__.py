@@ -2,11 +2,11 @@
 subsec_appendix_pMNIST): transfer and retention of a one-hidden-layer ReLU network trained by
 SGD on two tasks, for each method of the paper.
 
-Protocol (one run, one seed: :func:`tasksim.solvers.pmnist_run.run_two_tasks`):
+Protocol (one run, one seed: :func:`tasksim.solvers.pmnist.run.run_two_tasks`):
 
-1. draw the tasks (:mod:`tasksim.solvers.pmnist_data`: readouts B_1, B_2 with similarity
+1. draw the tasks (:mod:`tasksim.solvers.pmnist.data`: readouts B_1, B_2 with similarity
    rho_b, task 2's pixel permutation with feature similarity rho_a) and the network W_o
-   (:mod:`tasksim.solvers.pmnist_network`);
+   (:mod:`tasksim.solvers.pmnist.network`);
 2. train task 1 for ``epochs`` epochs of mini-batch SGD (a fresh shuffle every epoch), then
    task 2 for ``task2_epochs`` epochs, recording the test error of both tasks before
    training and after every epoch (the learning curves);
@@ -31,7 +31,7 @@ Methods (the CLI's names):
     random gating exactly). Before the switch the task-2 curve is measured with g_1 (g_2 is
     not drawn yet); transfer uses g_2.
 ``euclidean``, ``fisher-layerwise``, ``fisher-diag``
-    weight regularization (:mod:`tasksim.solvers.pmnist_penalties`) with amplitudes
+    weight regularization (:mod:`tasksim.solvers.pmnist.penalties`) with amplitudes
     ``lam1`` (first layer) and ``lam2`` (second; both ``lam`` unless set apart, Fig. 9E, F).
     As in the linear models (:mod:`tasksim.solvers.linear_models`): the Euclidean
     regularizer acts on both tasks, on task 1 toward the initial weights W_o
@@ -71,12 +71,12 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from .pmnist_data import DATASETS, load_images, pixels_permuted
-from .pmnist_run import (GATED_METHODS, REGULARIZED_METHODS, EpochCallback, RunRecord,
+from .data import DATASETS, load_images, pixels_permuted
+from .run import (GATED_METHODS, REGULARIZED_METHODS, EpochCallback, RunRecord,
                          run_two_tasks)
-from .resources import human_bytes, machine_bytes
-from .sweep import Estimate, Progress, sweep
-from .validation import (check_nonnegative, check_open_unit_interval, check_positive_int,
+from ..resources import human_bytes, machine_bytes
+from ..sweep import Estimate, Progress, sweep
+from ..validation import (check_nonnegative, check_open_unit_interval, check_positive_int,
                          check_unit_interval)
 
 __all__ = ["METHODS", "GATED_METHODS", "REGULARIZED_METHODS", "Protocol", "PROTOCOLS",

@@ -21,7 +21,7 @@ Two image sets (:func:`load_images`), both with intensities scaled to [0, 1]:
     the first 1437 images for training and the last 360 (20 %, 33-37 of each digit) for test.
 ``mnist``
     MNIST from the four standard IDX files in a directory the user names
-    (:mod:`tasksim.solvers.idx`): 28 x 28 = 784 pixels, 60000 training and 10000 test images.
+    (:mod:`tasksim.solvers.pmnist.idx`): 28 x 28 = 784 pixels, 60000 training and 10000 test images.
 
 Examples
 --------
@@ -42,7 +42,7 @@ from typing import Optional
 
 import numpy as np
 
-from .validation import check_unit_interval
+from ..validation import check_unit_interval
 
 __all__ = [
     "DATASETS",

@@ -34,10 +34,10 @@ from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
-from .pmnist_data import draw_readouts, load_images, make_task_pair, task_data
-from .pmnist_network import (Gates, Network, augment, augmented_error, init_network,
+from .data import draw_readouts, load_images, make_task_pair, task_data
+from .network import (Gates, Network, augment, augmented_error, init_network,
                              sgd_epoch_augmented)
-from .pmnist_penalties import (diagonal_fisher_penalty, euclidean_penalty,
+from .penalties import (diagonal_fisher_penalty, euclidean_penalty,
                                layerwise_fisher_penalty)
 
 __all__ = ["GATED_METHODS", "REGULARIZED_METHODS", "CACHE_LIMIT_BYTES", "RunRecord",
@@ -118,7 +118,7 @@ def _regime(params: Mapping[str, Any]) -> tuple:
 
 class _Task:
     """One task's data as the network sees it: inputs gated and augmented with the bias
-    column once (:func:`tasksim.solvers.pmnist_network.augment`), not every epoch."""
+    column once (:func:`tasksim.solvers.pmnist.network.augment`), not every epoch."""
 
     def __init__(self, data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
                  gates: Optional[Gates]):

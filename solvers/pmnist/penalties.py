@@ -27,7 +27,7 @@ unit) gives a zero penalty. The statistics are computed once, at the anchor.
 
 Examples
 --------
->>> from tasksim.solvers.pmnist_network import init_network
+>>> from tasksim.solvers.pmnist.network import init_network
 >>> rng = np.random.default_rng(0)
 >>> anchor = init_network(rng, nx=5, nh=6, ny=3, dtype=np.float64)
 >>> x = rng.random((40, 5))
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pmnist_network import Network, forward
-from .validation import check_nonnegative
+from .network import Network, forward
+from ..validation import check_nonnegative
 
 __all__ = ["EuclideanPenalty", "LayerwiseFisherPenalty", "DiagonalFisherPenalty",
            "euclidean_penalty", "layerwise_fisher_penalty", "diagonal_fisher_penalty",
@@ -163,7 +163,7 @@ def layerwise_fisher_penalty(anchor: Network, x: np.ndarray, lam1: float, lam2: 
 
     Examples
     --------
-    >>> from tasksim.solvers.pmnist_network import init_network
+    >>> from tasksim.solvers.pmnist.network import init_network
     >>> rng = np.random.default_rng(0)
     >>> anchor = init_network(rng, nx=5, nh=6, ny=3, dtype=np.float64)
     >>> p = layerwise_fisher_penalty(anchor, rng.random((40, 5)), 2.0, 3.0)
@@ -190,7 +190,7 @@ def diagonal_fisher_penalty(anchor: Network, x: np.ndarray, lam1: float, lam2: f
 
     Examples
     --------
-    >>> from tasksim.solvers.pmnist_network import init_network
+    >>> from tasksim.solvers.pmnist.network import init_network
     >>> rng = np.random.default_rng(0)
     >>> anchor = init_network(rng, nx=5, nh=6, ny=3, dtype=np.float64)
     >>> p = diagonal_fisher_penalty(anchor, rng.random((40, 5)), 2.0, 3.0)
