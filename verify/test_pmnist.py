@@ -76,13 +76,14 @@ def corners():
     """Vanilla at (1, 0) and (0, 1) over CORNER_SEEDS seeds (the first SEEDS are those of
     ``runs``: paired seeds are fixed by their index)."""
     points = [resolve_pmnist_params("vanilla", rho_a=a, rho_b=b, seeds=CORNER_SEEDS,
-                                    task2_epochs=10) for a, b in ((1.0, 0.0), (0.0, 1.0))]
+                                    task2_epochs=10, dataset="digits") for a, b in ((1.0, 0.0), (0.0, 1.0))]
     ten, one = pmnist_sweep(points, seed=ROOT, paired=True)
     return ten.samples, one.samples
 
 
 def _sweep(points, seeds: int) -> dict:
-    resolved = [resolve_pmnist_params(m, rho_a=a, rho_b=b, seeds=seeds, task2_epochs=10, **o)
+    resolved = [resolve_pmnist_params(m, rho_a=a, rho_b=b, seeds=seeds, task2_epochs=10,
+                                      dataset="digits", **o)
                 for m, a, b, o in points]
     results = pmnist_sweep(resolved, seed=ROOT, paired=True)
     return {(m, a, b, tuple(sorted(o.items()))): r for (m, a, b, o), r in zip(points, results)}
