@@ -22,11 +22,12 @@ fig6AB    vanilla, the paper's 11 x 11 grid rho_a, rho_b in {0, 0.1, ..., 1}, 5 
 fig6CD    random and adaptive gating, alpha in {0.1, 0.3, 0.6}, rho_a = 1,
           rho_b in {0, 0.5, 1}, 3 seeds (alpha = 1 is vanilla: fig6AB)
 fig6EH    Euclidean, layer-wise and diagonal Fisher, lambda in {0.01, 0.1, 1, 10, 100} on both
-          layers, (rho_a, rho_b) in {(0.5, 0.5), (0.75, 0.25), (1, 0.5)}, 3 seeds
+          layers, (rho_a, rho_b) in {(1, 0), (0.5, 0.5), (0.2, 0.8)} (on fig6AB's grid, so
+          that vanilla is there with the same seeds), 3 seeds
 fig9A     vanilla at (0.8, 0.2), task 2 trained 100 epochs, task 2's error measured during
           task 1 too, 3 seeds
-fig9CD    vanilla, task 2 trained 100 epochs, rho_a in {0, 0.25, 0.5, 0.75, 1} x
-          rho_b in {0, 0.5, 1}, 3 seeds
+fig9CD    vanilla, task 2 trained 100 epochs, rho_a in {0, 0.2, ..., 1} x rho_b in {0, 0.5, 1},
+          3 seeds (its first 10 epochs of task 2 are fig6AB's runs, number for number)
 fig9EF    layer-wise and diagonal Fisher at (0.5, 0.5), lam1 x lam2 in {0.01, 1, 100}^2,
           3 seeds
 ========  =================================================================================
@@ -105,9 +106,9 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
     """The grids of Figs. 6 and 9 at the paper's sizes (module docstring); ``seeds``
     overrides every grid's number of seeds."""
     tenth = [k / 10 for k in range(11)]
-    quarter = (0.0, 0.25, 0.5, 0.75, 1.0)
+    fifth = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
     amplitudes = (0.01, 0.1, 1.0, 10.0, 100.0)
-    pairs = ((0.5, 0.5), (0.75, 0.25), (1.0, 0.5))
+    pairs = ((1.0, 0.0), (0.5, 0.5), (0.2, 0.8))
     alphas = (0.1, 0.3, 0.6)
     layer_levels = (0.01, 1.0, 100.0)
     specs = [
@@ -123,8 +124,8 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
         GridSpec("fig9A", "Fig. 9A: learning curves at (0.8, 0.2)",
                  (_point("vanilla", 0.8, 0.2),), seeds=3, task2_epochs=100, track_task2=True),
         GridSpec("fig9CD", "Fig. 9C, D: retention after 100 epochs of task 2",
-                 tuple(_point("vanilla", a, b) for b in (0.0, 0.5, 1.0) for a in quarter),
-                 seeds=3, task2_epochs=100, chunk=5),
+                 tuple(_point("vanilla", a, b) for b in (0.0, 0.5, 1.0) for a in fifth),
+                 seeds=3, task2_epochs=100, chunk=6),
         GridSpec("fig9EF", "Fig. 9E, F: layer-wise and diagonal Fisher, one amplitude per layer",
                  tuple(_point(m, 0.5, 0.5, lam1=l1, lam2=l2)
                        for m in ("fisher-layerwise", "fisher-diag")
