@@ -164,13 +164,25 @@ def _timed_chunk(job: ChunkJob, learned: Optional[FirstTask]) -> tuple[list[RunR
 
 
 def _open_grid(spec: GridSpec, path: Path, points: list[dict[str, Any]], restart: bool):
-    if path.exists() and not restart:
-        ds = load_grid(path)
-        if stored_settings(ds) != json.loads(json.dumps(spec.settings(), sort_keys=True)):
-            raise ValueError(f"{path} holds a grid with other settings than {spec.name}'s; "
-                             "pass --restart to discard it, or --out another folder")
-        return ds
-    return empty_grid(spec, points)
+    """The stored grid to continue (with more seeds when ``spec`` asks for more: the runs of
+    the first seeds do not depend on how many follow), or a new one."""
+    if not path.exists() or restart:
+        return empty_grid(spec, points)
+    ds = load_grid(path)
+    stored, wanted = stored_settings(ds), json.loads(json.dumps(spec.settings(), sort_keys=True))
+    have = stored.pop("seeds")
+    if stored != {k: v for k, v in wanted.items() if k != "seeds"}:
+        raise ValueError(f"{path} holds a grid with other settings than {spec.name}'s; "
+                         "pass --restart to discard it, or --out another folder")
+    if have > spec.seeds:
+        raise ValueError(f"{path} holds {have} seeds per point; ask for --seeds {have} or more")
+    if have < spec.seeds:
+        grown = empty_grid(spec, points)
+        for name in ("transfer", "retention", "gate_correlation", "curves", "done"):
+            grown[name].values[:, :have] = ds[name].values
+        grown.attrs["seconds"] = ds.attrs.get("seconds", 0.0)
+        return grown
+    return ds
 
 
 def run_grid(spec: GridSpec, folder: Union[str, Path] = RESULTS_DIR, *,

@@ -64,6 +64,14 @@ def test_every_point_shares_task_one_of_its_seed(uninterrupted):
     assert not np.array_equal(task1[0, 0], task1[0, 1])  # seeds differ
 
 
+def test_a_stored_grid_grows_to_more_seeds_keeping_the_runs_it_has(tmp_path, uninterrupted):
+    run_grid(tiny_grid(seeds=2), tmp_path)
+    grown = run_grid(tiny_grid(seeds=3), tmp_path)
+    assert _same(grown, uninterrupted)
+    with pytest.raises(ValueError, match="holds 3 seeds per point; ask for --seeds 3 or more"):
+        run_grid(tiny_grid(seeds=2), tmp_path)
+
+
 def test_a_stored_grid_with_other_settings_is_refused_unless_restarted(tmp_path):
     run_grid(tiny_grid(), tmp_path, max_jobs=2)
     other = replace(tiny_grid(), task2_epochs=3)
