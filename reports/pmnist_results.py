@@ -165,7 +165,8 @@ def _timed_chunk(job: ChunkJob, learned: Optional[FirstTask]) -> tuple[list[RunR
 
 def _open_grid(spec: GridSpec, path: Path, points: list[dict[str, Any]], restart: bool):
     """The stored grid to continue (with more seeds when ``spec`` asks for more: the runs of
-    the first seeds do not depend on how many follow), or a new one."""
+    the first seeds do not depend on how many follow; with fewer, only its first seeds are
+    run, and the file keeps its size), or a new one."""
     if not path.exists() or restart:
         return empty_grid(spec, points)
     ds = load_grid(path)
@@ -174,8 +175,6 @@ def _open_grid(spec: GridSpec, path: Path, points: list[dict[str, Any]], restart
     if stored != {k: v for k, v in wanted.items() if k != "seeds"}:
         raise ValueError(f"{path} holds a grid with other settings than {spec.name}'s; "
                          "pass --restart to discard it, or --out another folder")
-    if have > spec.seeds:
-        raise ValueError(f"{path} holds {have} seeds per point; ask for --seeds {have} or more")
     if have < spec.seeds:
         grown = empty_grid(spec, points)
         for name in ("transfer", "retention", "gate_correlation", "curves", "done"):
@@ -202,7 +201,7 @@ def run_grid(spec: GridSpec, folder: Union[str, Path] = RESULTS_DIR, *,
                                         sort_keys=True)
     done = {(int(i), int(j)) for i, j in zip(*np.nonzero(ds["done"].values))}
     have = [p.stem[len("task1-"):] for p in (folder / "cache").glob("task1-*.npz")]
-    queue = plan(spec, done, have)
+    queue = plan(spec, done, have)  # the spec's seeds: the first ones of a larger file
     total = ds["done"].size
     seconds = float(ds.attrs.get("seconds", 0.0))
     finished_jobs = 0

@@ -68,8 +68,15 @@ def test_a_stored_grid_grows_to_more_seeds_keeping_the_runs_it_has(tmp_path, uni
     run_grid(tiny_grid(seeds=2), tmp_path)
     grown = run_grid(tiny_grid(seeds=3), tmp_path)
     assert _same(grown, uninterrupted)
-    with pytest.raises(ValueError, match="holds 3 seeds per point; ask for --seeds 3 or more"):
-        run_grid(tiny_grid(seeds=2), tmp_path)
+    # asking for fewer seeds runs only the first ones and keeps the file's size
+    again = run_grid(tiny_grid(seeds=2), tmp_path)
+    assert again.sizes["seed"] == 3 and _same(again, uninterrupted)
+
+
+def test_fewer_seeds_than_the_file_holds_run_only_the_first(tmp_path):
+    run_grid(tiny_grid(seeds=3), tmp_path, max_jobs=2)  # task 1 and a chunk of seed 0
+    ds = run_grid(tiny_grid(seeds=2), tmp_path)
+    assert ds["done"].values.sum(axis=0).tolist() == [3, 3, 0]
 
 
 def test_a_stored_grid_with_other_settings_is_refused_unless_restarted(tmp_path):
