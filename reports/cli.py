@@ -41,9 +41,11 @@ is a few lines: write the two functions and add an entry.
     interrupted grid, with the same numbers; progress per finished job on stderr.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
-``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures] [--no-measurements]``
+``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures] [--no-measurements]
+[--rerun pmnist]``
     regenerate the report (:mod:`tasksim.reports.report`): ``REPORT.md``, ``claims.json``,
-    ``derivations.tex`` and ``figures/``.
+    ``derivations.tex`` and ``figures/``. Figs. 6 and 9 read the stored grids in
+    ``results/``; ``--rerun pmnist`` recomputes them first (hours).
 ``tasksim claims [--json] [--headlines] [--measure]``
     the claim registry (:func:`tasksim.derivations.registry.evaluate_all`): a table (line,
     headline or step, status), or JSON ``{"provenance": {...}, "claims": [records]}`` with
@@ -637,6 +639,9 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-figures", action="store_true", help="claims and derivations only")
     p.add_argument("--no-measurements", action="store_true",
                    help="skip the measured verdicts (about two minutes at full size)")
+    p.add_argument("--rerun", action="append", default=[], choices=["pmnist"],
+                   help="recompute stored results first: pmnist reruns every Sec. 7 grid into "
+                        "results/ from scratch (hours; the report otherwise reads results/)")
 
 
 def _size_or_zero(text: str) -> int:
@@ -646,6 +651,16 @@ def _size_or_zero(text: str) -> int:
     return int(value)
 
 
+def _rerun_pmnist_grids(args: argparse.Namespace, err: TextIO) -> None:
+    """``tasksim report --rerun pmnist``: every stored Sec. 7 grid, recomputed from scratch
+    into results/ (``tasksim pmnist-grid all --restart``) before the report reads them."""
+    from tasksim.solvers.pmnist.grids import GRID_NAMES
+
+    code = main(["pmnist-grid", *GRID_NAMES, "--restart"], stdout=err, stderr=err)
+    if code != 0:
+        raise OutputError("recomputing the Sec. 7 grids failed (above); the report is unchanged")
+
+
 def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tasksim.reports.report import ReportOptions, build_report
 
@@ -653,6 +668,8 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"tasksim report: {message}\n")
         err.flush()
 
+    if "pmnist" in args.rerun:
+        _rerun_pmnist_grids(args, err)
     options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
                             figures=not args.no_figures, command=args.command_line,
                             measure=not args.no_measurements)

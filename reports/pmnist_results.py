@@ -200,7 +200,9 @@ def run_grid(spec: GridSpec, folder: Union[str, Path] = RESULTS_DIR, *,
     ds.attrs["provenance"] = json.dumps(provenance(seed=spec.root_seed, command=list(command)),
                                         sort_keys=True)
     done = {(int(i), int(j)) for i, j in zip(*np.nonzero(ds["done"].values))}
-    have = [p.stem[len("task1-"):] for p in (folder / "cache").glob("task1-*.npz")]
+    # restart: learn task 1 again too (a stored one may predate a change of the code)
+    have = [] if restart else [p.stem[len("task1-"):]
+                               for p in (folder / "cache").glob("task1-*.npz")]
     queue = plan(spec, done, have)  # the spec's seeds: the first ones of a larger file
     total = ds["done"].size
     seconds = float(ds.attrs.get("seconds", 0.0))
