@@ -182,7 +182,7 @@ def figure_6_vanilla(ctx: FigureContext) -> list[FigureResult]:
         "instead of 20,000 (Fig. 9A shows how far it is from convergence); matching steps "
         "would cost 15 times more per run. The initial weights follow the paper's text "
         "(standard deviations 1/Nh and 1/Ny), the specification under test.")
-    verdict = _verdict_text(ctx, (357, 358, 359, 360, 373))
+    verdict = _verdict_text(ctx, (357, 358, 359, 360, 372))
     return [FigureResult("fig6_pmnist_vanilla", title, caption, fig, verdict)]
 
 

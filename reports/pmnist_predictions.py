@@ -580,11 +580,11 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"{fmt_estimate(out[1])} after 100 epochs")
 
 
-def _line_373(g: StoredGrids, ds: str) -> StatementVerdict:
+def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
     a, b = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
                    g.values("fig6AB", "vanilla", 1.0, 0.0, "retention"))
     d = paired_difference(a, b)
-    return StatementVerdict(373, "pmnist.readout_remapping_forgets_more",
+    return StatementVerdict(372, "pmnist.readout_remapping_forgets_more",
                             "a vanilla network forgets more under readout remapping (1, 0) than "
                             "under input permutation (0, 1)", _word([d.sign()]), d.mean, d.sem,
                             d.n, ds, f"retention (0, 1) minus (1, 0): {fmt_estimate(d)}")
@@ -634,7 +634,7 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
 _JUDGES = (
     ("fig6AB", _line_357), ("fig6AB", _p1), ("fig6AB", _p2), ("fig6AB", _p3), ("fig6AB", _p4),
     ("fig6CD", _p5), ("fig6CD", _p6), ("fig6EH", _p7), ("fig6EH", _p8), ("fig6EH", _line_371),
-    ("fig6AB", _line_373), ("fig9CD", _line_1361), ("fig9EF", _line_1434),
+    ("fig6AB", _line_372), ("fig9CD", _line_1361), ("fig9EF", _line_1434),
 )
 _IDS = {_line_357: (357, "pmnist.asymmetric_non_monotonic"),
         _p1: (358, "pmnist.below_zero_at_high_feature_low_readout"),
@@ -644,14 +644,14 @@ _IDS = {_line_357: (357, "pmnist.asymmetric_non_monotonic"),
         _p5: (363, "pmnist.random_gating_tradeoff"), _p6: (364, "pmnist.adaptive_gating"),
         _p7: (366, "pmnist.layerwise_fisher"), _p8: (366, "pmnist.diagonal_close_to_layerwise"),
         _line_371: (371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout"),
-        _line_373: (373, "pmnist.readout_remapping_forgets_more"),
+        _line_372: (372, "pmnist.readout_remapping_forgets_more"),
         _line_1361: (1361, "pmnist.asymmetry_short_and_long_training"),
         _line_1434: (1434, "pmnist.layerwise_beats_diagonal")}
 
 
 def sec7_verdicts(grids: Optional[StoredGrids] = None, folder: Any = None
                   ) -> list[StatementVerdict]:
-    """The verdict of every Sec. 7 statement (and lines 357, 371, 373, 1361, 1434) from the
+    """The verdict of every Sec. 7 statement (and lines 357, 371, 372, 1361, 1434) from the
     stored grids (``grids``, or those in ``folder``, default ``results/``): one
     :class:`StatementVerdict` per statement, in the paper's order; a statement whose grid is
     not stored, or has fewer than two finished seeds, is "not decided" and says which command
