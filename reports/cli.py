@@ -33,8 +33,8 @@ is a few lines: write the two functions and add an entry.
     j uses the same seed, common random numbers); ``--json`` then prints
     ``{"points": [one record per point], "provenance": {...}}``. Progress per epoch (serial)
     or per run (``--workers``/``--dask``) on stderr.
-``tasksim pmnist-grid FIGURE... [--out DIR] [--seeds K] [--restart] [--workers N]
-[--dask ADDRESS]``
+``tasksim pmnist-grid FIGURE... [--out DIR] [--dataset mnist-5k|digits] [--seeds K]
+[--restart] [--workers N] [--dask ADDRESS]``
     run the stored Sec. 7 grids (:mod:`tasksim.solvers.pmnist.grids`: fig6AB, fig6CD, fig6EH,
     fig9A, fig9CD, fig9EF, or ``all``) on mnist-5k into ``results/<FIGURE>.nc``
     (:mod:`tasksim.reports.pmnist_results`); resumable: the same command continues an
@@ -692,7 +692,11 @@ def _pmnist_grid_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("figures", nargs="+", metavar="FIGURE",
                    help=f"grids to run, in order: {', '.join(GRID_NAMES)} or all")
     p.add_argument("--out", default=None, metavar="DIR",
-                   help="folder of the results files (default: the checkout's results/)")
+                   help="folder of the results files (default: the checkout's results/, and "
+                        "results/DATASET/ for another --dataset)")
+    p.add_argument("--dataset", default="mnist-5k",
+                   help="mnist-5k (default; the paper's protocol) or digits (the quick "
+                        "protocol: a secondary row for the verdicts)")
     p.add_argument("--seeds", type=_size, help="seeds per point (default: each grid's)")
     p.add_argument("--restart", action="store_true",
                    help="discard a stored grid made with other settings and start again")
@@ -709,8 +713,11 @@ def _run_pmnist_grid(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if unknown:
         raise ValueError(f"unknown grid {unknown[0]!r}: choose from {', '.join(GRID_NAMES)} "
                          "or all")
-    specs = paper_grids(seeds=args.seeds)
-    folder = Path(args.out) if args.out else RESULTS_DIR
+    if args.dataset not in ("mnist-5k", "digits"):
+        raise ValueError(f"dataset must be mnist-5k or digits, got {args.dataset!r}")
+    specs = paper_grids(args.dataset, seeds=args.seeds)
+    folder = Path(args.out) if args.out else (
+        RESULTS_DIR if args.dataset == "mnist-5k" else RESULTS_DIR / args.dataset)
     with open_executor(workers=args.workers, dask=args.dask) as executor:
         for name in names:
             started = time.perf_counter()

@@ -55,8 +55,9 @@ def _verdicts(ctx: FigureContext) -> list[StatementVerdict]:
 
 
 def _verdict_text(ctx: FigureContext, lines: Sequence[int]) -> str:
-    return "; ".join(f"line {v.line} ({v.claim_id.split('.', 1)[1]}) **{v.verdict}**: "
-                     f"{v.evidence}" for v in _verdicts(ctx) if v.line in lines)
+    return "; ".join(f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
+                     f"{v.verdict.upper()}: {v.evidence}" for v in _verdicts(ctx)
+                     if v.line in lines)
 
 
 def _estimate(series: Mapping[int, float]) -> tuple[float, float, int]:
