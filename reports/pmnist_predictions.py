@@ -417,11 +417,13 @@ def _p3(g: StoredGrids, ds: str) -> StatementVerdict:
             "holds under a stronger condition" if shown else "not decided")
     t = _row(g, "fig6AB", 0.5, TENTHS, "transfer")
     k = 1 + int(np.argmax(t.mean(axis=1)[1:-1]))
-    peak = paired_difference(t[k], t[-1])
+    peak = min(paired_difference(t[k], t[0]), paired_difference(t[k], t[-1]),
+               key=lambda d: d.mean)
     return StatementVerdict(360, "pmnist.transfer_non_monotonic", PREDICTIONS["P3"], word,
                             peak.mean, peak.sem, peak.n, ds,
                             "; ".join(f"rho_b = {b:g}: {found[b][1]}" for b in rows)
-                            + "; effect: interior peak minus rho_a = 1 at rho_b = 0.5",
+                            + "; effect: the interior peak's smaller lead over the two ends at "
+                            "rho_b = 0.5",
                             f"non-monotonic at rho_b = {', '.join(f'{b:g}' for b in shown)}"
                             if word == "holds under a stronger condition" else "")
 
