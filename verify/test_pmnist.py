@@ -186,7 +186,7 @@ def _half_squared_error(net, x, y):
 
 def test_the_printed_R_is_twice_the_second_order_term_and_R_lw_has_the_half():
     from tasksim.solvers.pmnist.network import Network, forward, init_network
-    from tasksim.solvers.pmnist.penalties import layerwise_fisher_penalty
+    from tasksim.solvers.pmnist.penalties import hessian_regularizer, layerwise_fisher_penalty
 
     rng = np.random.default_rng(5)
     net = init_network(rng, nx=7, nh=9, ny=3, dtype=np.float64)
@@ -201,14 +201,9 @@ def test_the_printed_R_is_twice_the_second_order_term_and_R_lw_has_the_half():
     t = 1e-4  # small enough that no pre-activation changes sign (ReLU: phi'' = 0 there)
     curvature = (_half_squared_error(moved(t), x, y) - 2 * _half_squared_error(net, x, y)
                  + _half_squared_error(moved(-t), x, y)) / t**2  # dw^T H dw
-    phi, out = forward(net, x)
-    gate = (phi > 0).astype(float)
-    a = (gate * (x @ d1.T)) @ net.W2.T          # W_2 nabla phi dW_1 x, per row
+    printed_R = hessian_regularizer(moved(1.0), net, x, y)  # the paper's trace form
+    phi, _ = forward(net, x)
     b = phi @ d2.T                              # dW_2 phi
-    dy = out - y
-    printed_R = np.mean(np.sum(b * b, axis=1) + 2 * np.sum(b * a, axis=1)
-                        + 2 * np.sum((gate * (x @ d1.T)) * (dy @ d2), axis=1)
-                        + np.sum(a * a, axis=1))
     # the printed R is the whole quadratic form dw^T H dw: twice the expansion's (1/2) dw^T H dw
     assert printed_R == pytest.approx(curvature, rel=1e-5)
     assert printed_R / (0.5 * curvature) == pytest.approx(2.0, rel=1e-5)
