@@ -40,7 +40,7 @@ Examples
 (121, 5)
 >>> jobs = plan(tiny_grid(), done=set())
 >>> [type(j).__name__ for j in jobs][:2], len(jobs)
-(['FirstTaskJob', 'ChunkJob'], 4)
+(['FirstTaskJob', 'ChunkJob'], 6)
 """
 from __future__ import annotations
 
