@@ -133,3 +133,14 @@ def test_the_paper_grids_have_the_stated_sizes():
     # every vanilla grid shares task 1 of its seed: one first task per seed
     firsts = [j for j in plan(ab, set()) if isinstance(j, FirstTaskJob)]
     assert len(firsts) == ab.seeds
+
+
+def test_a_dask_cluster_gives_the_serial_numbers(tmp_path, uninterrupted):
+    distributed = pytest.importorskip("distributed")
+    from tasksim.solvers.executors import open_executor
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            open_executor(dask=cluster.scheduler_address) as executor:
+        remote = run_grid(tiny_grid(seeds=3), tmp_path, executor=executor, workers=2)
+    assert _same(remote, uninterrupted)
