@@ -442,7 +442,10 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
     ax[7].set(xlabel="$\\lambda_1$", ylabel="$\\Delta\\epsilon_{RT}$")
     panel_label(ax[7], "EF", "layer-wise vs diagonal Fisher, network")
     _empty(ax[4], "A has no linear counterpart: the linear model is solved at its fixed point")
-    caption = ("**Fig. 9A-F (permuted MNIST, Appendix E.2).** " + "; ".join(captions) + ". "
+    stored = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if g.has(n)]
+    protocol = f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]})." if stored else ""
+    caption = ("**Fig. 9A-F (permuted MNIST, Appendix E.2).** " + "; ".join(captions) + "."
+               + protocol + " "
                f"P4: {PREDICTIONS['P4']}."
                + (f" Not stored yet: {', '.join(needed)}." if needed else ""))
     return [FigureResult("fig9_pmnist", title, caption, fig,
