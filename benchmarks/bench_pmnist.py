@@ -183,7 +183,8 @@ def fig6_grid_timing(points: int, epochs: int) -> None:
                     protocol={"epochs": epochs})
     print(f"3. the Fig. 6A/B grid: {len(full.points)} points x {full.seeds} seeds = "
           f"{len(full.points) * full.seeds} runs (10 epochs of task 2 each) and {full.seeds} "
-          f"first tasks ({epochs} epochs each). Measured on {points} points x 2 seeds:")
+          f"first tasks (100 epochs each). Measured on {points} points x 2 seeds, task 1 "
+          f"{epochs} epochs:")
     wall = {}
     for workers in (1, 2):
         with tempfile.TemporaryDirectory() as folder, open_executor(workers=workers) as pool:
