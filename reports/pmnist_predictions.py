@@ -239,7 +239,9 @@ statement about the paper's own protocol, so a measured confirmation is "holds i
 limit" (true in the paper's regime), a confirmation in part of the stated range "holds under a
 stronger condition" (the condition says where), a difference shown against the statement
 "wrong", and an effect the seeds cannot resolve "not decided" ("exact" and "misprint" do not
-arise from a measurement)."""
+arise from a measurement). A conjunction ("both ... and ...", "consistently") holds only when
+every part is shown; a statement over a range (gating levels, rows of rho_b) shown on part of
+it "holds under a stronger condition" that names the part."""
 
 
 @dataclass(frozen=True)
@@ -340,15 +342,13 @@ def _estimate(values: np.ndarray) -> Difference:
     return paired_difference(values, np.zeros_like(values))
 
 
-def _word(shown: Sequence[int], wanted: int = 1) -> str:
-    """All shown as wanted: holds; some shown against: wrong; else some shown: stronger
-    condition; none: not decided."""
+def _all(shown: Sequence[int], wanted: int = 1) -> str:
+    """A conjunction (every part must hold): all shown as wanted, holds; any shown against,
+    wrong; else not decided (a part the seeds cannot resolve decides nothing)."""
     if shown and all(s == wanted for s in shown):
         return "holds in the stated limit"
     if any(s == -wanted for s in shown):
         return "wrong"
-    if any(s == wanted for s in shown):
-        return "holds under a stronger condition"
     return "not decided"
 
 
@@ -367,7 +367,7 @@ def _too_few(d: Difference) -> bool:
 def _p1(g: StoredGrids, ds: str) -> StatementVerdict:
     tf = _estimate(*_common(g.values("fig6AB", "vanilla", 1.0, 0.0, "transfer")))
     rt = _estimate(*_common(g.values("fig6AB", "vanilla", 1.0, 0.0, "retention")))
-    word = _word([tf.sign(), rt.sign()], wanted=-1)
+    word = _all([tf.sign(), rt.sign()], wanted=-1)
     worst = tf if tf.mean > rt.mean else rt
     return StatementVerdict(358, "pmnist.below_zero_at_high_feature_low_readout",
                             PREDICTIONS["P1"], word, worst.mean, worst.sem, worst.n, ds,
@@ -383,21 +383,18 @@ def _p2(g: StoredGrids, ds: str) -> StatementVerdict:
     level = _estimate(rt01)
     transfer = _estimate(tf01)
     zero = near_zero(transfer)
-    if high.sign() == 1 and level.sign() == 1 and zero == "near zero":
+    if high.sign() == -1 or level.sign() == -1 or zero == "not near zero":
+        word = "wrong"  # retention shown low, or transfer shown away from zero
+    elif high.sign() == 1 and level.sign() == 1 and zero == "near zero":
         word = "holds in the stated limit"
-    elif high.sign() == -1 or zero == "not near zero":
-        word = "wrong" if high.sign() == -1 or abs(transfer.mean) > NEAR_ZERO else \
-            "holds under a stronger condition"
     else:
-        word = "not decided" if _too_few(high) else "holds under a stronger condition"
+        word = "not decided"
     return StatementVerdict(359, "pmnist.high_retention_zero_transfer", PREDICTIONS["P2"], word,
                             high.mean, high.sem, high.n, ds,
                             f"at (0, 1): retention {fmt_estimate(level)}, "
                             f"{fmt_estimate(high)} above (1, 0); transfer "
                             f"{fmt_estimate(transfer)} ({zero}: within +-{NEAR_ZERO:g} at "
-                            f"{CONFIDENCE:.0%})",
-                            "" if word != "holds under a stronger condition" else
-                            f"'zero transfer' only within {abs(transfer.mean) + 0.005:.2f}")
+                            f"{CONFIDENCE:.0%})")
 
 
 def _row(g: StoredGrids, grid: str, rho_b: float, axis: Sequence[float], which: str,
@@ -524,7 +521,7 @@ def _p7(g: StoredGrids, ds: str) -> StatementVerdict:
         d, a, b = best_against_best(arr(lw), arr(eu))
         best.append((pair, d, a, b))
         equal += [paired_difference(arr(lw)[lam], arr(eu)[lam]).sign() for lam in AMPLITUDES]
-    word = _word([d.sign() for _, d, _, _ in best])
+    word = _all([d.sign() for _, d, _, _ in best])  # 'consistently', 'under various'
     lead = min((d for _, d, _, _ in best), key=lambda d: d.mean)
     return StatementVerdict(366, "pmnist.layerwise_fisher", PREDICTIONS["P7"], word, lead.mean,
                             lead.sem, lead.n, ds,
@@ -548,7 +545,7 @@ def _p8(g: StoredGrids, ds: str) -> StatementVerdict:
     closer = np.mean([x[:n] for x in per_seed], axis=0)
     est = _estimate(closer)
     return StatementVerdict(366, "pmnist.diagonal_close_to_layerwise", PREDICTIONS["P8"],
-                            _word([est.sign()]), est.mean, est.sem, est.n, ds,
+                            _all([est.sign()]), est.mean, est.sem, est.n, ds,
                             f"|layer-wise - Euclidean| minus |diagonal - layer-wise| retention, "
                             f"averaged over {len(per_seed)} (pair, amplitude) comparisons: "
                             f"{fmt_estimate(est)}")
@@ -560,7 +557,7 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
     tf01, tf10 = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "transfer"),
                          g.values("fig6AB", "vanilla", 1.0, 0.0, "transfer"))
     rt, tf = paired_difference(rt01, rt10), paired_difference(tf01, tf10)
-    word = _word([rt.sign(), tf.sign()])
+    word = _all([rt.sign(), tf.sign()])
     return StatementVerdict(357, "pmnist.asymmetric_non_monotonic",
                             "transfer and retention depend asymmetrically (and non-monotonically,"
                             " lines 360-361) on the similarities", word, rt.mean, rt.sem, rt.n,
@@ -574,7 +571,7 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
         a, b = _common(g.values("fig9CD", "vanilla", 0.0, 1.0, after=after),
                        g.values("fig9CD", "vanilla", 1.0, 0.0, after=after))
         out.append(paired_difference(a, b))
-    word = _word([d.sign() for d in out])
+    word = _all([d.sign() for d in out])
     return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training",
                             "retention at (0, 1) exceeds retention at (1, 0) after 10 and after "
                             "100 epochs of task 2", word, out[1].mean, out[1].sem, out[1].n, ds,
@@ -588,7 +585,7 @@ def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
     d = paired_difference(a, b)
     return StatementVerdict(372, "pmnist.readout_remapping_forgets_more",
                             "a vanilla network forgets more under readout remapping (1, 0) than "
-                            "under input permutation (0, 1)", _word([d.sign()]), d.mean, d.sem,
+                            "under input permutation (0, 1)", _all([d.sign()]), d.mean, d.sem,
                             d.n, ds, f"retention (0, 1) minus (1, 0): {fmt_estimate(d)}")
 
 
@@ -611,7 +608,7 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     return StatementVerdict(371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout",
                             "at high feature and low readout similarity, adaptive gating and "
                             "Fisher regularization help retention without sacrificing transfer",
-                            _word(signs), fisher.mean, fisher.sem, fisher.n, ds,
+                            _all(signs), fisher.mean, fisher.sem, fisher.n, ds,
                             "; ".join(parts))
 
 
@@ -622,7 +619,7 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
         a, b = _common(g.values("fig9EF", "fisher-layerwise", 0.5, 0.5, lam1=l1, lam2=100.0),
                        g.values("fig9EF", "fisher-diag", 0.5, 0.5, lam1=l1, lam2=100.0))
         diffs[l1] = paired_difference(a, b)
-    word = _word([d.sign() for d in diffs.values()])
+    word = _all([d.sign() for d in diffs.values()])  # 'robustly', whatever lambda_1
     lead = min(diffs.values(), key=lambda d: d.mean)
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal",
                             "with a large amplitude on W_2, the layer-wise Fisher metric retains "
