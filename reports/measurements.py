@@ -656,6 +656,9 @@ UNMEASURABLE: dict[str, str] = {
     "soft_threshold.memory_with_diagonal": "measured by verify/test_plasticity_soft_threshold.py "
                                            "(W_2 does not depend on W_1 at the exact fixed "
                                            "point), not in the report",
+    "pmnist.fisher_regularizer": "a factor 1/2 in how Appendix E.2 writes the network's "
+                                 "regularizer R, not a quantity of the linear model; shown "
+                                 "with the numpy network by verify/test_pmnist.py",
 }
 """Errata whose correction the report does not measure, and why (their status says so)."""
 
