@@ -389,12 +389,14 @@ def _p2(g: StoredGrids, ds: str) -> StatementVerdict:
         word = "holds in the stated limit"
     else:
         word = "not decided"
+    # the effect is the part that decides: the transfer when it is shown away from zero
+    lead = transfer if zero == "not near zero" else high
     return StatementVerdict(359, "pmnist.high_retention_zero_transfer", PREDICTIONS["P2"], word,
-                            high.mean, high.sem, high.n, ds,
+                            lead.mean, lead.sem, lead.n, ds,
                             f"at (0, 1): retention {fmt_estimate(level)}, "
                             f"{fmt_estimate(high)} above (1, 0); transfer "
-                            f"{fmt_estimate(transfer)} ({zero}: within +-{NEAR_ZERO:g} at "
-                            f"{CONFIDENCE:.0%})")
+                            f"{fmt_estimate(transfer)} ({zero}; near zero means within "
+                            f"+-{NEAR_ZERO:g} at {CONFIDENCE:.0%} confidence)")
 
 
 def _row(g: StoredGrids, grid: str, rho_b: float, axis: Sequence[float], which: str,
