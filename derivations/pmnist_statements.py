@@ -1,22 +1,40 @@
-"""The statements of Sec. 7 (numerical experiments, permuted MNIST with a latent) and of
-Appendix E.2 and Fig. 9, registered so that the coverage of the paper is complete.
+"""The statements of Sec. 7 (numerical experiments, permuted MNIST with a latent), of the
+Discussion about them, and of Appendix E.2 and Fig. 9.
 
-They are about a one-hidden-layer ReLU network trained by SGD, not about the linear model:
-there is nothing to derive, so every claim here is ``open``; the permuted-MNIST experiment
-(``tasksim pmnist``, built separately) is what measures them. Each note says what would be
-measured. The statements of the abstract and the introduction that summarise them are
-recorded as restatements.
+Two kinds:
+
+- statements about what the network did (:data:`MEASURED`): there is nothing to derive, so the
+  registry holds them ``open``; their verdicts come from the stored runs
+  (:func:`tasksim.reports.pmnist_predictions.sec7_verdicts`, by claim id and line);
+- the displays of Appendix E.2's Fisher regularizer (:data:`DISPLAYS`): the Hessian of the
+  squared error, R, R_lw, their gradients and R_diag, each derived in sympy from the network's
+  definition (:mod:`tasksim.derivations.pmnist_fisher`, entry by entry at Nx = Nh = Ny = 2).
+  All agree with the derivation except R (line 1392), which is dw^T H dw where the paper's
+  convention (Sec. 6.2 and R_lw itself) is the second-order term (1/2) dw^T H dw: omitting its
+  trace terms gives 2 R_lw, not R_lw as the text says. A misprint in an intermediate step:
+  R_lw, what the experiment uses, is right, and the factor would be absorbed by the
+  amplitudes lambda_1, lambda_2 anyway. The middle line of R's display also lacks the sum
+  over ijkl on its third term.
 
 Examples
 --------
->>> sorted({c.headline for c in CLAIMS}), {evaluate(c).status for c in CLAIMS}
-([True], {'open'})
+>>> {evaluate(c).status for c in MEASURED}
+{'open'}
+>>> sorted((c.line, evaluate(c).status) for c in DISPLAYS)[:4]
+[(1370, 'verified'), (1373, 'verified'), (1377, 'verified'), (1385, 'verified')]
+>>> evaluate(next(c for c in DISPLAYS if c.line == 1392)).status
+'erratum'
 """
 from __future__ import annotations
 
-from .claims import Claim, evaluate
+import functools
 
-__all__ = ["CLAIMS", "MEASURED_BY"]
+import sympy as sp
+
+from . import pmnist_fisher as fisher
+from .claims import Claim, Derivation, Step, evaluate
+
+__all__ = ["CLAIMS", "MEASURED", "DISPLAYS", "MEASURED_BY"]
 
 MEASURED_BY = ("measured by the permuted-MNIST experiment (`tasksim pmnist`): a nonlinear "
                "network trained by SGD, no derivation")
@@ -25,7 +43,8 @@ MEASURED_BY = ("measured by the permuted-MNIST experiment (`tasksim pmnist`): a 
 
 def _claim(name: str, line: int, quote: str, what: str,
            restates: tuple[tuple[int, str], ...] = ()) -> Claim:
-    return Claim(f"pmnist.{name}", "Sec. 7" if line < 395 else "Appendix E.2", None, quote,
+    where = "Sec. 7" if line < 368 else "Sec. 8" if line < 395 else "Appendix E.2"
+    return Claim(f"pmnist.{name}", where, None, quote,
                  None, note=f"{MEASURED_BY}; to measure: {what}", line=line, headline=True,
                  restates=restates, decide=f"{what}, from `tasksim pmnist` at the paper's "
                  "setting (MNIST from its IDX files, Appendix E.2's network, epochs and seeds); "
@@ -33,7 +52,7 @@ def _claim(name: str, line: int, quote: str, what: str,
                  "paper's experiment")
 
 
-CLAIMS: list[Claim] = [
+MEASURED: list[Claim] = [
     _claim("latent", 352, r"$\bm{s}_9 = [1, 0, 0, 1]^T$",
            "the task construction itself (a setting of the experiment)"),
     _claim("asymmetric_non_monotonic", 357,
@@ -45,6 +64,10 @@ CLAIMS: list[Claim] = [
            r"were below zero", "transfer and retention at (rho_a, rho_b) = (1, 0) below 0",
            restates=((97, r"both the retention and transfer performance go below the chance "
                           r"level, as predicted"),)),
+    _claim("high_retention_zero_transfer", 359,
+           r"By contrast, the model achieved high retention and zero transfer under "
+           r"$(\rho_a, \rho_b) = (0.0, 1.0)$ as expected",
+           "retention and transfer at (rho_a, rho_b) = (0, 1)"),
     _claim("transfer_non_monotonic", 360,
            r"around $\rho_b = 0.5$, the transfer performance exhibited a non-monotonic "
            r"dependence on $\rho_a$", "transfer against rho_a at rho_b = 0.5"),
@@ -73,6 +96,26 @@ CLAIMS: list[Claim] = [
                           r"regularization in the Fisher information metric, which outperforms "
                           r"its diagonal approximation and the regularization in the Euclidean "
                           r"metric"),)),
+    _claim("diagonal_close_to_layerwise", 366,
+           r"Nevertheless, the retention performance under the diagonal approximation was closer "
+           r"to that of the layer-wise approximation of the Fisher information metric",
+           "retention under diagonal, layer-wise Fisher and Euclidean regularization",
+           restates=((100, r"the performance of the diagonal approximation is much closer to "
+                           r"the layer-wise approximation of the Fisher information metric than "
+                           r"to the Euclidean weight regularization"),
+                     (377, r"we found that the diagonal approximation of Fisher information "
+                           r"metric performs much better than the prediction from the "
+                           r"teacher-student model"))),
+    _claim("discussion_gating_and_fisher_at_high_feature_low_readout", 371,
+           r"when tasks are known to have high feature similarity and low readout similarity, "
+           r"adaptive activity gating and weight regularization in the Fisher information metric "
+           r"help retention without sacrificing transfer",
+           "retention and transfer of adaptive gating and layer-wise Fisher against vanilla at "
+           "(rho_a, rho_b) = (1, 0)"),
+    _claim("readout_remapping_forgets_more", 372,
+           r"showed that a vanilla deep network exhibits more forgetting under readout remapping "
+           r"than under input permutation",
+           "retention at (0, 1) against (1, 0)"),
     _claim("protocol", 1359,
            r"The retention performance was measured after $10$ epochs of training with task 2",
            "the protocol itself (a setting of the experiment)"),
@@ -90,3 +133,98 @@ CLAIMS: list[Claim] = [
            r"outperformed the diagonal approximation",
            "retention under layer-wise and diagonal Fisher with separate amplitudes per layer"),
 ]
+
+
+# --- Appendix E.2: the Fisher regularizer's displays, derived ----------------------------------
+
+_WHERE = "Appendix E.2: weight regularization in the Fisher information metric"
+_SIZES = "Nx = Nh = Ny = 2, every entry (i = k and i != k, j = l and j != l)"
+
+
+@functools.lru_cache(maxsize=1)
+def _net() -> fisher.Network:
+    return fisher.Network.build()
+
+
+def _same_matrix(a: sp.Basic, b: sp.Basic) -> bool:
+    return sp.Matrix(a - b).applyfunc(sp.expand).is_zero_matrix
+
+
+def _same_expr(a: sp.Basic, b: sp.Basic) -> bool:
+    return sp.expand(a - b) == 0
+
+
+def _matrix_claim(name: str, line: int, quote: str, printed, derived, what: str) -> Claim:
+    def derive() -> Derivation:
+        return Derivation(sp.ImmutableMatrix(derived(_net())), steps=(
+            Step("loss", _net().loss, "l = (1/2) ||y - y*||^2, y = b_2 + W_2 phi(b_1 + W_1 x)"),),
+            note=f"sympy's derivatives at {_SIZES}")
+
+    return Claim(f"pmnist.{name}", _WHERE, sp.ImmutableMatrix(printed(_net())), quote, derive,
+                 note=what, equivalent=_same_matrix, line=line, headline=True)
+
+
+def _scalar_claim(name: str, line: int, quote: str, printed, derived, what: str, *,
+                  steps=()) -> Claim:
+    def derive() -> Derivation:
+        net = _net()
+        return Derivation(derived(net), steps=tuple(Step(n, f(net), d) for n, f, d in steps),
+                          note=f"at {_SIZES}")
+
+    return Claim(f"pmnist.{name}", _WHERE, printed(_net()), quote, derive, note=what,
+                 equivalent=_same_expr, line=line, headline=True)
+
+
+DISPLAYS: list[Claim] = [
+    _matrix_claim("hessian_w2w2", 1370, r"\delta_{ik} \phi_j \phi_l", fisher.printed_w2w2,
+                  fisher.hessian_w2w2, "d^2 l / dw2_ij dw2_kl"),
+    _matrix_claim("hessian_w2w1", 1373, r"w^{(2)}_{ik} \phi'_k x_l \phi_j", fisher.printed_w2w1,
+                  fisher.hessian_w2w1, "d^2 l / dw2_ij dw1_kl, with the residual term "
+                  "delta_jk (y_i - y*_i) phi'_j x_l of line 1374"),
+    _matrix_claim("hessian_w1w1", 1377,
+                  r"\sum_m w^{(2)}_{mi} \phi'_i x_j w^{(2)}_{mk} \phi'_k x_l",
+                  fisher.printed_w1w1, fisher.hessian_w1w1,
+                  "d^2 l / dw1_ij dw1_kl, with the phi'' term of line 1378"),
+    _scalar_claim("fisher_regularizer_sums", 1385,
+                  r"\sum_{ijkl} \tfrac{ \p^2 \ell }{\p w^{(2)}_{ij} \p w^{(2)}_{kl}}",
+                  fisher.printed_R_sums, fisher.quadratic_form,
+                  "the middle line of R's display equals dw^T H dw (phi'' = 0) once the sum "
+                  "over ijkl is supplied on its third term, which the paper omits (a typo: "
+                  "without it the term has free indices)"),
+    _scalar_claim("fisher_regularizer", 1392, r"\llv \delta W_2 \phi \rrv^2",
+                  fisher.printed_R_traces,
+                  lambda net: sp.expand(sp.Rational(1, 2) * fisher.quadratic_form(net)),
+                  "misprint: R as printed is dw^T H dw (its trace form equals the Hessian's "
+                  "quadratic form exactly, phi'' = 0); the paper's convention for the Fisher "
+                  "regularizer (Sec. 6.2, (1/2)(1/gamma - 1) ||dW A||^2, and R_lw at line 1401) "
+                  "is the second-order term (1/2) dw^T H dw, so omitting R's trace terms gives "
+                  "2 R_lw, not R_lw; R_lw, which the experiment uses, is right, and lambda_1, "
+                  "lambda_2 would absorb the factor",
+                  steps=(("dw^T H dw (the printed R)", fisher.quadratic_form,
+                          "the derived Hessian's quadratic form over the weights, phi'' = 0"),)),
+    _scalar_claim("layerwise_regularizer", 1401,
+                  r"\frac{1}{2} \lla \llv \delta W_2 \phi \rrv^2 \rra",
+                  fisher.printed_R_lw, fisher.second_order_block_diagonal,
+                  "R_lw (per sample; the expectation is linear) is (1/2) dw^T H dw with the "
+                  "blocks between the layers dropped (the cross terms of line 1393-1394)"),
+    _matrix_claim("layerwise_gradient_w1", 1409,
+                  r"\lla \nabla \phi W_2^T W_2 \nabla \phi \delta W_1 \vx \vx^T \rra",
+                  fisher.printed_gradient_W1,
+                  lambda net: fisher.gradient(fisher.printed_R_lw(net), net.dW1),
+                  "dR_lw/d(dW1) per sample, entry by entry (the decoupled '~' form that "
+                  "follows is an approximation, not checked: the implementation keeps "
+                  "<phi'_i phi'_k>)"),
+    _matrix_claim("layerwise_gradient_w2", 1414, r"\delta W_2 \lla \phi \phi^T \rra",
+                  fisher.printed_gradient_W2,
+                  lambda net: fisher.gradient(fisher.printed_R_lw(net), net.dW2),
+                  "dR_lw/d(dW2) per sample, entry by entry"),
+    _scalar_claim("diagonal_regularizer", 1427,
+                  r"= \frac{1}{2 Z_1} \sum_{ij} \sum_k \left( w^{(2)}_{ki} \phi'_i x_j "
+                  r"\right)^2 \left( \delta w^{(1)}_{ij} \right)^2",
+                  fisher.printed_R_diag, fisher.diagonal_second_order,
+                  "R_diag's coefficients are the diagonal of the Hessian (phi'' = 0) in the "
+                  "(1/2) convention, each layer over its Z (per sample: the display omits the "
+                  "expectation <.> of the coefficients that the definitions of Z_1, Z_2 have)"),
+]
+
+CLAIMS: list[Claim] = MEASURED + DISPLAYS

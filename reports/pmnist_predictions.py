@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -32,7 +32,8 @@ from tasksim.solvers.sweep import Estimate
 
 __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "paired_difference", "fmt_estimate", "near_zero", "corner_verdicts", "interior_peak",
-           "retention_dip", "regularizer_comparison", "best_against_best"]
+           "retention_dip", "regularizer_comparison", "best_against_best", "VERDICTS",
+           "StatementVerdict", "StoredGrids", "sec7_verdicts"]
 
 CONFIDENCE = 0.95
 """A difference shows when zero lies outside its two-sided confidence interval at this level."""
@@ -226,3 +227,460 @@ def best_against_best(better: Mapping[float, np.ndarray], worse: Mapping[float, 
     top_better = max(better, key=lambda lam: float(np.mean(better[lam])))
     top_worse = max(worse, key=lambda lam: float(np.mean(worse[lam])))
     return paired_difference(better[top_better], worse[top_worse]), top_better, top_worse
+
+
+# --- verdicts of the Sec. 7 statements from the stored grids (results/) --------------------------
+
+VERDICTS: tuple[str, ...] = ("exact", "holds in the stated limit",
+                             "holds under a stronger condition", "wrong", "misprint",
+                             "not decided")
+"""The registry's vocabulary (DESIGN.md). A statement about the network experiment is a
+statement about the paper's own protocol, so a measured confirmation is "holds in the stated
+limit" (true in the paper's regime), a confirmation in part of the stated range "holds under a
+stronger condition" (the condition says where), a difference shown against the statement
+"wrong", and an effect the seeds cannot resolve "not decided" ("exact" and "misprint" do not
+arise from a measurement). A conjunction ("both ... and ...", "consistently") holds only when
+every part is shown; a statement over a range (gating levels, rows of rho_b) shown on part of
+it "holds under a stronger condition" that names the part."""
+
+
+@dataclass(frozen=True)
+class StatementVerdict:
+    """One Sec. 7 statement judged on stored runs: its line in paper.tex, claim id, the
+    prediction in words, the verdict word, the effect (test error, the unit of Delta eps_TF and
+    Delta eps_RT) with its paired-seed standard error and number of seeds, the data set, one
+    sentence with the numbers, and where it holds (for "holds under a stronger condition")."""
+
+    line: int
+    claim_id: str
+    prediction: str
+    verdict: str
+    effect: float
+    se: float
+    n: int
+    dataset: str
+    evidence: str
+    condition: str = ""
+
+    def as_record(self) -> dict[str, object]:
+        def number(x: float) -> Optional[float]:
+            return float(x) if math.isfinite(x) else None
+
+        return {"line": self.line, "claim_id": self.claim_id, "prediction": self.prediction,
+                "verdict": self.verdict, "effect": number(self.effect), "se": number(self.se),
+                "n": self.n, "dataset": self.dataset, "evidence": self.evidence,
+                "condition": self.condition}
+
+
+class StoredGrids:
+    """Per-seed values of the stored grids of one folder (``results/`` by default): only
+    finished runs, keyed by the run index j (the same seed in every grid), so that any two
+    points, of one grid or two, are compared on the seeds both finished."""
+
+    def __init__(self, datasets: Mapping[str, Any]):
+        self.datasets = dict(datasets)
+
+    @classmethod
+    def load(cls, folder: Any) -> "StoredGrids":
+        from .pmnist_results import grid_path, load_grid
+        from tasksim.solvers.pmnist.grids import GRID_NAMES
+
+        found = {}
+        for name in GRID_NAMES:
+            path = grid_path(folder, name)
+            if path.is_file():
+                found[name] = load_grid(path)
+        return cls(found)
+
+    def dataset(self) -> str:
+        import json
+
+        names = {json.loads(ds.attrs["protocol"])["dataset"] for ds in self.datasets.values()}
+        return ", ".join(sorted(names)) or "none"
+
+    def has(self, grid: str) -> bool:
+        return grid in self.datasets
+
+    def index(self, grid: str, method: str, rho_a: float, rho_b: float,
+              **options: Optional[float]) -> int:
+        ds = self.datasets[grid]
+        match = (ds["method"].values == method) & np.isclose(ds["rho_a"].values, rho_a) & \
+            np.isclose(ds["rho_b"].values, rho_b)
+        for key in ("alpha", "lam1", "lam2"):
+            value = options.get(key)
+            column = ds[key].values
+            match &= np.isnan(column) if value is None else np.isclose(column, value)
+        hits = np.flatnonzero(match)
+        if len(hits) != 1:
+            raise KeyError(f"{grid} has no point {method} at ({rho_a:g}, {rho_b:g}) {options}")
+        return int(hits[0])
+
+    def values(self, grid: str, method: str, rho_a: float, rho_b: float, which: str = "retention",
+               *, after: Optional[int] = None, **options: Optional[float]) -> dict[int, float]:
+        """{run j: value} over finished runs: ``which`` is transfer or retention (after the
+        grid's retention epochs, or ``after`` epochs of task 2, read off the curves)."""
+        import json
+
+        ds = self.datasets[grid]
+        i = self.index(grid, method, rho_a, rho_b, **options)
+        done = ds["done"].values[i].astype(bool)
+        if after is None:
+            column = ds[which].values[i]
+        else:
+            epochs = json.loads(ds.attrs["protocol"])["epochs"]
+            curves = ds["curves"].values[i]
+            column = curves[:, 0, 0] - curves[:, epochs + after, 0]
+        return {int(j): float(column[j]) for j in np.flatnonzero(done)}
+
+
+def _common(*series: Mapping[int, float]) -> list[np.ndarray]:
+    seeds = sorted(set.intersection(*(set(s) for s in series))) if series else []
+    return [np.array([s[j] for j in seeds]) for s in series]
+
+
+def _estimate(values: np.ndarray) -> Difference:
+    return paired_difference(values, np.zeros_like(values))
+
+
+def _all(shown: Sequence[int], wanted: int = 1) -> str:
+    """A conjunction (every part must hold): all shown as wanted, holds; any shown against,
+    wrong; else not decided (a part the seeds cannot resolve decides nothing)."""
+    if shown and all(s == wanted for s in shown):
+        return "holds in the stated limit"
+    if any(s == -wanted for s in shown):
+        return "wrong"
+    return "not decided"
+
+
+def _missing(line: int, claim_id: str, key: str, grids: Sequence[str], dataset: str
+             ) -> StatementVerdict:
+    return StatementVerdict(line, claim_id, PREDICTIONS.get(key, key), "not decided", math.nan,
+                            math.nan, 0, dataset,
+                            f"no stored runs: {', '.join(grids)} missing from results/ (run "
+                            f"`tasksim pmnist-grid {' '.join(grids)}`)")
+
+
+def _too_few(d: Difference) -> bool:
+    return d.n < 2 or not math.isfinite(d.sem)
+
+
+def _p1(g: StoredGrids, ds: str) -> StatementVerdict:
+    tf = _estimate(*_common(g.values("fig6AB", "vanilla", 1.0, 0.0, "transfer")))
+    rt = _estimate(*_common(g.values("fig6AB", "vanilla", 1.0, 0.0, "retention")))
+    word = _all([tf.sign(), rt.sign()], wanted=-1)
+    worst = tf if tf.mean > rt.mean else rt
+    return StatementVerdict(358, "pmnist.below_zero_at_high_feature_low_readout",
+                            PREDICTIONS["P1"], word, worst.mean, worst.sem, worst.n, ds,
+                            f"at (1, 0): transfer {fmt_estimate(tf)}, retention "
+                            f"{fmt_estimate(rt)} (n = {tf.n}); effect: the larger of the two")
+
+
+def _p2(g: StoredGrids, ds: str) -> StatementVerdict:
+    rt01, rt10, tf01 = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
+                               g.values("fig6AB", "vanilla", 1.0, 0.0, "retention"),
+                               g.values("fig6AB", "vanilla", 0.0, 1.0, "transfer"))
+    high = paired_difference(rt01, rt10)
+    level = _estimate(rt01)
+    transfer = _estimate(tf01)
+    zero = near_zero(transfer)
+    if high.sign() == -1 or level.sign() == -1 or zero == "not near zero":
+        word = "wrong"  # retention shown low, or transfer shown away from zero
+    elif high.sign() == 1 and level.sign() == 1 and zero == "near zero":
+        word = "holds in the stated limit"
+    else:
+        word = "not decided"
+    # the effect is the part that decides: the transfer when it is shown away from zero
+    lead = transfer if zero == "not near zero" else high
+    return StatementVerdict(359, "pmnist.high_retention_zero_transfer", PREDICTIONS["P2"], word,
+                            lead.mean, lead.sem, lead.n, ds,
+                            f"at (0, 1): retention {fmt_estimate(level)}, "
+                            f"{fmt_estimate(high)} above (1, 0); transfer "
+                            f"{fmt_estimate(transfer)} ({zero}; near zero means within "
+                            f"+-{NEAR_ZERO:g} at {CONFIDENCE:.0%} confidence)")
+
+
+def _row(g: StoredGrids, grid: str, rho_b: float, axis: Sequence[float], which: str,
+         after: Optional[int] = None) -> np.ndarray:
+    series = [g.values(grid, "vanilla", a, rho_b, which, after=after) for a in axis]
+    return np.array(_common(*series))
+
+
+TENTHS = tuple(k / 10 for k in range(11))
+
+
+def _p3(g: StoredGrids, ds: str) -> StatementVerdict:
+    rows = (0.4, 0.5, 0.6)
+    found = {b: interior_peak(TENTHS, _row(g, "fig6AB", b, TENTHS, "transfer")) for b in rows}
+    shown = [b for b in rows if found[b][0] == "holds"]
+    word = ("holds in the stated limit" if 0.5 in shown else
+            "holds under a stronger condition" if shown else "not decided")
+    t = _row(g, "fig6AB", 0.5, TENTHS, "transfer")
+    k = 1 + int(np.argmax(t.mean(axis=1)[1:-1]))
+    peak = min(paired_difference(t[k], t[0]), paired_difference(t[k], t[-1]),
+               key=lambda d: d.mean)
+    return StatementVerdict(360, "pmnist.transfer_non_monotonic", PREDICTIONS["P3"], word,
+                            peak.mean, peak.sem, peak.n, ds,
+                            "; ".join(f"rho_b = {b:g}: {found[b][1]}" for b in rows)
+                            + "; effect: the interior peak's smaller lead over the two ends at "
+                            "rho_b = 0.5",
+                            f"non-monotonic at rho_b = {', '.join(f'{b:g}' for b in shown)}"
+                            if word == "holds under a stronger condition" else "")
+
+
+def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
+    short_word, short_gap = retention_dip(TENTHS, _row(g, "fig6AB", 1.0, TENTHS, "retention"))
+    axis = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+    if g.has("fig9CD"):
+        long_word, long_gap = retention_dip(axis, _row(g, "fig9CD", 1.0, axis, "retention",
+                                                       after=100))
+        long_text = f"after 100 epochs {long_word} ({fmt_estimate(long_gap)})"
+    else:
+        long_word, long_gap, long_text = "unknown", None, "after 100 epochs: fig9CD not stored"
+    # a dip after 10 epochs that is still shown after 100 makes the second half wrong; no
+    # dip after 10 epochs leaves the first half undecided (a dip may be below resolution)
+    word = {("dip", "no dip"): "holds in the stated limit", ("dip", "dip"): "wrong"}.get(
+        (short_word, long_word), "not decided")
+    condition = ""
+    return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
+                            PREDICTIONS["P4"], word, short_gap.mean, short_gap.sem, short_gap.n,
+                            ds, f"at rho_b = 1, retention after 10 epochs of task 2 shows "
+                            f"{short_word} (end minus lowest interior point "
+                            f"{fmt_estimate(short_gap)}), {long_text}", condition)
+
+
+def _gating_pair(g: StoredGrids, method: str, alpha: float, rho_b: float, which: str
+                 ) -> Difference:
+    """method at alpha minus vanilla (fig6AB) at (1, rho_b), paired."""
+    a, b = _common(g.values("fig6CD", method, 1.0, rho_b, which, alpha=alpha),
+                   g.values("fig6AB", "vanilla", 1.0, rho_b, which))
+    return paired_difference(a, b)
+
+
+ALPHAS = (0.1, 0.3, 0.6)
+
+
+def _p5(g: StoredGrids, ds: str) -> StatementVerdict:
+    gain = {al: _gating_pair(g, "random-gating", al, 0.0, "retention") for al in ALPHAS}
+    cost = {al: _gating_pair(g, "random-gating", al, 1.0, "transfer") for al in ALPHAS}
+    both = [al for al in ALPHAS if gain[al].sign() == 1 and cost[al].sign() == -1]
+    against = [al for al in ALPHAS if gain[al].sign() == -1]
+    word = ("holds in the stated limit" if len(both) == len(ALPHAS) else
+            "wrong" if against and not both else
+            "holds under a stronger condition" if both else "not decided")
+    lead = gain[min(ALPHAS)]
+    return StatementVerdict(363, "pmnist.random_gating_tradeoff", PREDICTIONS["P5"], word,
+                            lead.mean, lead.sem, lead.n, ds,
+                            "random gating minus vanilla at rho_a = 1: retention at rho_b = 0 "
+                            + ", ".join(f"{fmt_estimate(gain[al])} (alpha = {al:g})"
+                                        for al in ALPHAS)
+                            + "; transfer at rho_b = 1 "
+                            + ", ".join(fmt_estimate(cost[al]) for al in ALPHAS),
+                            f"at alpha in {{{', '.join(f'{a:g}' for a in both)}}}"
+                            if word == "holds under a stronger condition" else "")
+
+
+def _p6(g: StoredGrids, ds: str) -> StatementVerdict:
+    def gap(al: float, b: float) -> Difference:
+        a, r = _common(g.values("fig6CD", "adaptive-gating", 1.0, b, "transfer", alpha=al),
+                       g.values("fig6CD", "random-gating", 1.0, b, "transfer", alpha=al))
+        return paired_difference(a, r)
+
+    low = (0.1, 0.3)
+    high = {al: gap(al, 1.0) for al in ALPHAS}
+    zero = {al: gap(al, 0.0) for al in ALPHAS}
+    shown = [al for al in low if high[al].sign() == 1 and high[al].mean > zero[al].mean]
+    word = ("holds in the stated limit" if len(shown) == len(low) else
+            "holds under a stronger condition" if shown else
+            "wrong" if any(high[al].sign() == -1 for al in low) else "not decided")
+    lead = high[min(low)]
+    return StatementVerdict(364, "pmnist.adaptive_gating", PREDICTIONS["P6"], word, lead.mean,
+                            lead.sem, lead.n, ds,
+                            "adaptive minus random transfer at rho_a = 1, rho_b = 1: "
+                            + ", ".join(f"{fmt_estimate(high[al])} (alpha = {al:g})"
+                                        for al in ALPHAS)
+                            + "; at rho_b = 0: " + ", ".join(fmt_estimate(zero[al])
+                                                             for al in ALPHAS),
+                            f"at alpha = {', '.join(f'{a:g}' for a in shown)}"
+                            if word == "holds under a stronger condition" else "")
+
+
+PAIRS = ((1.0, 0.0), (0.5, 0.5), (0.2, 0.8))
+AMPLITUDES = (0.01, 1.0, 100.0)
+
+
+def _regularized(g: StoredGrids, method: str, pair: tuple[float, float]) -> dict[float, dict]:
+    return {lam: g.values("fig6EH", method, *pair, "retention", lam1=lam, lam2=lam)
+            for lam in AMPLITUDES}
+
+
+def _p7(g: StoredGrids, ds: str) -> StatementVerdict:
+    best, equal = [], []
+    for pair in PAIRS:
+        lw, eu = _regularized(g, "fisher-layerwise", pair), _regularized(g, "euclidean", pair)
+        keys = sorted(set.intersection(*(set(v) for v in lw.values()),
+                                       *(set(v) for v in eu.values())))
+        arr = lambda d: {lam: np.array([d[lam][j] for j in keys]) for lam in AMPLITUDES}
+        d, a, b = best_against_best(arr(lw), arr(eu))
+        best.append((pair, d, a, b))
+        equal += [paired_difference(arr(lw)[lam], arr(eu)[lam]).sign() for lam in AMPLITUDES]
+    word = _all([d.sign() for _, d, _, _ in best])  # 'consistently', 'under various'
+    lead = min((d for _, d, _, _ in best), key=lambda d: d.mean)
+    return StatementVerdict(366, "pmnist.layerwise_fisher", PREDICTIONS["P7"], word, lead.mean,
+                            lead.sem, lead.n, ds,
+                            "each at its best amplitude, layer-wise minus Euclidean retention "
+                            + "; ".join(f"{fmt_estimate(d)} at ({p[0]:g}, {p[1]:g}) (lambda "
+                                        f"{a:g} vs {b:g})" for p, d, a, b in best)
+                            + f"; at equal amplitudes ahead in {equal.count(1)}, behind in "
+                            f"{equal.count(-1)} of {len(equal)}; effect: the smallest lead",
+                            "")
+
+
+def _p8(g: StoredGrids, ds: str) -> StatementVerdict:
+    per_seed = []
+    for pair in PAIRS:
+        lw, eu, dg = (_regularized(g, m, pair) for m in ("fisher-layerwise", "euclidean",
+                                                         "fisher-diag"))
+        for lam in AMPLITUDES:
+            a, e, d = _common(lw[lam], eu[lam], dg[lam])
+            per_seed.append(np.abs(a - e) - np.abs(d - a))
+    n = min(len(x) for x in per_seed)
+    closer = np.mean([x[:n] for x in per_seed], axis=0)
+    est = _estimate(closer)
+    return StatementVerdict(366, "pmnist.diagonal_close_to_layerwise", PREDICTIONS["P8"],
+                            _all([est.sign()]), est.mean, est.sem, est.n, ds,
+                            f"|layer-wise - Euclidean| minus |diagonal - layer-wise| retention, "
+                            f"averaged over {len(per_seed)} (pair, amplitude) comparisons: "
+                            f"{fmt_estimate(est)}")
+
+
+def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
+    rt01, rt10 = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
+                         g.values("fig6AB", "vanilla", 1.0, 0.0, "retention"))
+    tf01, tf10 = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "transfer"),
+                         g.values("fig6AB", "vanilla", 1.0, 0.0, "transfer"))
+    rt, tf = paired_difference(rt01, rt10), paired_difference(tf01, tf10)
+    word = _all([rt.sign(), tf.sign()])
+    return StatementVerdict(357, "pmnist.asymmetric_non_monotonic",
+                            "transfer and retention depend asymmetrically (and non-monotonically,"
+                            " lines 360-361) on the similarities", word, rt.mean, rt.sem, rt.n,
+                            ds, f"(0, 1) minus (1, 0): retention {fmt_estimate(rt)}, transfer "
+                            f"{fmt_estimate(tf)}; non-monotonicity: lines 360, 361")
+
+
+def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
+    out = []
+    for after in (10, 100):
+        a, b = _common(g.values("fig9CD", "vanilla", 0.0, 1.0, after=after),
+                       g.values("fig9CD", "vanilla", 1.0, 0.0, after=after))
+        out.append(paired_difference(a, b))
+    word = _all([d.sign() for d in out])
+    return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training",
+                            "retention at (0, 1) exceeds retention at (1, 0) after 10 and after "
+                            "100 epochs of task 2", word, out[1].mean, out[1].sem, out[1].n, ds,
+                            f"retention (0, 1) minus (1, 0): {fmt_estimate(out[0])} after 10, "
+                            f"{fmt_estimate(out[1])} after 100 epochs")
+
+
+def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
+    a, b = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
+                   g.values("fig6AB", "vanilla", 1.0, 0.0, "retention"))
+    d = paired_difference(a, b)
+    return StatementVerdict(372, "pmnist.readout_remapping_forgets_more",
+                            "a vanilla network forgets more under readout remapping (1, 0) than "
+                            "under input permutation (0, 1)", _all([d.sign()]), d.mean, d.sem,
+                            d.n, ds, f"retention (0, 1) minus (1, 0): {fmt_estimate(d)}")
+
+
+def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
+    parts, signs = [], []
+    for al in (0.1, 0.3):
+        gain = _gating_pair(g, "adaptive-gating", al, 0.0, "retention")
+        cost = _gating_pair(g, "adaptive-gating", al, 0.0, "transfer")
+        parts.append(f"adaptive gating (alpha = {al:g}) minus vanilla at (1, 0): retention "
+                     f"{fmt_estimate(gain)}, transfer {fmt_estimate(cost)}")
+        signs += [gain.sign(), 1 if cost.sign() >= 0 else -1]
+    lw = _regularized(g, "fisher-layerwise", (1.0, 0.0))
+    vanilla = g.values("fig6AB", "vanilla", 1.0, 0.0, "retention")
+    best = max(AMPLITUDES, key=lambda lam: np.mean(list(lw[lam].values())))
+    a, b = _common(lw[best], vanilla)
+    fisher = paired_difference(a, b)
+    signs.append(fisher.sign())
+    parts.append(f"layer-wise Fisher (lambda = {best:g}) minus vanilla retention at (1, 0): "
+                 f"{fmt_estimate(fisher)} (its transfer is vanilla's: task 1 is unregularized)")
+    return StatementVerdict(371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout",
+                            "at high feature and low readout similarity, adaptive gating and "
+                            "Fisher regularization help retention without sacrificing transfer",
+                            _all(signs), fisher.mean, fisher.sem, fisher.n, ds,
+                            "; ".join(parts))
+
+
+def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
+    levels = (0.01, 1.0, 100.0)
+    diffs = {}
+    for l1 in levels:
+        a, b = _common(g.values("fig9EF", "fisher-layerwise", 0.5, 0.5, lam1=l1, lam2=100.0),
+                       g.values("fig9EF", "fisher-diag", 0.5, 0.5, lam1=l1, lam2=100.0))
+        diffs[l1] = paired_difference(a, b)
+    word = _all([d.sign() for d in diffs.values()])  # 'robustly', whatever lambda_1
+    lead = min(diffs.values(), key=lambda d: d.mean)
+    return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal",
+                            "with a large amplitude on W_2, the layer-wise Fisher metric retains "
+                            "better than the diagonal one, whatever the amplitude on W_1", word,
+                            lead.mean, lead.sem, lead.n, ds,
+                            "layer-wise minus diagonal retention at (0.5, 0.5), lambda_2 = 100: "
+                            + ", ".join(f"{fmt_estimate(d)} (lambda_1 = {l1:g})"
+                                        for l1, d in diffs.items()))
+
+
+_JUDGES = (
+    ("fig6AB", _line_357), ("fig6AB", _p1), ("fig6AB", _p2), ("fig6AB", _p3), ("fig6AB", _p4),
+    ("fig6CD", _p5), ("fig6CD", _p6), ("fig6EH", _p7), ("fig6EH", _p8), ("fig6EH", _line_371),
+    ("fig6AB", _line_372), ("fig9CD", _line_1361), ("fig9EF", _line_1434),
+)
+_IDS = {_line_357: (357, "pmnist.asymmetric_non_monotonic"),
+        _p1: (358, "pmnist.below_zero_at_high_feature_low_readout"),
+        _p2: (359, "pmnist.high_retention_zero_transfer"),
+        _p3: (360, "pmnist.transfer_non_monotonic"),
+        _p4: (361, "pmnist.retention_non_monotonic_then_monotonic"),
+        _p5: (363, "pmnist.random_gating_tradeoff"), _p6: (364, "pmnist.adaptive_gating"),
+        _p7: (366, "pmnist.layerwise_fisher"), _p8: (366, "pmnist.diagonal_close_to_layerwise"),
+        _line_371: (371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout"),
+        _line_372: (372, "pmnist.readout_remapping_forgets_more"),
+        _line_1361: (1361, "pmnist.asymmetry_short_and_long_training"),
+        _line_1434: (1434, "pmnist.layerwise_beats_diagonal")}
+
+
+def sec7_verdicts(grids: Optional[StoredGrids] = None, folder: Any = None
+                  ) -> list[StatementVerdict]:
+    """The verdict of every Sec. 7 statement (and lines 357, 371, 372, 1361, 1434) from the
+    stored grids (``grids``, or those in ``folder``, default ``results/``): one
+    :class:`StatementVerdict` per statement, in the paper's order; a statement whose grid is
+    not stored, or has fewer than two finished seeds, is "not decided" and says which command
+    computes it. Pure given the files: no run is started."""
+    if grids is None:
+        from .pmnist_results import RESULTS_DIR
+
+        grids = StoredGrids.load(RESULTS_DIR if folder is None else folder)
+    dataset = grids.dataset()
+    out = []
+    for grid, judge in _JUDGES:
+        line, claim_id = _IDS[judge]
+        needed = {"fig6CD": ("fig6CD", "fig6AB"), "fig6EH": ("fig6EH", "fig6AB")}.get(
+            grid, (grid,))
+        missing = [n for n in needed if not grids.has(n)]
+        if missing:
+            out.append(_missing(line, claim_id, claim_id, missing, dataset))
+            continue
+        try:
+            verdict = judge(grids, dataset)
+        except (KeyError, ValueError, IndexError) as problem:
+            verdict = _missing(line, claim_id, claim_id, list(needed), dataset)
+            verdict = StatementVerdict(line, claim_id, verdict.prediction, "not decided",
+                                       math.nan, math.nan, 0, dataset,
+                                       f"the stored runs cannot decide it yet: {problem}")
+        if verdict.n < 2 and verdict.verdict != "not decided":
+            verdict = StatementVerdict(line, claim_id, verdict.prediction, "not decided",
+                                       verdict.effect, verdict.se, verdict.n, dataset,
+                                       verdict.evidence + " (fewer than 2 finished seeds)")
+        out.append(verdict)
+    return sorted(out, key=lambda v: v.line)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tasksim.reports.cli import main
-from tasksim.solvers.idx import MNIST_FILES, load_mnist
+from tasksim.solvers.pmnist.idx import MNIST_FILES, load_mnist
 from tasksim.solvers.pmnist import simulate_pmnist
 
 from test_pmnist_data import write_mnist  # tests/ is on sys.path (pytest rootdir)
@@ -22,7 +22,7 @@ def run(*argv):
 
 
 BASE = ["pmnist", "--method", "vanilla", "--rho-a", "0.5", "--rho-b", "0.25", "--epochs", "2",
-        "--seeds", "2", "--seed", "3"]
+        "--seeds", "2", "--seed", "3", "--dataset", "digits"]
 
 
 def test_json_is_the_simulate_schema_plus_learning_curves_with_the_api_numbers():
@@ -30,7 +30,8 @@ def test_json_is_the_simulate_schema_plus_learning_curves_with_the_api_numbers()
     assert code == 0
     record = json.loads(out)
     assert set(record) == {"transfer", "retention", "params", "curves", "provenance"}
-    expected = simulate_pmnist("vanilla", rho_a=0.5, rho_b=0.25, epochs=2, seeds=2, seed=3)
+    expected = simulate_pmnist("vanilla", rho_a=0.5, rho_b=0.25, epochs=2, seeds=2, seed=3,
+                               dataset="digits")
     assert record["transfer"] == {"mean": expected.transfer.mean, "sem": expected.transfer.sem}
     assert record["retention"]["mean"] == expected.retention.mean
     mean, _ = expected.curve_mean_sem()
@@ -43,7 +44,7 @@ def test_json_is_the_simulate_schema_plus_learning_curves_with_the_api_numbers()
 
 def test_a_list_spans_a_grid_and_workers_do_not_change_its_numbers():
     argv = ["pmnist", "--method", "euclidean", "--rho-a", "0,1", "--rho-b", "0.5",
-            "--lam", "0,0.5", "--epochs", "1", "--seeds", "2", "--json"]
+            "--lam", "0,0.5", "--epochs", "1", "--seeds", "2", "--dataset", "digits", "--json"]
     code, out, _ = run(*argv)
     assert code == 0
     points = json.loads(out)["points"]
@@ -57,7 +58,8 @@ def test_a_list_spans_a_grid_and_workers_do_not_change_its_numbers():
 
 def test_adaptive_gating_reports_the_gate_correlation_and_text_output_is_short():
     code, out, _ = run("pmnist", "--method", "adaptive-gating", "--alpha", "0.5", "--rho-a",
-                       "1", "--rho-b", "1", "--epochs", "1", "--seeds", "2", "--json")
+                       "1", "--rho-b", "1", "--epochs", "1", "--seeds", "2", "--dataset", "digits",
+                       "--json")
     assert code == 0 and 0.0 <= json.loads(out)["gate_correlation"]["mean"] <= 1.0
     code, out, err = run(*BASE)
     lines = out.strip().splitlines()
@@ -134,7 +136,7 @@ def test_the_same_seed_gives_the_same_json_twice():
 def test_a_grid_on_a_dask_cluster_gives_the_serial_numbers():
     distributed = pytest.importorskip("distributed")
     argv = ["pmnist", "--method", "fisher-diag", "--lam", "1", "--rho-a", "0,1", "--rho-b", "0.5",
-            "--epochs", "1", "--seeds", "2", "--paired", "--json"]
+            "--epochs", "1", "--seeds", "2", "--paired", "--dataset", "digits", "--json"]
     _, serial, _ = run(*argv)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
@@ -144,3 +146,19 @@ def test_a_grid_on_a_dask_cluster_gives_the_serial_numbers():
         [p["transfer"] for p in json.loads(serial)["points"]]
     assert [p["curves"] for p in json.loads(remote)["points"]] == \
         [p["curves"] for p in json.loads(serial)["points"]]
+
+
+def test_the_default_data_set_is_mlxtends_mnist_sample_at_the_papers_sizes():
+    # tiny network and one epoch: the data set and its split are what this checks
+    code, out, err = run("pmnist", "--method", "vanilla", "--rho-a", "1", "--rho-b", "0",
+                         "--hidden", "4", "--epochs", "1", "--seeds", "1", "--json")
+    assert code == 0, err
+    params = json.loads(out)["params"]
+    assert (params["dataset"], params["n_pixels"], params["n_train"], params["n_test"]) == \
+        ("mnist-5k", 784, 4000, 1000)
+    assert (params["batch"], params["learning_rate"]) == (300, 0.01)
+
+
+def test_pmnist_grid_refuses_an_unknown_figure_in_one_line(tmp_path):
+    code, out, err = run("pmnist-grid", "fig7", "--out", str(tmp_path))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "unknown grid 'fig7'" in err

@@ -18,8 +18,9 @@ def _modules() -> list[str]:
     for package in ("derivations", "solvers", "reports", "testing"):
         module = importlib.import_module(f"tasksim.{package}")
         names.append(module.__name__)
-        names += [f"{module.__name__}.{info.name}"
-                  for info in sorted(pkgutil.iter_modules(module.__path__), key=lambda m: m.name)]
+        # walk_packages: the modules of subpackages too (solvers.pmnist.data, ...)
+        names += sorted(info.name for info in
+                        pkgutil.walk_packages(module.__path__, prefix=f"{module.__name__}."))
     return names
 
 

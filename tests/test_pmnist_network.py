@@ -1,5 +1,5 @@
 """The network of the permuted-digits experiment, its regularizers and its protocol
-(solvers/pmnist_network.py, pmnist_penalties.py, pmnist.py): gradients are the derivatives of
+(solvers/pmnist/: network.py, penalties.py, __init__.py): gradients are the derivatives of
 what they claim to be, the limits that must reduce to vanilla do so number for number, and the
 numbers depend on the seed alone."""
 from __future__ import annotations
@@ -9,12 +9,13 @@ import pytest
 
 from tasksim.solvers.pmnist import (METHODS, resolve_pmnist_params, run_two_tasks,
                                     pmnist_sweep, simulate_pmnist)
-from tasksim.solvers.pmnist_network import (Gates, Network, forward, init_network,
+from tasksim.solvers.pmnist.network import (Gates, Network, forward, init_network,
                                             loss_gradients, mean_squared_error, sgd_epoch)
-from tasksim.solvers.pmnist_penalties import (diagonal_fisher_penalty, euclidean_penalty,
+from tasksim.solvers.pmnist.penalties import (diagonal_fisher_penalty, euclidean_penalty,
                                               layerwise_fisher_penalty)
 
-SHORT = dict(epochs=2, seeds=2)  # a few hundred SGD steps per run: seconds for the whole file
+SHORT = dict(epochs=2, seeds=2, dataset="digits")  # a few hundred SGD steps per run: seconds
+DIGITS = dict(dataset="digits")  # the quick data set (the default, mnist-5k, is paper-size)
 
 
 def _small(seed=0):
@@ -191,9 +192,10 @@ def test_the_same_seed_gives_the_same_numbers_on_any_number_of_workers():
                                              ("fisher-layerwise", {"lam": 2.0})])
 def test_a_first_task_from_the_cache_gives_the_numbers_of_one_trained_in_the_run(
         monkeypatch, method, options):
-    import tasksim.solvers.pmnist_run as run_module
+    import tasksim.solvers.pmnist.run as run_module
 
-    params = resolve_pmnist_params(method, rho_a=0.25, rho_b=0.75, epochs=2, **options)
+    params = resolve_pmnist_params(method, rho_a=0.25, rho_b=0.75, epochs=2, **DIGITS,
+                                   **options)
     seed = np.random.SeedSequence([21, 5])  # list entropy, as the report's panel seeds
     run_module._cached_first_task.cache_clear()
     cached = run_two_tasks(params, seed)
@@ -207,7 +209,7 @@ def test_a_first_task_from_the_cache_gives_the_numbers_of_one_trained_in_the_run
 
 
 def test_a_paired_grid_shares_task_one_across_similarities():
-    points = [resolve_pmnist_params("vanilla", rho_a=a, rho_b=b, epochs=2, seeds=2)
+    points = [resolve_pmnist_params("vanilla", rho_a=a, rho_b=b, epochs=2, seeds=2, **DIGITS)
               for a, b in ((0.0, 0.0), (1.0, 0.5))]
     paired = pmnist_sweep(points, seed=8, paired=True)
     assert np.array_equal(paired[0].curves[:, :3, 0], paired[1].curves[:, :3, 0])
@@ -225,7 +227,7 @@ def test_float32_gives_the_numbers_of_float64():
 
 def test_runs_report_progress_per_epoch_when_serial():
     ticks = []
-    simulate_pmnist("vanilla", rho_a=0.5, rho_b=0.5, epochs=2, seeds=2,
+    simulate_pmnist("vanilla", rho_a=0.5, rho_b=0.5, epochs=2, seeds=2, **DIGITS,
                     on_epoch=lambda: ticks.append(1))
     assert len(ticks) == 2 * (2 + 2)
 
@@ -241,7 +243,8 @@ def test_runs_report_progress_per_epoch_when_serial():
     ("fisher-diag", {"lam": -1.0}, "lam must be a number in \\[0, inf\\)"),
     ("vanilla", {"epochs": 0}, "epochs must be a positive integer"),
     ("vanilla", {"epochs": 5, "retention_epochs": 6}, "must not exceed the epochs of task 2"),
-    ("vanilla", {"batch": 5000}, "exceeds the 1437 training images"),
+    ("vanilla", {"batch": 5000, **DIGITS}, "exceeds the 1437 training images"),
+    ("vanilla", {"batch": 5000}, "exceeds the 4000 training images of mnist-5k"),
     ("vanilla", {"learning_rate": 0.0}, "learning_rate"),
     ("vanilla", {"dataset": "mnist"}, "needs --data-dir"),
     ("vanilla", {"dtype": "float16"}, "dtype must be one of"),
@@ -256,5 +259,5 @@ def test_every_method_runs_and_names_its_parameters():
     assert set(METHODS) == {"vanilla", "random-gating", "adaptive-gating", "euclidean",
                             "fisher-layerwise", "fisher-diag"}
     run = run_two_tasks(resolve_pmnist_params("fisher-diag", rho_a=0.0, rho_b=1.0, lam=1.0,
-                                              epochs=1), np.random.SeedSequence(0))
+                                              epochs=1, **DIGITS), np.random.SeedSequence(0))
     assert np.all(np.isfinite(run.curves))

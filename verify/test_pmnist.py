@@ -56,7 +56,7 @@ ALPHA = 0.6
 AMPLITUDES = (1.0, 10.0)
 
 # (method, rho_a, rho_b, options), grouped by what task 1 learns (plain SGD, gated SGD,
-# Euclidean SGD) so that each seed's task 1 is trained once per group (solvers/pmnist_run.py)
+# Euclidean SGD) so that each seed's task 1 is trained once per group (solvers/pmnist/run.py)
 POINTS = (
     [("vanilla", a, b, {}) for a, b in ((0.5, 0.5), (1.0, 0.5), (1.0, 0.0), (1.0, 1.0))]
     + [(m, 1.0, b, {"alpha": ALPHA}) for m in ("random-gating", "adaptive-gating")
@@ -76,13 +76,14 @@ def corners():
     """Vanilla at (1, 0) and (0, 1) over CORNER_SEEDS seeds (the first SEEDS are those of
     ``runs``: paired seeds are fixed by their index)."""
     points = [resolve_pmnist_params("vanilla", rho_a=a, rho_b=b, seeds=CORNER_SEEDS,
-                                    task2_epochs=10) for a, b in ((1.0, 0.0), (0.0, 1.0))]
+                                    task2_epochs=10, dataset="digits") for a, b in ((1.0, 0.0), (0.0, 1.0))]
     ten, one = pmnist_sweep(points, seed=ROOT, paired=True)
     return ten.samples, one.samples
 
 
 def _sweep(points, seeds: int) -> dict:
-    resolved = [resolve_pmnist_params(m, rho_a=a, rho_b=b, seeds=seeds, task2_epochs=10, **o)
+    resolved = [resolve_pmnist_params(m, rho_a=a, rho_b=b, seeds=seeds, task2_epochs=10,
+                                      dataset="digits", **o)
                 for m, a, b, o in points]
     results = pmnist_sweep(resolved, seed=ROOT, paired=True)
     return {(m, a, b, tuple(sorted(o.items()))): r for (m, a, b, o), r in zip(points, results)}
@@ -167,3 +168,91 @@ def test_p8_the_diagonal_approximation_is_closer_to_layerwise_than_euclidean_is(
     euclid = _get(runs, "euclidean", 0.5, 0.5, lam=lam).samples[:, 1]
     _shows(f"P8 |layer-wise - Euclidean| - |diagonal - layer-wise|, lambda = {lam:g}",
            np.abs(fisher - euclid) - np.abs(diag - fisher), +1)
+
+
+# --- Appendix E.2: the Fisher regularizer, numerically (derivations/pmnist_fisher.py) ---------
+
+DEMONSTRATED_ERRATA: tuple[str, ...] = ("pmnist.fisher_regularizer",)
+"""The misprint of R (line 1392), shown with the numpy network below."""
+
+
+def _half_squared_error(net, x, y):
+    """<(1/2) ||y* - network(x)||^2> over the rows: the paper's l, averaged."""
+    from tasksim.solvers.pmnist.network import forward
+
+    _, out = forward(net, x)
+    return 0.5 * float(np.mean(np.sum((out - y) ** 2, axis=1)))
+
+
+def test_the_printed_R_is_twice_the_second_order_term_and_R_lw_has_the_half():
+    from tasksim.solvers.pmnist.network import Network, forward, init_network
+    from tasksim.solvers.pmnist.penalties import hessian_regularizer, layerwise_fisher_penalty
+
+    rng = np.random.default_rng(5)
+    net = init_network(rng, nx=7, nh=9, ny=3, dtype=np.float64)
+    net.layer1 *= 300.0  # weights of order one: active units with margin
+    net.layer2 *= 30.0
+    x, y = rng.random((40, 7)), rng.standard_normal((40, 3))
+    d1, d2 = rng.standard_normal(net.W1.shape), rng.standard_normal(net.W2.shape)
+
+    def moved(t):
+        return Network.from_parts(net.W1 + t * d1, net.b1, net.W2 + t * d2, net.b2)
+
+    t = 1e-4  # small enough that no pre-activation changes sign (ReLU: phi'' = 0 there)
+    curvature = (_half_squared_error(moved(t), x, y) - 2 * _half_squared_error(net, x, y)
+                 + _half_squared_error(moved(-t), x, y)) / t**2  # dw^T H dw
+    printed_R = hessian_regularizer(moved(1.0), net, x, y)  # the paper's trace form
+    phi, _ = forward(net, x)
+    b = phi @ d2.T                              # dW_2 phi
+    # the printed R is the whole quadratic form dw^T H dw: twice the expansion's (1/2) dw^T H dw
+    assert printed_R == pytest.approx(curvature, rel=1e-5)
+    assert printed_R / (0.5 * curvature) == pytest.approx(2.0, rel=1e-5)
+    # R_lw's second-layer term, (1/2) <||dW_2 phi||^2>, is what the solver's penalty computes
+    # (lam_2 = Z_2 undoes the normalisation): the solver keeps the paper's 1/2 of R_lw
+    probe = layerwise_fisher_penalty(net, x, 0.0, 1.0)
+    unit = layerwise_fisher_penalty(net, x, 0.0, probe.normalisers[1])
+    only_w2 = Network.from_parts(net.W1, net.b1, net.W2 + d2, net.b2)
+    assert unit.value(only_w2) == pytest.approx(0.5 * np.mean(np.sum(b * b, axis=1)), rel=1e-9)
+
+
+# --- the stored grids (results/, mnist-5k) -----------------------------------------------------
+
+def test_every_sec7_statement_gets_a_verdict_word_naming_the_data_set():
+    from tasksim.reports.pmnist_predictions import VERDICTS, sec7_verdicts
+
+    verdicts = sec7_verdicts()
+    assert {v.line for v in verdicts} >= {357, 358, 359, 360, 361, 363, 364, 366, 371, 372,
+                                          1361, 1434}
+    for v in verdicts:
+        assert v.verdict in VERDICTS, v
+        assert v.dataset and v.evidence
+        if v.verdict != "not decided":
+            assert v.n >= 2 and np.isfinite(v.se) and "mnist-5k" in v.dataset
+
+
+def test_stored_grids_that_share_runs_hold_the_same_numbers():
+    """fig9CD's first 10 epochs of task 2 are fig6AB's runs at the same points and seeds, and
+    every vanilla run of a seed starts from the same task 1: the stored files agree."""
+    from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid
+
+    if not (grid_path(RESULTS_DIR, "fig6AB").is_file()):
+        pytest.skip("results/fig6AB.nc is not stored")
+    ab = load_grid(grid_path(RESULTS_DIR, "fig6AB"))
+    done = ab["done"].values.astype(bool)
+    task1 = ab["curves"].values[:, :, :101, 0]
+    for j in np.flatnonzero(done.any(axis=0)):
+        rows = task1[done[:, j], j]
+        assert np.all(rows == rows[0])  # one task 1 per seed
+    if not grid_path(RESULTS_DIR, "fig9CD").is_file():
+        return
+    cd = load_grid(grid_path(RESULTS_DIR, "fig9CD"))
+    compared = 0
+    for i in range(cd.sizes["point"]):
+        match = np.flatnonzero(np.isclose(ab["rho_a"].values, float(cd["rho_a"][i]))
+                               & np.isclose(ab["rho_b"].values, float(cd["rho_b"][i])))
+        for j in range(min(cd.sizes["seed"], ab.sizes["seed"])):
+            if cd["done"].values[i, j] and ab["done"].values[match[0], j]:
+                assert cd["curves"].values[i, j, :111, 0].tolist() == \
+                    ab["curves"].values[match[0], j, :111, 0].tolist()
+                compared += 1
+    assert compared or not cd["done"].values.any()

@@ -25,7 +25,7 @@ there: the label, line and quote checks run everywhere, CI included)."""
 SECTION_MODULES = ("verify.test_vanilla", "verify.test_gating",
                    "verify.test_plasticity_soft_threshold", "verify.test_euclidean",
                    "verify.test_fisher", "verify.test_tall_and_averages",
-                   "verify.test_finite_size")
+                   "verify.test_finite_size", "verify.test_pmnist")
 NOT_NUMERICALLY_DEMONSTRABLE: dict[str, str] = {}
 """Errata without a numeric demonstration, with the reason (none at present)."""
 

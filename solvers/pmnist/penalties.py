@@ -27,7 +27,7 @@ unit) gives a zero penalty. The statistics are computed once, at the anchor.
 
 Examples
 --------
->>> from tasksim.solvers.pmnist_network import init_network
+>>> from tasksim.solvers.pmnist.network import init_network
 >>> rng = np.random.default_rng(0)
 >>> anchor = init_network(rng, nx=5, nh=6, ny=3, dtype=np.float64)
 >>> x = rng.random((40, 5))
@@ -44,12 +44,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pmnist_network import Network, forward
-from .validation import check_nonnegative
+from .network import Network, forward
+from ..validation import check_nonnegative
 
 __all__ = ["EuclideanPenalty", "LayerwiseFisherPenalty", "DiagonalFisherPenalty",
            "euclidean_penalty", "layerwise_fisher_penalty", "diagonal_fisher_penalty",
-           "anchor_statistics"]
+           "anchor_statistics", "hessian_regularizer"]
 
 
 def _deltas(net: Network, anchor: Network) -> tuple[np.ndarray, np.ndarray]:
@@ -163,7 +163,7 @@ def layerwise_fisher_penalty(anchor: Network, x: np.ndarray, lam1: float, lam2: 
 
     Examples
     --------
-    >>> from tasksim.solvers.pmnist_network import init_network
+    >>> from tasksim.solvers.pmnist.network import init_network
     >>> rng = np.random.default_rng(0)
     >>> anchor = init_network(rng, nx=5, nh=6, ny=3, dtype=np.float64)
     >>> p = layerwise_fisher_penalty(anchor, rng.random((40, 5)), 2.0, 3.0)
@@ -190,7 +190,7 @@ def diagonal_fisher_penalty(anchor: Network, x: np.ndarray, lam1: float, lam2: f
 
     Examples
     --------
-    >>> from tasksim.solvers.pmnist_network import init_network
+    >>> from tasksim.solvers.pmnist.network import init_network
     >>> rng = np.random.default_rng(0)
     >>> anchor = init_network(rng, nx=5, nh=6, ny=3, dtype=np.float64)
     >>> p = diagonal_fisher_penalty(anchor, rng.random((40, 5)), 2.0, 3.0)
@@ -206,3 +206,36 @@ def diagonal_fisher_penalty(anchor: Network, x: np.ndarray, lam1: float, lam2: f
     dtype = anchor.W1.dtype
     return DiagonalFisherPenalty(anchor.copy(), (_scale(lam1, z1) * f1).astype(dtype),
                                  (_scale(lam2, z2) * f2).astype(dtype), (z1, z2))
+
+
+def hessian_regularizer(net: Network, anchor: Network, x: np.ndarray, y: np.ndarray) -> float:
+    """The paper's R of Appendix E.2 as printed (its trace form), averaged over the rows of
+    (``x``, ``y``) at the anchor, for the deviation dW = W(net) - W(anchor):
+
+    <||dW_2 phi||^2 + 2 tr[dW_2^T W_2 nabla phi dW_1 x phi^T]
+     + 2 tr[dW_2 nabla phi dW_1 x dy^T] + ||W_2 nabla phi dW_1 x||^2>,
+
+    dy = y(anchor) - y*. It equals dw^T H dw, H the Hessian of (1/2) ||y - y*||^2 at the anchor
+    (ReLU: phi'' = 0), so it is twice the second-order term that R_lw (line 1401) and
+    :class:`LayerwiseFisherPenalty` approximate (:mod:`tasksim.derivations.pmnist_fisher`).
+    Not a training penalty (it needs a pass over the data per evaluation): the reference
+    the layer-wise and diagonal approximations drop terms from.
+
+    Examples
+    --------
+    >>> from tasksim.solvers.pmnist.network import init_network
+    >>> rng = np.random.default_rng(0)
+    >>> anchor = init_network(rng, nx=4, nh=5, ny=2, dtype=np.float64)
+    >>> hessian_regularizer(anchor, anchor, rng.random((6, 4)), rng.random((6, 2)))
+    0.0
+    """
+    d1, d2 = _deltas(net, anchor)
+    phi, out = forward(anchor, x)
+    gate = (phi > 0).astype(phi.dtype)
+    moved = gate * (x @ d1.T)                   # nabla phi dW_1 x, per row
+    first_layer = moved @ anchor.W2.T           # W_2 nabla phi dW_1 x
+    second_layer = phi @ d2.T                   # dW_2 phi
+    residual = out - y                          # dy
+    per_row = (np.sum(second_layer ** 2, axis=1) + 2 * np.sum(second_layer * first_layer, axis=1)
+               + 2 * np.sum(moved * (residual @ d2), axis=1) + np.sum(first_layer ** 2, axis=1))
+    return float(np.mean(per_row))
