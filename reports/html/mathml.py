@@ -12,7 +12,7 @@ script and no Node to show its formulas.
 
 Examples
 --------
->>> formula_html("x^2", display=False)[:44]
+>>> formula_html("x^2", display=False)[:43]
 '<math xmlns="http://www.w3.org/1998/Math/Ma'
 >>> prose_html(r"It needs $N_s \\ll N_x$, see \\emph{this}.")[:9]
 'It needs '
@@ -28,7 +28,7 @@ from typing import Callable, Mapping
 
 from latex2mathml.converter import convert
 
-__all__ = ["formula_html", "prose_html", "plain_text", "clean_formula"]
+__all__ = ["formula_html", "prose_html", "plain_text", "clean_formula", "markdown_html"]
 
 _ENVIRONMENTS = re.compile(r"\\(begin|end)\{(align\*?|equation\*?|eqnarray\*?|gather\*?|"
                            r"multline\*?|split)\}")
@@ -138,3 +138,35 @@ def prose_html(text: str, *, expand: Expand = _identity,
         last = m.end()
     out.append(_prose_words(text[last:], refs))
     return "".join(out)
+
+
+_CODE_SPAN = re.compile(r"`([^`]*)`")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_EMPH = re.compile(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])")
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+def markdown_html(text: str, *, expand: Expand = _identity) -> str:
+    """A line of the report's Markdown (captions, findings) as HTML: code spans, bold, italics,
+    links and ``$...$`` math; a leading list dash dropped.
+
+    >>> markdown_html("- **Fig. 1.** `vanilla.transfer` at $N_x$")[:40]
+    '<strong>Fig. 1.</strong> <code>vanilla.t'
+    """
+    text = re.sub(r"^\s*-\s+", "", text)
+    held: list[str] = []
+
+    def hold(fragment: str) -> str:
+        held.append(fragment)
+        return f"\x00{len(held) - 1}\x00"
+
+    text = _CODE_SPAN.sub(lambda m: hold(f"<code>{html.escape(m.group(1))}</code>"), text)
+    text = re.sub(r"\$\$(.+?)\$\$", lambda m: hold(formula_html(m.group(1), display=True,
+                                                                  expand=expand)), text)
+    text = _INLINE.sub(lambda m: hold(formula_html(m.group(1), display=False, expand=expand)),
+                       text)
+    text = _prose_words(text, {})
+    text = _LINK.sub(lambda m: hold(f'<a href="{m.group(2)}">{m.group(1)}</a>'), text)
+    text = _BOLD.sub(r"<strong>\1</strong>", text)
+    text = _EMPH.sub(r"<em>\1</em>", text)
+    return re.sub("\x00(\\d+)\x00", lambda m: held[int(m.group(1))], text)
