@@ -628,6 +628,16 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-figures", action="store_true", help="claims and derivations only")
     p.add_argument("--no-measurements", action="store_true",
                    help="skip the measured verdicts (about two minutes at full size)")
+    p.add_argument("--workers", type=_size, default=None, metavar="N",
+                   help="local processes for claims, measurements and figures "
+                        "(default: every core)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run them on the dask.distributed scheduler at ADDRESS")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="keyed store of claims, measurements and figures "
+                        "(default: $TASKSIM_CACHE or ~/.cache/tasksim/report)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute everything, read and write no cache")
 
 
 def _size_or_zero(text: str) -> int:
@@ -644,9 +654,15 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"tasksim report: {message}\n")
         err.flush()
 
+    from tasksim.reports.report_cache import default_cache_dir
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = args.workers or cores or 1
+    cache = None if args.no_cache else Path(args.cache) if args.cache else default_cache_dir()
     options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
                             figures=not args.no_figures, command=args.command_line,
-                            measure=not args.no_measurements)
+                            measure=not args.no_measurements, workers=workers,
+                            dask=args.dask, cache=cache)
     try:
         path = build_report(options, progress=progress)
     except OSError as problem:

@@ -104,6 +104,13 @@ MAX_OPS = 300
 than it helps a reader)."""
 
 
+def _reshapable(expr: object) -> bool:
+    """A commutative scalar expression of modest size (the only kind reshaped)."""
+    return (isinstance(expr, sp.Expr) and not isinstance(expr, sp.logic.boolalg.Boolean)
+            and not getattr(expr, "is_Matrix", False) and bool(expr.is_commutative)
+            and not expr.atoms(sp.MatrixSymbol) and sp.count_ops(expr) <= MAX_OPS)
+
+
 def _coefficient(coefficient: sp.Expr, printed_coefficient: Optional[sp.Expr]
                  ) -> tuple[sp.Expr, bool]:
     """A coefficient as the paper writes it when it equals the printed one (and True), else
@@ -160,19 +167,18 @@ def reader_form(derived: sp.Basic, printed: Optional[sp.Basic] = None) -> str:
     - \\gamma_{f}^{4} + 2 \\gamma_{f} \\left(1 - \\gamma_{f}\\right)^{2} + 2 \\gamma_{f} \\left(\\gamma_{f}^{2} - \\gamma_{f} + 1\\right) \\rho_{b}
     """
     plain = latex(derived)
-    if not isinstance(derived, sp.Expr) or isinstance(derived, sp.logic.boolalg.Boolean) \
-            or derived.is_Matrix or sp.count_ops(derived) > MAX_OPS:
+    if not _reshapable(derived):
         return plain
     candidates = [(plain, 0)]
     try:
         candidates.append((latex(sp.factor(derived)), 0))
-    except (sp.PolynomialError, TypeError, ValueError):
+        if _reshapable(printed):
+            for symbol in sorted(printed.free_symbols & derived.free_symbols, key=str):
+                form = _collected(derived, printed, symbol)
+                if form:
+                    candidates.append(form)
+    except Exception:  # sympy raises many kinds on what it cannot factor; keep what we have
         pass
-    if isinstance(printed, sp.Expr) and not printed.is_Matrix:
-        for symbol in sorted(printed.free_symbols & derived.free_symbols, key=str):
-            form = _collected(derived, printed, symbol)
-            if form:
-                candidates.append(form)
     return min(candidates, key=lambda c: (-c[1], len(c[0])))[0]
 
 
@@ -185,13 +191,11 @@ def short_difference(derived: sp.Basic, printed: Optional[sp.Basic],
     >>> short_difference(x**2 + 2*x, x**2)
     '2 x'
     """
-    if not (isinstance(derived, sp.Expr) and isinstance(printed, sp.Expr)) or \
-            derived.is_Matrix or printed.is_Matrix or \
-            sp.count_ops(derived) + sp.count_ops(printed) > MAX_OPS:
+    if not (_reshapable(derived) and _reshapable(printed)):
         return ""
     try:
         difference = sp.factor(sp.expand(derived - printed))
-    except (sp.PolynomialError, TypeError, ValueError):
+    except Exception:  # sympy raises many kinds on what it cannot factor
         return ""
     text = latex(difference)
     return text if difference != 0 and len(text) <= limit else ""
