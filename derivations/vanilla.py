@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from .latex import inline_math
 from .claims import Claim, Derivation, Step
 from .engine import ratio_expansion
 from .matrix_words import MatrixExpr, eye, opaque, task
@@ -242,7 +243,7 @@ def _derive_output_power() -> Derivation:
     return Derivation(slope, (
         Step("output power <||W_1 A_2||_F^2>/Ny: the rho_b-free part of -Delta eps_TF", power),
         Step("d/drho_b", slope)), exact=False,
-        note=f"the output on task 2's inputs has power {sp.sstr(power)}: it grows with rho_a and "
+        note=f"the output on task 2's inputs has power {inline_math(power)}: it grows with rho_a and "
              "does not depend on rho_b")
 
 
@@ -269,7 +270,7 @@ def _derive_extrema() -> Derivation:
         Step("dR/drho_a", slope),
         Step("interior stationary points exist for rho_b >=", threshold),
         Step("(rho_b, its stationary rho_a in (0, 1)) at rho_b = 0.9, 0.95, 1", sp.Tuple(*found)),
-    ), exact=False, note=f"the extrema exist only for rho_b >= {sp.sstr(threshold)} = "
+    ), exact=False, note=f"the extrema exist only for rho_b >= {inline_math(threshold)} = "
                          f"{float(threshold):.4f} within the panel's 0.9 <= rho_b <= 1")
 
 
@@ -296,7 +297,7 @@ def _derive_surrogate_versus_exact() -> Derivation:
         Step("exact coefficient of Ns/Nx (Gaussian, no surrogate)", exact),
         Step("coefficient after the surrogate A^+ ~ (Ns/Nx) A^T", surrogate),
         Step("exact minus surrogate", difference)), exact=True,
-        note=f"exact {sp.sstr(sp.factor(exact))}, surrogate {sp.sstr(sp.factor(surrogate))}: "
+        note=f"exact {inline_math(sp.factor(exact))}, surrogate {inline_math(sp.factor(surrogate))}: "
              "the surrogate's finite-size term is not the model's")
 
 
