@@ -555,7 +555,7 @@ def _derive_cross_moment() -> Derivation:
         raise ValueError("regression and Stein's lemma disagree")
     nonzero = [n for n, c in enumerate(series) if sp.simplify(c) != 0]
     return Derivation(exact, (
-        Step("regression s = rho m + sqrt(1-rho^2) xi: rho E[m phi(m)]", exact),
+        Step(r"regression $s = \rho m + \sqrt{1-\rho^2}\, \xi$: rho E[m phi(m)]", exact),
         Step("Stein's lemma: rho E[phi'(m)] = rho P(|m| > h)", stein),
         Step("Taylor coefficients of rho^0..rho^5 (the paper's route)", sp.Tuple(*series)),
     ), note=("exact for unit-variance m: E[s phi(m)] is linear in rho, the printed O(rho^3) "

@@ -111,7 +111,7 @@ def exact_gaussian_transfer() -> ErrorDerivation:
     R = VANILLA.residual(2, 1)  # B_2 - B_1 A_1^+ A_2
     steps.append(Step("error eps_2[W_1] (eq_ap_epsilonW)", R.to_sympy()))
     R = R.replace(task(2), rho_a * task(1) + s * Z)
-    steps.append(Step("Gaussian generator: A_2 = rho_a A_1 + sqrt(1-rho_a^2) Z", R.to_sympy()))
+    steps.append(Step(r"Gaussian generator: $A_2 = \rho_a A_1 + \sqrt{1-\rho_a^2}\, Z$", R.to_sympy()))
     R = R.replace(P @ task(1), eye("s"))
     steps.append(Step("exact identity A_1^+ A_1 = I_s", R.to_sympy()))
     Q = readout_average(R)
@@ -205,7 +205,7 @@ def _derive_benign() -> Derivation:
         Step("least retention over rho_a <= rho_b", least_R),
         Step("T at rho_b = rho_a + t", T_shift, "non-negative"),
     ), exact=False, note=f"over rho_a <= rho_b: transfer >= 0, retention >= {least_R} "
-                         f"(= {float(least_R):.4g}, at rho_a = rho_b = 1/sqrt(2))")
+                         f"(= {float(least_R):.4g}, at $\\rho_a = \\rho_b = 1/\\sqrt{{2}}$)")
 
 
 def _derive_transfer_asymmetry() -> Derivation:

@@ -332,8 +332,6 @@ def tex_text(text: str) -> str:
 
 
 TEX_PREAMBLE = r"""\documentclass[10pt]{article}
-\usepackage[utf8]{inputenc}
-\usepackage[T1]{fontenc}
 \usepackage[margin=1.8cm]{geometry}
 \usepackage{amsmath,amssymb}
 \setcounter{MaxMatrixCols}{40}

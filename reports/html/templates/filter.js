@@ -13,7 +13,17 @@
     });
     count.textContent = shown + " of " + cards.length + " statements";
   }
+  function reveal() {
+    var target = location.hash && document.getElementById(location.hash.slice(1));
+    if (target && target.hidden) {
+      part.value = "";
+      verdict.value = "";
+      apply();
+      target.scrollIntoView();
+    }
+  }
   part.addEventListener("change", apply);
   verdict.addEventListener("change", apply);
+  window.addEventListener("hashchange", reveal);
   apply();
 })();
