@@ -61,10 +61,14 @@ def main() -> None:
         cache = root / "cache"
         for run, out in (("cold", root / "cold"), ("warm", root / "warm")):
             wall, cpu = build(out, cache, args.workers, args.quick)
-            info = json.loads((out / "build-info.json").read_text())["seconds"]
-            parts = ", ".join(f"{k} {v:.1f} s" for k, v in info.items())
-            print(f"{run} build: {wall:.1f} s wall, {cpu:.1f} s CPU ({parts}); "
-                  f"load average now {os.getloadavg()}")
+            info = json.loads((out / "build-info.json").read_text())
+            parts = ", ".join(f"{k} {v:.1f} s" for k, v in info["seconds"].items())
+            print(f"{run} build: {wall:.1f} s wall, {cpu:.1f} s CPU (wall until all in: "
+                  f"{parts}); load average now {os.getloadavg()}")
+            pieces = sorted(info.get("cpu_seconds_per_piece", {}).items(), key=lambda kv: -kv[1])
+            if pieces:
+                print(f"  CPU of the pieces computed: {info['cpu_seconds_total']:.1f} s; largest: "
+                      + ", ".join(f"{k} {v:.1f} s" for k, v in pieces[:10]))
         differ = same_bytes(root / "cold", root / "warm")
         print("cold and warm outputs: " + ("the same bytes" if not differ else
                                             f"differ in {differ}"))

@@ -2,20 +2,28 @@
 
 What it writes (all regenerated from the toolkit, nothing typed in):
 
-``REPORT.md``         the summary (headline verdicts only), the coverage of the paper's
-                      statements, the claims table with computed statuses, the errata with
-                      their corrections and measurements, the measured verdicts, every
-                      derivation step in LaTeX, the figures and the finite-size plots, and
-                      provenance (versions, seeds, parameters);
+``index.html``        the full record, one self-contained page (:mod:`tasksim.reports.html`):
+                      the summary, then one card per statement of the paper in its order,
+                      anchored by line (``#line-1265``), math as MathML;
+``REPORT.md``         the landing page (at most :data:`LANDING_LIMIT` bytes): the summary, the
+                      errata by cause linking to their cards, provenance;
 ``claims.json``       the machine-readable registry: ``{"provenance": {...}, "claims": [...]}``,
                       one object per claim (id, line, headline, printed, derived, status, ...;
                       :func:`claim_records`);
-``derivations.tex``   a LaTeX fragment with every derivation's steps;
-``figures/*.png``     the regenerated figures;
-``build-info.json``   timings of this build (the only output that changes between builds).
+``derivations.tex``   a LaTeX document (compiles with pdflatex) with every derivation's steps;
+``figures/*.png``     the regenerated figures, each with ``figures/*.csv``, its plotted numbers;
+``build-info.json``   timings of this build: wall seconds, CPU seconds per piece (the only
+                      output that changes between builds).
+
+How: the claims (in chunks), each measurement and each figure are independent pieces
+(:mod:`tasksim.reports.report_jobs`) run on ``workers`` local processes or a dask cluster
+(:func:`tasksim.solvers.executors.open_executor`), through a keyed store
+(:mod:`tasksim.reports.report_cache`) keyed by the package's source digest and the piece's
+parameters; a piece found there is read back, not run.
 
 Same inputs, same bytes: everything but ``build-info.json`` is deterministic (seeded sweeps,
-sorted records, PNGs written without timestamps). Every output records its provenance
+sorted records, PNGs written without timestamps), whether its pieces were computed or read back
+and on however many workers. Every output records its provenance
 (:mod:`tasksim.reports.provenance`: tasksim's version, the commit, library versions, root seed
 and command); the PNGs carry it as text chunks.
 
@@ -58,7 +66,7 @@ from .paper import Paper, load_paper
 from .provenance import png_metadata, provenance
 from .report_cache import KeyedStore, code_version
 from .report_jobs import (FigureOutput, claim_count, claims_job, figure_job, figure_names,
-                          measurement_ids, measurement_job, picklable)
+                          measurement_ids, measurement_job, picklable, timed)
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (correction_state, difference_size, escape_cell, math, quote_markdown,
                       size_phrase)
@@ -451,6 +459,8 @@ class _Stage:
                  version: str, say: Progress) -> None:
         self.executor, self.store, self.version, self.say = executor, store, version, say
         self.hits = self.runs = 0
+        self.cpu: dict[str, float] = {}
+        """CPU seconds of each piece computed in this build (pieces read back cost none)."""
 
     def submit(self, key: list[Any], label: str, fn: Callable[..., Any], *args: Any) -> Any:
         """A handle whose ``result()`` is ``fn(*args)``, read from the store when there."""
@@ -463,12 +473,14 @@ class _Stage:
         self.runs += 1
         if self.executor is None:
             return _Later(self, full, label, fn, args)
-        return _Stored(self, full, label, self.executor.submit(fn, *args))
+        return _Stored(self, full, label, self.executor.submit(timed, fn, *args))
 
-    def keep(self, key: list[Any], label: str, value: Any) -> Any:
+    def keep(self, key: list[Any], label: str, value_and_cpu: tuple[Any, float]) -> Any:
+        value, cpu = value_and_cpu
+        self.cpu[label] = round(cpu, 2)
         if self.store is not None:
             self.store.put(key, value)
-        self.say(f"done: {label}")
+        self.say(f"done: {label} ({cpu:.1f} s CPU)")
         return value
 
 
@@ -487,7 +499,7 @@ class _Later:
 
     def result(self) -> Any:
         self.stage.say(f"running: {self.label}")
-        return self.stage.keep(self.key, self.label, self.fn(*self.args))
+        return self.stage.keep(self.key, self.label, timed(self.fn, *self.args))
 
 
 class _Stored:
@@ -552,8 +564,10 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
             key = [stage.version, "claims", "all"]
             value = store.get(key) if store is not None else None
             if value is None:
+                cpu = time.process_time()
                 every = evaluate_all()
                 value = ([picklable(v) for v in every], _extras(every))
+                stage.cpu["claims"] = round(time.process_time() - cpu, 2)
                 if store is not None:
                     store.put(key, value)
             verdicts, extras = value
@@ -579,7 +593,10 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     (folder / "REPORT.md").write_text(landing_markdown(
         verdicts, paper, covered, measured, findings, records, options, record))
     timings["total"] = time.perf_counter() - start
-    (folder / "build-info.json").write_text(json.dumps({"seconds": timings}, indent=2) + "\n")
+    info = {"seconds": timings, "cpu_seconds_per_piece": stage.cpu,
+            "cpu_seconds_total": round(sum(stage.cpu.values()), 2),
+            "pieces_reused": stage.hits, "workers": options.workers, "dask": options.dask}
+    (folder / "build-info.json").write_text(json.dumps(info, indent=2) + "\n")
 
 
 LANDING_LIMIT = 40_000
