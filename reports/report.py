@@ -327,8 +327,8 @@ def tex_text(text: str) -> str:
     """Words for LaTeX's text mode: its own ``$...$`` math kept, every other special character
     escaped, so a note or a step's name never puts ``^`` or ``_`` outside math.
 
-    >>> tex_text("c_1 = $x^2$ & 50%")
-    'c\\_1 = $x^2$ \\& 50\\%'
+    >>> print(tex_text("c_1 = $x^2$ & 50%"))
+    c\\_1 = $x^2$ \\& 50\\%
     """
     out, last = [], 0
     for m in _TEX_INLINE.finditer(text):
