@@ -18,8 +18,8 @@ def _modules() -> list[str]:
     for package in ("derivations", "solvers", "reports"):
         module = importlib.import_module(f"tasksim.{package}")
         names.append(module.__name__)
-        names += [f"{module.__name__}.{info.name}"
-                  for info in sorted(pkgutil.iter_modules(module.__path__), key=lambda m: m.name)]
+        names += [info.name for info in sorted(pkgutil.walk_packages(
+            module.__path__, prefix=f"{module.__name__}."), key=lambda m: m.name)]
     return names
 
 
