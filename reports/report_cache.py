@@ -3,7 +3,8 @@ rebuild with nothing changed takes seconds.
 
 A key is the SHA-256 of a JSON list: the *code version* (:func:`code_version`: a digest of
 every source file of the tasksim package, so any edit to the code invalidates everything) and
-the parameters of the part (quick, seed, figure name, ...). A value is a pickle, written
+the parameters of the part (quick, seed, figure name, ...). The page's own code
+(:data:`PAGE_ONLY`) is not part of the digest: the pages are always rebuilt from the pieces. A value is a pickle, written
 atomically (a temporary file renamed into place), so an interrupted build leaves no half
 entry. Reading a damaged entry counts as a miss.
 
@@ -31,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-__all__ = ["KeyedStore", "code_version", "default_cache_dir"]
+__all__ = ["KeyedStore", "code_version", "default_cache_dir", "PAGE_ONLY"]
 
 _PACKAGE_DIRS = ("derivations", "solvers", "reports", "src/tasksim")
 
@@ -42,10 +43,15 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "tasksim" / "report"
 
 
+PAGE_ONLY = ("reports/report.py", "reports/cli.py", "reports/summary.py", "reports/html/")
+"""Sources that only arrange the pieces into pages (no piece imports them): editing them
+rebuilds the pages from the stored pieces instead of recomputing the pieces."""
+
+
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """SHA-256 of the tasksim package's sources (every ``.py``, template and the paper), by
-    path relative to the package."""
+    """SHA-256 of the tasksim package's sources (every ``.py`` and the paper, by path relative
+    to the package) but :data:`PAGE_ONLY`: what the stored pieces depend on."""
     import tasksim
     from tasksim import derivations, reports, solvers
 
@@ -53,10 +59,11 @@ def code_version() -> str:
     digest = hashlib.sha256()
     for root in roots:
         for path in sorted(root.rglob("*")):
-            if path.suffix not in (".py", ".j2", ".css", ".js", ".tex") or \
-                    "__pycache__" in path.parts or not path.is_file():
+            name = f"{root.name}/{path.relative_to(root).as_posix()}"
+            if path.suffix != ".py" or "__pycache__" in path.parts or not path.is_file() or \
+                    name.startswith(PAGE_ONLY):
                 continue
-            digest.update(f"{root.name}/{path.relative_to(root)}\n".encode())
+            digest.update(f"{name}\n".encode())
             digest.update(path.read_bytes())
     try:
         from .paper import default_paper_path

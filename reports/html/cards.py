@@ -120,6 +120,9 @@ class Card:
     headlines: list[ClaimView] = field(default_factory=list)
     steps: list[ClaimView] = field(default_factory=list)
     figures: list[FigureView] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    """Anchors of the other lines this card answers for (the rest of a multi-line equation,
+    the lines of its claims), so ``#line-N`` finds the card from any of them."""
 
     @property
     def verdict(self) -> str:
@@ -313,6 +316,14 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
         for f in figure_of.get(claim_id, []):
             if f not in cards[i].figures:
                 cards[i].figures.append(f)
+    for i, card in enumerate(cards):
+        lines = set(range(card.line + 1, card.end + 1))
+        lines |= {int(by_id[c]["line"]) for c, j in home.items() if j == i and c in by_id
+                  and by_id[c].get("line") is not None}
+        for line in sorted(lines):
+            if f"line-{line}" not in taken:
+                taken.add(f"line-{line}")
+                card.aliases.append(f"line-{line}")
     return cards
 
 
