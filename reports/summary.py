@@ -30,6 +30,7 @@ from tasksim.derivations.claims import STATUSES, Verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import PAPER_SIZES, Size, size_at_paper_sizes
 
+from .html.cards import is_prose
 from .measurements import UNMEASURABLE, MeasuredVerdict
 
 __all__ = ["difference_size", "size_phrase", "status_table", "quote_markdown", "math",
@@ -67,7 +68,7 @@ def quote_markdown(quote: str, expand: Callable[[str], str] = lambda s: s) -> st
     """The paper's words as printed: a bare formula as ``$...$``, prose (with its own inline
     ``$...$`` math) in quotation marks; the paper's macros expanded by ``expand``."""
     text = expand(quote)
-    if "$" in text:
+    if is_prose(text):  # words stay words: never typeset as math
         return f"“{escape_cell(text)}”"
     return math(text)
 

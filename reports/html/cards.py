@@ -174,9 +174,23 @@ _AGREEMENT = {"verified": "the print equals the derivation",
               "open": "not derived"}
 
 
+_WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}")
+_COMMAND_ARGUMENTS = re.compile(r"\\[A-Za-z]+\*?(\{[^{}]*\})*")
+
+
+def is_prose(quote: str) -> bool:
+    """Whether the paper's words are prose (inline math, or three words in a row outside any
+    command) rather than a bare formula: prose is never typeset as math.
+
+    >>> is_prose("the opposite scenario is benign"), is_prose(r"\\frac{1}{N_s} \\text{tr} A")
+    (True, False)
+    """
+    return "$" in quote or bool(_WORDS.search(_COMMAND_ARGUMENTS.sub(" ", quote)))
+
+
 def _printed_html(quote: str, expand: Expand) -> str:
     """The paper's words: prose with its inline math, or a bare formula as display math."""
-    if "$" in quote or not quote.strip():
+    if is_prose(quote) or not quote.strip():
         return prose_html(quote, expand=expand)
     return formula_html(quote, display=True, expand=expand)
 
@@ -286,7 +300,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     extra_rows = []
     for r in orphans:
         line = int(r["line"])
-        kind = "sentence" if "$" in str(r.get("printed", "")) else "equation"
+        kind = "sentence" if is_prose(str(r.get("printed", ""))) else "equation"
         extra_rows.append(StatementRow(line, line, kind, str(r.get("printed", "")), place(line),
                                        part(line), claim_ids=(str(r["id"]),)))
     all_rows = sorted(ordered + extra_rows, key=lambda r: (r.line, r.clause))
