@@ -542,9 +542,9 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     with open_executor(workers=options.workers, dask=options.dask) as executor:
         stage = _Stage(executor, store, code_version() if store is not None else "", say)
         figures_wanted = figure_names() if options.figures else []
-        figure_handles = [stage.submit(["figure", name, options.quick, options.seed, metadata],
+        figure_handles = [stage.submit(["figure", name, options.quick, options.seed],
                                        f"figure {name}", figure_job, name, options.quick,
-                                       options.seed, metadata) for name in figures_wanted]
+                                       options.seed) for name in figures_wanted]
         ids = measurement_ids() if options.measure else []
         measure_handles = [stage.submit(["measurement", claim_id, options.quick, options.seed],
                                         f"measurement {claim_id}", measurement_job, i,
@@ -582,7 +582,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     (folder / "claims.json").write_text(claims_document(verdicts, record, paper, measured))
     (folder / "derivations.tex").write_text(derivations_latex(verdicts, record) + "\n")
     for o in outputs:
-        o.write(folder / "figures")
+        o.write(folder / "figures", metadata)
     figures = [FigureView(o.name, o.title, o.caption, o.verdict) for o in outputs]
     findings = [f"- {o.title}: {o.verdict}" for o in outputs if o.verdict]
     records = json.loads((folder / "claims.json").read_text())["claims"]

@@ -16,12 +16,13 @@ from __future__ import annotations
 import dataclasses
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 __all__ = ["timed", "FigureOutput", "claims_job", "claim_count", "measurement_job", "measurement_ids",
-           "figure_job", "figure_names", "picklable"]
+           "figure_job", "figure_names", "picklable", "with_text_chunks"]
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
@@ -86,11 +87,35 @@ class FigureOutput:
     png: bytes
     csv: bytes
 
-    def write(self, folder: Path) -> None:
-        """Write ``<name>.png`` and ``<name>.csv`` into ``folder``."""
+    def write(self, folder: Path, metadata: Optional[dict[str, str]] = None) -> None:
+        """Write ``<name>.png`` (with ``metadata`` as text chunks: the provenance is added
+        here, so a stored figure does not depend on the commit) and ``<name>.csv``."""
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{self.name}.png").write_bytes(self.png)
+        (folder / f"{self.name}.png").write_bytes(with_text_chunks(self.png, metadata or {}))
         (folder / f"{self.name}.csv").write_bytes(self.csv)
+
+
+def with_text_chunks(png: bytes, text: dict[str, str]) -> bytes:
+    """``png`` with one ``tEXt`` chunk (``iTXt`` for text beyond Latin-1) per item of ``text``,
+    placed right after the header chunk: deterministic, the image unchanged.
+
+    >>> import zlib
+    >>> ihdr = b"IHDR" + bytes(13)
+    >>> png = (b"\\x89PNG\\r\\n\\x1a\\n" + (13).to_bytes(4, "big") + ihdr
+    ...        + zlib.crc32(ihdr).to_bytes(4, "big"))
+    >>> with_text_chunks(png, {"Source": "abc"})[33:49]
+    b'\\x00\\x00\\x00\\ntEXtSource\\x00a'
+    """
+    signature, header_end = png[:8], 8 + 4 + 4 + 13 + 4
+    chunks = []
+    for key, value in text.items():
+        try:
+            kind, data = b"tEXt", key.encode("latin-1") + b"\0" + value.encode("latin-1")
+        except UnicodeEncodeError:
+            kind, data = b"iTXt", key.encode("latin-1") + b"\0\0\0\0\0" + value.encode("utf-8")
+        chunks.append(len(data).to_bytes(4, "big") + kind + data
+                      + zlib.crc32(kind + data).to_bytes(4, "big"))
+    return signature + png[8:header_end] + b"".join(chunks) + png[header_end:]
 
 
 def figure_names() -> list[str]:
@@ -100,10 +125,10 @@ def figure_names() -> list[str]:
     return [name for name, _ in BUILDERS]
 
 
-def figure_job(name: str, quick: bool, seed: int,
-               metadata: Optional[dict[str, str]] = None) -> list[FigureOutput]:
+def figure_job(name: str, quick: bool, seed: int) -> list[FigureOutput]:
     """Run the figure builder ``name`` serially in this process (its numerics on one core:
-    the build spreads figures, not panels, over the workers) and return what it drew."""
+    the build spreads figures, not panels, over the workers) and return what it drew (PNGs
+    without provenance: :meth:`FigureOutput.write` adds it)."""
     import matplotlib
 
     from .figures import BUILDERS
@@ -118,8 +143,7 @@ def figure_job(name: str, quick: bool, seed: int,
     with matplotlib.rc_context(STYLE), single_threaded_blas(), \
             tempfile.TemporaryDirectory() as folder:
         for result in builder(FigureContext(config, seed)):
-            path = save_png(result.figure, Path(folder) / f"{result.name}.png", dpi=config.dpi,
-                            metadata=metadata)
+            path = save_png(result.figure, Path(folder) / f"{result.name}.png", dpi=config.dpi)
             out.append(FigureOutput(result.name, result.title, result.caption,
                                     result.verdict, path.read_bytes(),
                                     path.with_suffix(".csv").read_bytes()))
