@@ -217,3 +217,63 @@ def test_the_page_renders_in_a_real_browser(built):
     assert not found["missing"], found["missing"]
     assert in_view, "#line-1265 scrolls its card into view"
     assert (built / "first-screen.png").stat().st_size > 0
+
+
+# --- the cards and the summary from records (the registry's vocabulary, no build) --------------
+
+def _cards(records, rows=None):
+    from tasksim.reports.html.cards import StatementRow, build_cards
+
+    rows = rows if rows is not None else [
+        StatementRow(10, 12, "equation", r"x &= 1 \\ y &= 2", "Sec. 1", "Sec. 1"),
+        StatementRow(20, 20, "sentence", "It holds for $N_s \\ll N_x$.", "Sec. 2", "Sec. 2"),
+        StatementRow(20, 20, "sentence", "It also holds.", "Sec. 2", "Sec. 2", clause=2),
+        StatementRow(30, 30, "sentence", "Prior work did this.", "Sec. 2", "Sec. 2",
+                     out_of_scope="about prior work")]
+    return build_cards(rows, records, {}, [], lambda s: s, lambda line: "Sec. 9",
+                       lambda line: "Sec. 9")
+
+
+def _record(claim_id, line, verdict, **more):
+    return {"id": claim_id, "line": line, "headline": True, "printed": "x = 1",
+            "status": "open", "verdict": verdict, **more}
+
+
+def test_cards_join_claims_by_line_and_answer_for_every_line_they_cover():
+    cards = _cards([_record("a", 11, "exact"), _record("b", 20, "wrong", cause="c1"),
+                    _record("orphan", 40, "not decided"),
+                    {**_record("a.step", 12, "exact"), "headline": False}])
+    assert [c.anchor for c in cards] == ["line-10", "line-20", "line-20-2", "line-30", "line-40"]
+    assert [v.id for v in cards[0].headlines] == ["a"] and cards[0].aliases == ["line-11",
+                                                                               "line-12"]
+    assert [v.id for v in cards[0].steps] == ["a.step"], "steps are evidence, not verdicts"
+    assert cards[1].verdict == "wrong" and cards[2].verdict == "no claim"
+    assert cards[3].verdict == "out of scope"
+    assert cards[4].headlines[0].id == "orphan", "a claim on no statement gets its own card"
+
+
+def test_the_summary_groups_errata_by_cause_ranks_them_by_size_and_keeps_misprints_apart():
+    from tasksim.reports.html.cards import build_summary, size_text
+
+    records = [
+        _record("small", 11, "wrong", cause="typo-A", size_at_paper_sizes=0.001,
+                observable="Delta eps_RT"),
+        _record("big", 20, "wrong", cause="coef-B", size_at_paper_sizes=0.5,
+                observable="Delta eps_RT"),
+        _record("big.too", 30, "wrong", cause="coef-B", size_at_paper_sizes=0.2,
+                observable="Delta eps_RT"),
+        _record("typo", 40, "misprint", size_at_paper_sizes=None, size_reason="no effect")]
+    summary = build_summary(_cards(records), records, ["- a finding"])
+    assert [[e.claim_id for e in g] for g in summary.wrong] == [["big", "big.too"], ["small"]]
+    assert [e.claim_id for e in summary.misprints] == ["typo"]
+    assert dict(summary.counts) == {"wrong": 3, "misprint": 1}
+    assert size_text(records[1]) == "0.5 in Delta eps_RT" and size_text(records[3]) == "no effect"
+
+
+def test_a_record_without_the_new_fields_falls_back_to_its_status_and_size():
+    from tasksim.reports.html.cards import size_text, verdict_word
+
+    old = {"id": "x", "line": 1, "headline": True, "status": "erratum",
+           "size": {"value": 4.0, "at": {"gamma_f": 1.0}}}
+    assert verdict_word(old) == "erratum"
+    assert size_text(old) == "up to 4 at gamma_f = 1"
