@@ -2,7 +2,7 @@
 script and no Node to show its formulas.
 
 - :func:`formula_html`: one formula (the paper's macros expanded, ``align``-like environments
-  turned into ``aligned``, labels and ``\\nonumber`` dropped) as a ``<math>`` element
+  turned into ``split``, labels and ``\\nonumber`` dropped) as a ``<math>`` element
   (latex2mathml); a formula latex2mathml cannot read is shown as its plain-text reading in a
   ``<code>`` element, never as raw TeX.
 - :func:`prose_html`: a sentence of the paper (its inline ``$...$`` math rendered, its text
@@ -50,10 +50,10 @@ def _identity(text: str) -> str:
 
 def clean_formula(tex: str, expand: Expand = _identity) -> str:
     """``tex`` in the subset latex2mathml reads: macros expanded, display environments as
-    ``aligned`` (with their ``&`` and ``\\\\``), labels, tags and spacing dropped.
+    ``split`` (with their ``&`` and ``\\\\``), labels, tags and spacing dropped.
 
-    >>> clean_formula(r"\\begin{align} \\label{eq_a} x &= 1 \\nonumber \\\\ y &= 2 \\end{align}")
-    '\\\\begin{aligned} x &= 1 \\\\\\\\ y &= 2 \\\\end{aligned}'
+    >>> print(clean_formula(r"\\begin{align} \\label{eq_a} x &= 1 \\nonumber \\\\ y &= 2 \\end{align}"))
+    \\begin{split} x &= 1 \\\\ y &= 2 \\end{split}
     """
     text = expand(tex)
     aligned = bool(_ENVIRONMENTS.search(text)) or "&" in text
@@ -65,7 +65,7 @@ def clean_formula(tex: str, expand: Expand = _identity) -> str:
     text = re.sub(r"^(\\\\\s*)+|(\\\\\s*)+$", "", text).strip()
     text = " ".join(text.split())
     if aligned and ("&" in text or "\\\\" in text):
-        text = r"\begin{aligned} " + text + r" \end{aligned}"
+        text = r"\begin{split} " + text + r" \end{split}"
     return text
 
 
