@@ -270,8 +270,9 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                 extras: Mapping[str, ClaimExtras], figures: Sequence[FigureView],
                 expand: Expand, place: Callable[[int], str],
                 part: Callable[[int], str]) -> list[Card]:
-    """One card per statement, in the paper's order; a claim whose line no statement holds
-    gets a card of its own (its quote as the statement) so every claimed line has an anchor.
+    """One card per statement, in the paper's order; a headline claim whose line no statement
+    holds gets a card of its own (its quote as the statement) so every claimed line has an
+    anchor; such a step claim goes under the statement before it.
 
     A claim joins the card of the statement that lists it (``claim_ids``), else the first
     statement starting on its line, else the statement whose lines contain it."""
@@ -293,10 +294,13 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
             home[claim_id] = starts[line]
             continue
         inside = next((i for i, row in enumerate(ordered) if row.line <= line <= row.end), None)
+        before = [i for i, row in enumerate(ordered) if row.line <= line]
         if inside is not None:
             home[claim_id] = inside
-        elif r.get("headline"):
+        elif r.get("headline") or not before:
             orphans.append(r)
+        else:  # a step of the paper's algebra between statements: under the one before it
+            home[claim_id] = before[-1]
     extra_rows = []
     for r in orphans:
         line = int(r["line"])
