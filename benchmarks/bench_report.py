@@ -15,6 +15,7 @@ import filecmp
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,7 +60,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         cache = root / "cache"
-        for run, out in (("cold", root / "cold"), ("warm", root / "warm")):
+        out = root / "report"  # one folder: its path is in the provenance the outputs carry
+        for run in ("cold", "warm"):
             wall, cpu = build(out, cache, args.workers, args.quick)
             info = json.loads((out / "build-info.json").read_text())
             parts = ", ".join(f"{k} {v:.1f} s" for k, v in info["seconds"].items())
@@ -69,6 +71,7 @@ def main() -> None:
             if pieces:
                 print(f"  CPU of the pieces computed: {info['cpu_seconds_total']:.1f} s; largest: "
                       + ", ".join(f"{k} {v:.1f} s" for k, v in pieces[:10]))
+            shutil.copytree(out, root / run)
         differ = same_bytes(root / "cold", root / "warm")
         print("cold and warm outputs: " + ("the same bytes" if not differ else
                                             f"differ in {differ}"))
