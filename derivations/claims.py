@@ -52,7 +52,7 @@ from typing import Callable, Optional
 import mpmath
 import sympy as sp
 
-from .latex import latex
+from .latex import latex, inline_math
 from .symbols import Ns, Nx, eps
 
 __all__ = ["Step", "Derivation", "Claim", "Verdict", "evaluate", "leading_order",
@@ -309,7 +309,7 @@ def evaluate(claim: Claim) -> Verdict:
             difference = derived - claim.printed
             correction = (sp.factor(sp.cancel(sp.together(difference)))
                           if difference.is_rational_function() else sp.simplify(difference))
-            notes.append(f"finite-size correction: {sp.sstr(correction)}")
+            notes.append(f"finite-size correction: {inline_math(correction)}")
             return Verdict(claim, "leading order", derivation, correction, "; ".join(notes))
     if not notes:
         raise ValueError(f"claim {claim.id} is an erratum: its note must say what is wrong")

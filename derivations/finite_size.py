@@ -57,6 +57,7 @@ from typing import Callable, Optional
 import sympy as sp
 
 from . import euclidean, fisher, gating, plasticity
+from .latex import inline_math
 from .claims import Claim, Derivation, Step
 from .gram_expansion import GramInverse, expand_trace
 from .matrix_words import MatrixExpr, eye, gate, readout, task
@@ -322,14 +323,14 @@ _PAPER_ROUTE = ("the paper's terms are those of the surrogate weights (eq_DA+_ap
 
 def _note(model: str, quantity: str, generator: str, c: sp.Expr,
           printed: Optional[sp.Expr]) -> str:
-    exact = f"{generator} generator: exact coefficient of 1/Nx is {sp.sstr(c)}"
+    exact = f"{generator} generator: exact coefficient of 1/Nx is {inline_math(c)}"
     if model == "fisher" and quantity == "retention":
         return (exact + "; the paper states a loss of order Ns/(Nx (1 - rho_a^2)) (its "
                 "surrogate W_2), but the exact fixed point retains task 1 exactly at every "
                 "Nx >= 2 Ns (rho_a < 1)")
     if printed is None:
         return exact + "; the paper gives the leading order only"
-    note = (f"read as: the 1/Nx term these printed terms imply, {sp.sstr(printed)}/Nx; "
+    note = (f"read as: the 1/Nx term these printed terms imply, {inline_math(printed)}/Nx; "
             f"{exact}; {_PAPER_ROUTE}")
     if model == "fisher":
         note += "; Fisher's transfer is vanilla's (task 1 unregularized)"

@@ -45,10 +45,10 @@ from typing import Callable
 
 import sympy as sp
 
-
 from .arguments import positive_size
 from .claims import Claim, Derivation, Step, annotate
 from .engine import expect_frobenius2, expect_trace, ratio_expansion
+from .latex import inline_math
 from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
                            expected_error, frobenius2, gram_mean, gram_surrogate, matrix_gradient,
                            reduce_svd, same_matrix_expression, solve_in_svd_span,
@@ -659,8 +659,8 @@ def _derive_retention(expectation: str) -> Callable[[], Derivation]:
             steps += [Step("first-order coefficient c_1 (Delta eps_RT = 1 + c_1 Ns/Nx + ...)",
                            c1),
                       Step("lim_{rho_a -> 1} (1 - rho_a) c_1", residue)]
-            note = (f"first-order coefficient c_1 = {sp.sstr(c1)}, a simple pole at rho_a = 1 "
-                    f"with residue {sp.sstr(residue)}: ~ 1/(1 - rho_a^2) as printed; nonzero "
+            note = (f"first-order coefficient c_1 = {inline_math(c1)}, a simple pole at rho_a = 1 "
+                    f"with residue {inline_math(residue)}: ~ 1/(1 - rho_a^2) as printed; nonzero "
                     "for rho_b < 1, so the average of c_1 over a uniform rho_a diverges "
                     "(logarithmically): the surrogate's correction is not uniform near "
                     "rho_a = 1")
@@ -770,7 +770,7 @@ def _derive_invertibility() -> Derivation:
     return Derivation(sp.true if holds else sp.false, (
         Step("surrogate blocks of M (eq_AtA_approx)", scalars),
         Step("det M", det, "zero iff lambda = 0 or rho_a = 1 (rho_a >= 0)")),
-                      exact=False, note=f"det M = {sp.sstr(det)}: lambda != 0 and "
+                      exact=False, note=f"det M = {inline_math(det)}: lambda != 0 and "
                                         "rho_a < 1 make M invertible (after the surrogate; "
                                         "exactly, [A_{mu-1}, A_mu] of full column rank, "
                                         "Nx >= 2 Ns, is what is needed)")

@@ -27,6 +27,7 @@ from typing import Optional
 
 import sympy as sp
 
+from .latex import inline_math
 from .claims import Claim, Derivation, Step, annotate
 from .engine import (
     expect_frobenius2,
@@ -201,7 +202,7 @@ def _truncated(exact: sp.Expr, keep_all_Ns: bool, scale: sp.Expr = sp.Integer(1)
 
 def _nlo_note(printed_c1: sp.Expr, c1: sp.Expr, generator: str) -> str:
     note = (f"{generator} generator: exact coefficient of Ns/(alpha Nx) is "
-            f"{sp.sstr(sp.factor(c1))} (printed {sp.sstr(sp.factor(printed_c1))})")
+            f"{inline_math(sp.factor(c1))} (printed {inline_math(sp.factor(printed_c1))})")
     difference = sp.expand(c1 - printed_c1)
     if difference != 0 and sp.expand(difference.subs({alpha: 1, alpha_t: 1})) == 0:
         note += "; they agree without gates (alpha = alpha~ = 1)"
@@ -309,7 +310,7 @@ def _isserlis_claim(generator: str) -> Claim:
             derived,
             (Step("moments by equality pattern of (i,k), (j,l)", derived, generator),),
             note=f"{generator} generator: coefficient of delta_ik delta_jl is "
-                 f"{sp.sstr(coefficient)}/Ns^2 (printed rho_a^2/Ns^2)"
+                 f"{inline_math(coefficient)}/Ns^2 (printed rho_a^2/Ns^2)"
                  + ("" if generator == "gaussian" else "; Isserlis' theorem needs jointly "
                     "Gaussian entries, and the appendix generator's are a mixture"),
         )

@@ -20,7 +20,7 @@ import re
 
 import sympy as sp
 
-__all__ = ["latex", "GREEK", "fix_greek", "group_superscripts"]
+__all__ = ["latex", "GREEK", "fix_greek", "group_superscripts", "inline_math"]
 
 GREEK = ("alpha", "beta", "gamma", "Gamma", "delta", "Delta", "epsilon", "zeta", "eta",
          "theta", "Theta", "kappa", "lambda", "Lambda", "mu", "nu", "xi", "Xi", "pi", "Pi",
@@ -58,3 +58,12 @@ def latex(expr: sp.Basic) -> str:
     """``sympy.latex(expr)`` with Greek names as commands and double superscripts grouped
     (module docstring)."""
     return group_superscripts(fix_greek(sp.latex(expr)))
+
+
+def inline_math(expr: sp.Basic) -> str:
+    """``expr`` as inline math for a note (``$...$``): notes are words or math, never code.
+
+    >>> print(inline_math(sp.Symbol("rho_a") ** 2 / 2))
+    $\\frac{\\rho_{a}^{2}}{2}$
+    """
+    return f"${latex(expr)}$"

@@ -38,6 +38,7 @@ from typing import Callable, Optional
 
 import sympy as sp
 
+from .latex import inline_math
 from .claims import Claim, Derivation, Step
 from .engine import ratio_expansion
 from .span_algebra import (SVD_LAMBDA, SVD_LAMBDA_INV, SVD_U, SVD_V, by_powers_of_nx,
@@ -221,7 +222,7 @@ def _derive(kind: str, expectation: str) -> Callable[[], Derivation]:
         if expectation != "surrogate":
             c1 = sp.factor(ratio_expansion(value, 1, gated=True)[1])
             steps += (Step("coefficient of Ns/(alpha Nx)", c1),)
-            note = (f"first-order coefficient in Ns/(alpha Nx): {sp.sstr(c1)}; the "
+            note = (f"first-order coefficient in Ns/(alpha Nx): {inline_math(c1)}; the "
                     "finite-size correction depends on alpha")
         return Derivation(value, steps, exact=expectation != "surrogate", note=note)
     return derive

@@ -40,6 +40,7 @@ from typing import Callable
 
 import sympy as sp
 
+from .latex import inline_math
 from .arguments import real_in_range
 from .claims import Claim, Derivation, Step, annotate, leading_order
 from .engine import expect_trace, joint_moment
@@ -554,7 +555,7 @@ def _derive_cross_moment() -> Derivation:
         raise ValueError("regression and Stein's lemma disagree")
     nonzero = [n for n, c in enumerate(series) if sp.simplify(c) != 0]
     return Derivation(exact, (
-        Step("regression s = rho m + sqrt(1-rho^2) xi: rho E[m phi(m)]", exact),
+        Step(r"regression $s = \rho m + \sqrt{1-\rho^2}\, \xi$: rho E[m phi(m)]", exact),
         Step("Stein's lemma: rho E[phi'(m)] = rho P(|m| > h)", stein),
         Step("Taylor coefficients of rho^0..rho^5 (the paper's route)", sp.Tuple(*series)),
     ), note=("exact for unit-variance m: E[s phi(m)] is linear in rho, the printed O(rho^3) "
@@ -724,7 +725,7 @@ def _derive_row_norm() -> Derivation:
         Step("Var(sum_j A_ij^2) = Ns (E a^4 - (E a^2)^2), a ~ N(0, 1/Ns)", variance),
         Step("as Ns -> oo", limit)),
         note=f"<m_i^2> = sum_j A_ij^2 ~ 1 only up to a fluctuation of variance "
-             f"{sp.sstr(variance)} (= {float(variance.subs(Ns, 30)):.3f} at Ns = 30): the "
+             f"{inline_math(variance)} (= {float(variance.subs(Ns, 30)):.3f} at Ns = 30): the "
              "unit-variance Gaussian m_i the appendix integrates needs Ns >> 1")
 
 

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from .latex import inline_math
 from .claims import Claim, Derivation, Step
 from .engine import ratio_expansion
 from .matrix_words import MatrixExpr, eye, opaque, task
@@ -110,7 +111,7 @@ def exact_gaussian_transfer() -> ErrorDerivation:
     R = VANILLA.residual(2, 1)  # B_2 - B_1 A_1^+ A_2
     steps.append(Step("error eps_2[W_1] (eq_ap_epsilonW)", R.to_sympy()))
     R = R.replace(task(2), rho_a * task(1) + s * Z)
-    steps.append(Step("Gaussian generator: A_2 = rho_a A_1 + sqrt(1-rho_a^2) Z", R.to_sympy()))
+    steps.append(Step(r"Gaussian generator: $A_2 = \rho_a A_1 + \sqrt{1-\rho_a^2}\, Z$", R.to_sympy()))
     R = R.replace(P @ task(1), eye("s"))
     steps.append(Step("exact identity A_1^+ A_1 = I_s", R.to_sympy()))
     Q = readout_average(R)
@@ -204,7 +205,7 @@ def _derive_benign() -> Derivation:
         Step("least retention over rho_a <= rho_b", least_R),
         Step("T at rho_b = rho_a + t", T_shift, "non-negative"),
     ), exact=False, note=f"over rho_a <= rho_b: transfer >= 0, retention >= {least_R} "
-                         f"(= {float(least_R):.4g}, at rho_a = rho_b = 1/sqrt(2))")
+                         f"(= {float(least_R):.4g}, at $\\rho_a = \\rho_b = 1/\\sqrt{{2}}$)")
 
 
 def _derive_transfer_asymmetry() -> Derivation:
@@ -242,7 +243,7 @@ def _derive_output_power() -> Derivation:
     return Derivation(slope, (
         Step("output power <||W_1 A_2||_F^2>/Ny: the rho_b-free part of -Delta eps_TF", power),
         Step("d/drho_b", slope)), exact=False,
-        note=f"the output on task 2's inputs has power {sp.sstr(power)}: it grows with rho_a and "
+        note=f"the output on task 2's inputs has power {inline_math(power)}: it grows with rho_a and "
              "does not depend on rho_b")
 
 
@@ -269,7 +270,7 @@ def _derive_extrema() -> Derivation:
         Step("dR/drho_a", slope),
         Step("interior stationary points exist for rho_b >=", threshold),
         Step("(rho_b, its stationary rho_a in (0, 1)) at rho_b = 0.9, 0.95, 1", sp.Tuple(*found)),
-    ), exact=False, note=f"the extrema exist only for rho_b >= {sp.sstr(threshold)} = "
+    ), exact=False, note=f"the extrema exist only for rho_b >= {inline_math(threshold)} = "
                          f"{float(threshold):.4f} within the panel's 0.9 <= rho_b <= 1")
 
 
@@ -296,7 +297,7 @@ def _derive_surrogate_versus_exact() -> Derivation:
         Step("exact coefficient of Ns/Nx (Gaussian, no surrogate)", exact),
         Step("coefficient after the surrogate A^+ ~ (Ns/Nx) A^T", surrogate),
         Step("exact minus surrogate", difference)), exact=True,
-        note=f"exact {sp.sstr(sp.factor(exact))}, surrogate {sp.sstr(sp.factor(surrogate))}: "
+        note=f"exact {inline_math(sp.factor(exact))}, surrogate {inline_math(sp.factor(surrogate))}: "
              "the surrogate's finite-size term is not the model's")
 
 

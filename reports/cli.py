@@ -734,6 +734,16 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rerun", action="append", default=[], choices=["pmnist"],
                    help="recompute stored results first: pmnist reruns every Sec. 7 grid into "
                         "results/ from scratch (hours; the report otherwise reads results/)")
+    p.add_argument("--workers", type=_size, default=None, metavar="N",
+                   help="local processes for claims, measurements and figures "
+                        "(default: every core)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run them on the dask.distributed scheduler at ADDRESS")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="keyed store of claims, measurements and figures "
+                        "(default: $TASKSIM_CACHE or ~/.cache/tasksim/report)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="compute everything, read and write no cache")
 
 
 def _size_or_zero(text: str) -> int:
@@ -760,11 +770,17 @@ def _run_report(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(f"tasksim report: {message}\n")
         err.flush()
 
+    from tasksim.reports.report_cache import default_cache_dir
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    workers = args.workers or cores or 1
+    cache = None if args.no_cache else Path(args.cache) if args.cache else default_cache_dir()
     if "pmnist" in args.rerun:
         _rerun_pmnist_grids(args, err)
     options = ReportOptions(out_dir=Path(args.out), quick=args.quick, seed=args.seed,
                             figures=not args.no_figures, command=args.command_line,
-                            measure=not args.no_measurements)
+                            measure=not args.no_measurements, workers=workers,
+                            dask=args.dask, cache=cache)
     try:
         path = build_report(options, progress=progress)
     except OSError as problem:

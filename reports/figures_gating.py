@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from tasksim.derivations.latex import inline_math
 from tasksim.derivations.symbols import alpha, alpha_t, rho_a, rho_b
 
 from .figures_config import midpoint_grid
@@ -118,7 +119,7 @@ def figure_2(ctx: FigureContext) -> list[FigureResult]:
         f"against the gating level alpha, one line per rho_b in {list(RHO_B_LINES)} (as in "
         f"the paper: rho_b = 1 >= rho_a, the 'lime line', loses transfer with any gating; "
         f"rho_b < rho_a, the 'blue lines', gain transfer for alpha >= rho_b/rho_a, with the "
-        f"derived optimum alpha* = {sp.sstr(alpha_star)} marked by stars); lines: leading "
+        f"derived optimum alpha* = {inline_math(alpha_star)} marked by stars); lines: leading "
         f"order of the derived `gating.transfer.random` "
         f"({theory.status('gating.transfer.random')}) and `gating.retention.random` "
         f"({theory.status('gating.retention.random')}); points: {ctx.numerics_phrase()} (at "
@@ -128,9 +129,9 @@ def figure_2(ctx: FigureContext) -> list[FigureResult]:
         f"**B**: theory only: the derived transfer at the derived optimal gating level "
         f"alpha* (`gating.optimal_alpha`, {theory.status('gating.optimal_alpha')}), rho_a > 0. "
         f"**D**: averages over the uniform prior against alpha; lines: the derived "
-        f"`averages.random.transfer` = {sp.sstr(theory.leading('averages.random.transfer'))} "
+        f"`averages.random.transfer` = {inline_math(theory.leading('averages.random.transfer'))} "
         f"and `averages.random.retention` = "
-        f"{sp.sstr(theory.leading('averages.random.retention'))}; dashed: vanilla "
+        f"{inline_math(theory.leading('averages.random.retention'))}; dashed: vanilla "
         f"(`averages.vanilla.*` = 1/6, 43/60); {averages_phrase(ctx)}. "
         f"{average_caption('D', avg, exact, 'alpha')}."
     )
@@ -283,7 +284,7 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
         f"with Ns/(alpha Nx), `plasticity.alpha_independence`, "
         f"{theory.status('plasticity.alpha_independence')}); same numerics. "
         f"{average_caption('C', plastic_avg, plastic_exact, 'alpha')}. "
-        f"**D**: soft-thresholding, h = sqrt(2) erfcinv(alpha). Dashed: the paper's prediction "
+        f"**D**: soft-thresholding, $h = \\sqrt{{2}}\\, \\mathrm{{erfc}}^{{-1}}(\\alpha)$. Dashed: the paper's prediction "
         f"(`soft_threshold.alpha_independence`, {theory.status('soft_threshold.alpha_independence')}): "
         f"the vanilla values at every alpha, averaged over the same {n} pairs; dotted: the "
         f"derived prediction with the diagonal of E[phi phi^T] kept "
@@ -363,16 +364,16 @@ def figure_7(ctx: FigureContext) -> list[FigureResult]:
     verdict = (
         f"the three phases of the paper's Fig. 7 are derived, but they overlap: the red region "
         f"(retention rising with alpha) meets rho_b < rho_a on an area of exactly "
-        f"{sp.sstr(area)} = {float(area):.5f} of the unit square; at the marked points the "
+        f"{inline_math(area)} = {float(area):.5f} of the unit square; at the marked points the "
         f"exact solver follows eq_rcg_epsilon_TF/RT within {fmt_number(max_dev)} at "
         f"{c.sizes()}.")
     caption = (
         f"**Fig. 7 (fig_supp_phase).** **A**: the phases of the gating-level dependence, theory "
         f"only: red, where the derived random-gating retention rises with alpha somewhere in "
         f"(0, 1] (`phase_diagram.rising_region`, {theory.status('phase_diagram.rising_region')}"
-        f": {sp.sstr(region)}); blue, rho_b < rho_a (high alpha lowers both, "
+        f": {inline_math(region)}); blue, rho_b < rho_a (high alpha lowers both, "
         f"`phase_diagram.high_alpha_hurts_both`); grey, the monotonic tradeoff. Purple: the red "
-        f"region inside rho_b < rho_a: exactly {sp.sstr(area)} = {float(area):.5f} of the unit "
+        f"region inside rho_b < rho_a: exactly {inline_math(area)} = {float(area):.5f} of the unit "
         f"square (`phase_diagram.overlap_of_phases`, derived; {fmt_number(overlap_area, 3)} "
         f"on this plotting grid), drawn by the paper as if the phases were disjoint. **B-D**: transfer and retention against alpha at "
         f"the marked points; lines: leading order of the derived `gating.transfer.random` and "

@@ -30,9 +30,13 @@ import matplotlib
 
 matplotlib.use("Agg", force=False)  # a no-op when a backend is already chosen
 
+import csv  # noqa: E402
+import io  # noqa: E402
+
 import matplotlib.colors as mcolors  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
@@ -47,6 +51,7 @@ __all__ = [
     "numeric_points",
     "heatmap",
     "baseline",
+    "figure_data_csv",
 ]
 
 STYLE: dict[str, object] = {
@@ -114,7 +119,104 @@ def save_png(fig: Figure, path: Path, *, dpi: int,
     path.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context(STYLE):
         fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None, **(metadata or {})})
+    path.with_suffix(".csv").write_text(figure_data_csv(fig), newline="")
     return path
+
+
+DATA_HEADER = (
+    "# The numbers plotted in the PNG of the same name, one row per plotted point.\n"
+    "# panel: the panel's title; series: the legend label (or kind and index); kind: line "
+    "(theory), points (numerics), baseline, heatmap, scatter;\n"
+    "# x, y: the point (heatmap: the cell centre, with its value in value); error: the "
+    "half-length of the drawn error bar (the caption says whether it is the standard error "
+    "or the sd over seeds), empty where none is drawn.\n"
+)
+"""The comment lines at the top of every figure's CSV."""
+
+
+def _number(x: float) -> str:
+    return "" if x is None or not np.isfinite(x) else f"{float(x):.12g}"
+
+
+def figure_data_csv(fig: Figure) -> str:
+    """Every plotted point of ``fig`` as CSV (``DATA_HEADER``; columns panel, x_label,
+    y_label, series, kind, x, y, error, value): theory lines, error bars, baselines,
+    heatmaps and scatters, read from the drawn artists, so every figure writes its data with
+    no code of its own.
+
+    Examples
+    --------
+    >>> fig, (ax,) = new_figure(1, (2.0, 2.0))
+    >>> numeric_points(ax, np.array([0.0, 1.0]), np.array([1.0, 2.0]), np.array([0.1, 0.2]), "k",
+    ...                label="numerics")
+    >>> theory_line(ax, np.array([0.0, 1.0]), np.array([1.0, 2.0]), "k", label="theory")
+    >>> print("\\n".join(figure_data_csv(fig).splitlines()[-4:]))
+    axes 1,,,numerics,points,0,1,0.1,
+    axes 1,,,numerics,points,1,2,0.2,
+    axes 1,,,theory,line,0,1,,
+    axes 1,,,theory,line,1,2,,
+    """
+    out = io.StringIO()
+    out.write(DATA_HEADER)
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(["panel", "x_label", "y_label", "series", "kind", "x", "y", "error",
+                     "value"])
+    for number, ax in enumerate(fig.axes):
+        if ax.get_label() == "<colorbar>":
+            continue
+        panel = " ".join(t for t in (ax.get_title("left"), ax.get_title()) if t).replace(
+            "$\\bf{", "").replace("}$", "") or f"axes {number + 1}"
+        head = [panel, ax.get_xlabel(), ax.get_ylabel()]
+        in_bars = set()
+        for i, container in enumerate(ax.containers):
+            if not isinstance(container, ErrorbarContainer):
+                continue
+            line, caps, bars = container.lines
+            in_bars.add(id(line))
+            in_bars.update(id(c) for c in caps)
+            xs, ys = (np.asarray(a, dtype=float) for a in line.get_data())
+            errors = np.full(len(xs), np.nan)
+            if bars:
+                for j, segment in enumerate(bars[-1].get_segments()[:len(xs)]):
+                    errors[j] = abs(segment[1][1] - segment[0][1]) / 2
+            series = container.get_label() or f"points {i + 1}"
+            series = f"points {i + 1}" if series.startswith("_") else series
+            for x, y, e in zip(xs, ys, errors):
+                writer.writerow(head + [series, "points", _number(x), _number(y), _number(e), ""])
+        for i, line in enumerate(ax.lines):
+            if id(line) in in_bars:
+                continue
+            xs, ys = (np.atleast_1d(np.asarray(a, dtype=float)) for a in line.get_data())
+            horizontal = line.get_linestyle() == "--" and len(set(ys.tolist())) == 1 and \
+                line.get_transform() is not ax.transData
+            kind = "baseline" if horizontal else "line"
+            series = line.get_label()
+            series = f"{kind} {i + 1}" if not series or series.startswith("_") else series
+            if horizontal:
+                writer.writerow(head + [series, kind, "", _number(ys[0]), "", ""])
+                continue
+            for x, y in zip(xs, ys):
+                writer.writerow(head + [series, kind, _number(x), _number(y), "", ""])
+        for i, image in enumerate(ax.images):
+            values = np.asarray(image.get_array(), dtype=float)
+            x0, x1, y0, y1 = image.get_extent()
+            rows, cols = values.shape[:2]
+            for r in range(rows):
+                for c in range(cols):
+                    x = x0 + (c + 0.5) * (x1 - x0) / cols
+                    y = y0 + (r + 0.5) * (y1 - y0) / rows
+                    writer.writerow(head + [f"heatmap {i + 1}", "heatmap", _number(x),
+                                            _number(y), "", _number(values[r, c])])
+        for i, collection in enumerate(ax.collections):
+            offsets = np.asarray(collection.get_offsets(), dtype=float)
+            if offsets.ndim != 2 or len(offsets) == 0 or type(collection).__name__ != \
+                    "PathCollection":
+                continue
+            series = collection.get_label()
+            series = f"scatter {i + 1}" if not series or series.startswith("_") else series
+            for x, y in offsets:
+                writer.writerow(head + [series, "scatter", _number(x), _number(y), "", ""])
+    return out.getvalue()
 
 
 def panel_label(ax: Axes, letter: str, title: str = "") -> None:

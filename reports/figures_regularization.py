@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from tasksim.derivations.latex import inline_math
 from tasksim.derivations.symbols import gamma, gamma_f, rho_a, rho_b
 
 from tasksim.solvers.api import resolve_params
@@ -128,8 +129,8 @@ def figure_4(ctx: FigureContext) -> list[FigureResult]:
         f"{fmt_deviation(*devs['retention'])}. **C**: theory only: the gamma in [0, 1] that "
         f"maximises the derived retention (a quartic in gamma, maximised exactly at each "
         f"point). **D**: averages over the uniform prior; lines: the derived transfer and "
-        f"retention averaged exactly, {sp.sstr(averages['transfer'])} and "
-        f"{sp.sstr(averages['retention'])} (the retention average is largest at gamma = "
+        f"retention averaged exactly, {inline_math(averages['transfer'])} and "
+        f"{inline_math(averages['retention'])} (the retention average is largest at gamma = "
         f"{fmt_number(grid[best], 3)} on a grid of {len(grid)}, value "
         f"{fmt_number(float(exact['retention'](grid[best])), 4)}); dashed: vanilla; "
         f"{averages_phrase(ctx)}. {average_caption('D', avg, exact, 'gamma')}."
@@ -173,7 +174,7 @@ def figure_8(ctx: FigureContext) -> list[FigureResult]:
         panel_label(axis, letter, title)
     caption = (
         f"**Fig. 8 (fig_supp_euc), theory only.** **A**: the derived optimal gamma for "
-        f"transfer, `euclidean.optimal_gamma_transfer` = {sp.sstr(g_tf_expr)} "
+        f"transfer, `euclidean.optimal_gamma_transfer` = {inline_math(g_tf_expr)} "
         f"({theory.status('euclidean.optimal_gamma_transfer')}); **B**: the derived transfer "
         f"there. **C, D**: the gamma in [0, 1] that maximises the derived `euclidean.retention` "
         f"(exact maximisation of the quartic at each point) and the retention there (C repeats "
@@ -337,12 +338,12 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"**Fig. 5 (Fisher-metric regularization, lam = 1/gamma - 1).** **A**: retention "
         f"against rho_a at gamma = {FISHER_GAMMA} for rho_b in {list(FISHER_RHO_B)}, task 1 "
         f"learned without regularization; lines (rho_a < 1): the derived `fisher.retention` = "
-        f"{sp.sstr(theory.leading('fisher.retention'))} ({theory.status('fisher.retention')}, "
+        f"{inline_math(theory.leading('fisher.retention'))} ({theory.status('fisher.retention')}, "
         f"any lam > 0; the lines coincide, drawn with distinct styles and widths, markers "
         f"offset sideways by up to {fmt_number(float(abs(shift).max()))} in rho_a to stay "
         f"visible); stars (rho_a = 1): the derived "
         f"`fisher.rho1.retention.unregularized_first` = "
-        f"{sp.sstr(theory.leading('fisher.rho1.retention.unregularized_first'))} "
+        f"{inline_math(theory.leading('fisher.rho1.retention.unregularized_first'))} "
         f"({theory.status('fisher.rho1.retention.unregularized_first')}) with gamma_f = "
         f"1/(1 + lam) = {fmt_number(_fisher_gamma_f(ctx, FISHER_GAMMA))}; points: "
         f"{ctx.numerics_phrase()}. {fmt_deviation(dev_a, points)}. {exact_note} **B**: "
@@ -351,8 +352,8 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"{fmt_number(float(abs(shift_b).max()))} in gamma); {fmt_deviation(dev_b, points_b)}. "
         f"**C**: averages over the uniform prior with task 1 regularized in the Fisher metric "
         f"of an uncorrelated task (as in the paper's Fig. 5C); lines: "
-        f"`fisher.average_transfer` = {sp.sstr(theory.leading('fisher.average_transfer'))}, "
-        f"`fisher.average_retention` = {sp.sstr(theory.leading('fisher.average_retention'))} "
+        f"`fisher.average_transfer` = {inline_math(theory.leading('fisher.average_transfer'))}, "
+        f"`fisher.average_retention` = {inline_math(theory.leading('fisher.average_retention'))} "
         f"(verdict: {theory.status('fisher.average_transfer')}: the paper prints no value); "
         f"dashed: vanilla; {averages_phrase(ctx)}. "
         f"{average_caption('C', avg_c, exact, 'gamma')}. **D**: the same with the diagonal "

@@ -12,6 +12,7 @@ import numpy as np
 import sympy as sp
 from matplotlib.patches import Rectangle
 
+from tasksim.derivations.latex import inline_math
 from tasksim.derivations.symbols import rho_a, rho_b
 
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
@@ -185,7 +186,7 @@ def _draw_extrema(axis, rho_b_values: np.ndarray) -> list[str]:
                   linewidth=1.2)
         kinds = {("minimum" if k > 0 else "maximum")
                  for k in curvature(a_star[inside], rho_b_values[inside])}
-        described.append(f"rho_a = {sp.sstr(expr)} ({'/'.join(sorted(kinds))}; inside the unit "
+        described.append(f"rho_a = {inline_math(expr)} ({'/'.join(sorted(kinds))}; inside the unit "
                          f"square for rho_b >= {fmt_number(rho_b_values[inside].min())} on the "
                          f"plotted grid)")
     return described

@@ -19,11 +19,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Optional
 
-from tasksim.derivations.latex import GREEK
+import sympy as sp
 
-__all__ = ["Formula", "markdown_formulas", "claims_formulas", "latex_formulas", "bare_greek"]
+from tasksim.derivations.latex import GREEK, latex
+
+__all__ = ["Formula", "markdown_formulas", "claims_formulas", "latex_formulas", "bare_greek",
+           "reader_form", "short_difference"]
 
 
 @dataclass(frozen=True)
@@ -92,3 +95,107 @@ def bare_greek(tex: str) -> list[str]:
     """Greek letter names written as plain letters in ``tex`` (outside ``\\text{}`` and its
     kind)."""
     return _BARE.findall(_WORDS.sub("", tex))
+
+
+# --- derived expressions in the form a reader compares with the print -------------------------
+
+MAX_OPS = 300
+"""Expressions with more operations than this are shown as derived (reshaping them costs more
+than it helps a reader)."""
+
+
+def _reshapable(expr: object) -> bool:
+    """A commutative scalar expression of modest size (the only kind reshaped)."""
+    return (isinstance(expr, sp.Expr) and not isinstance(expr, sp.logic.boolalg.Boolean)
+            and not getattr(expr, "is_Matrix", False) and bool(expr.is_commutative)
+            and not expr.atoms(sp.MatrixSymbol) and sp.count_ops(expr) <= MAX_OPS)
+
+
+def _coefficient(coefficient: sp.Expr, printed_coefficient: Optional[sp.Expr]
+                 ) -> tuple[sp.Expr, bool]:
+    """A coefficient as the paper writes it when it equals the printed one (and True), else
+    factored (and False)."""
+    if printed_coefficient is not None and sp.expand(coefficient - printed_coefficient) == 0:
+        return printed_coefficient, True
+    return sp.factor(coefficient), False
+
+
+def _term(coefficient: sp.Expr, monomial: str) -> str:
+    if not monomial:
+        return latex(coefficient)
+    if coefficient == 1:
+        return monomial
+    if coefficient == -1:
+        return "- " + monomial
+    text = latex(coefficient)
+    return rf"\left({text}\right) {monomial}" if coefficient.is_Add else f"{text} {monomial}"
+
+
+def _collected(derived: sp.Expr, printed: sp.Expr, symbol: sp.Symbol
+               ) -> Optional[tuple[str, int]]:
+    """``derived`` collected in powers of ``symbol``, each coefficient in the printed form when
+    it agrees with the printed one (``printed`` itself split in the same powers); and how many
+    coefficients agree."""
+    try:
+        mine = sp.Poly(sp.expand(derived), symbol)
+        theirs = sp.collect(printed, symbol, evaluate=False)
+    except (sp.PolynomialError, sp.GeneratorsNeeded):
+        return None
+    if mine.degree() < 1:
+        return None
+    parts, agree = [], 0
+    for (power,), coefficient in sorted(mine.terms(), key=lambda t: t[0][0]):
+        monomial = "" if power == 0 else latex(symbol ** power)
+        shown, same = _coefficient(coefficient, theirs.get(symbol ** power if power else
+                                                            sp.S.One))
+        agree += same
+        parts.append(_term(shown, monomial))
+    return " + ".join(parts).replace("+ -", "- "), agree
+
+
+def reader_form(derived: sp.Basic, printed: Optional[sp.Basic] = None) -> str:
+    """LaTeX of ``derived`` in the form a reader sets beside the print: collected in one of the
+    printed form's symbols with each coefficient factored (or written as printed where it
+    agrees), or factored, whichever is shortest; the plain form when nothing is shorter.
+
+    Examples
+    --------
+    >>> g, r = sp.symbols("gamma_f rho_b")
+    >>> printed = 2*g*(1 - g)**2 - g**4 + 2*g*((1 - g)**2 - g**2)*r
+    >>> derived = sp.expand(2*g*(1 - g)**2 - g**4 + 2*g*(1 - g + g**2)*r)
+    >>> print(reader_form(derived, printed))
+    - \\gamma_{f}^{4} + 2 \\gamma_{f} \\left(1 - \\gamma_{f}\\right)^{2} + 2 \\gamma_{f} \\left(\\gamma_{f}^{2} - \\gamma_{f} + 1\\right) \\rho_{b}
+    """
+    plain = latex(derived)
+    if not _reshapable(derived):
+        return plain
+    candidates = [(plain, 0)]
+    try:
+        candidates.append((latex(sp.factor(derived)), 0))
+        if _reshapable(printed):
+            for symbol in sorted(printed.free_symbols & derived.free_symbols, key=str):
+                form = _collected(derived, printed, symbol)
+                if form:
+                    candidates.append(form)
+    except Exception:  # sympy raises many kinds on what it cannot factor; keep what we have
+        pass
+    return min(candidates, key=lambda c: (-c[1], len(c[0])))[0]
+
+
+def short_difference(derived: sp.Basic, printed: Optional[sp.Basic],
+                     limit: int = 160) -> str:
+    """LaTeX of derived minus printed, factored, when both are scalar expressions and the
+    difference is short (at most ``limit`` characters); else empty.
+
+    >>> x = sp.Symbol("x")
+    >>> short_difference(x**2 + 2*x, x**2)
+    '2 x'
+    """
+    if not (_reshapable(derived) and _reshapable(printed)):
+        return ""
+    try:
+        difference = sp.factor(sp.expand(derived - printed))
+    except Exception:  # sympy raises many kinds on what it cannot factor
+        return ""
+    text = latex(difference)
+    return text if difference != 0 and len(text) <= limit else ""

@@ -2,20 +2,28 @@
 
 What it writes (all regenerated from the toolkit, nothing typed in):
 
-``REPORT.md``         the summary (headline verdicts only), the coverage of the paper's
-                      statements, the claims table with computed statuses, the errata with
-                      their corrections and measurements, the measured verdicts, every
-                      derivation step in LaTeX, the figures and the finite-size plots, and
-                      provenance (versions, seeds, parameters);
+``index.html``        the full record, one self-contained page (:mod:`tasksim.reports.html`):
+                      the summary, then one card per statement of the paper in its order,
+                      anchored by line (``#line-1265``), math as MathML;
+``REPORT.md``         the landing page (at most :data:`LANDING_LIMIT` bytes): the summary, the
+                      errata by cause linking to their cards, provenance;
 ``claims.json``       the machine-readable registry: ``{"provenance": {...}, "claims": [...]}``,
                       one object per claim (id, line, headline, printed, derived, status, ...;
                       :func:`claim_records`);
-``derivations.tex``   a LaTeX fragment with every derivation's steps;
-``figures/*.png``     the regenerated figures;
-``build-info.json``   timings of this build (the only output that changes between builds).
+``derivations.tex``   a LaTeX document (compiles with pdflatex) with every derivation's steps;
+``figures/*.png``     the regenerated figures, each with ``figures/*.csv``, its plotted numbers;
+``build-info.json``   timings of this build: wall seconds, CPU seconds per piece (the only
+                      output that changes between builds).
+
+How: the claims (in chunks), each measurement and each figure are independent pieces
+(:mod:`tasksim.reports.report_jobs`) run on ``workers`` local processes or a dask cluster
+(:func:`tasksim.solvers.executors.open_executor`), through a keyed store
+(:mod:`tasksim.reports.report_cache`) keyed by the package's source digest and the piece's
+parameters; a piece found there is read back, not run.
 
 Same inputs, same bytes: everything but ``build-info.json`` is deterministic (seeded sweeps,
-sorted records, PNGs written without timestamps). Every output records its provenance
+sorted records, PNGs written without timestamps), whether its pieces were computed or read back
+and on however many workers. Every output records its provenance
 (:mod:`tasksim.reports.provenance`: tasksim's version, the commit, library versions, root seed
 and command); the PNGs carry it as text chunks.
 
@@ -31,10 +39,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import platform
 import shutil
 import tempfile
 import time
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -48,10 +58,18 @@ from tasksim.derivations.scope import OUT_OF_SCOPE
 
 from .figures_blas import single_threaded_blas
 from .findings import Finding, findings_markdown
-from .measurements import MeasuredVerdict, measure_all
 from .paper import Paper, load_paper
-from .provenance import provenance
 from .statement_index import FOUND_BY
+from tasksim.solvers.executors import open_executor
+
+from .formulas import reader_form, short_difference
+from .html.cards import ClaimExtras, FigureView
+from .html.page import build_page
+from .measurements import MeasuredVerdict
+from .provenance import png_metadata, provenance
+from .report_cache import KeyedStore, code_version
+from .report_jobs import (FigureOutput, claim_count, claims_job, figure_job, figure_names,
+                          measurement_ids, measurement_job, picklable, timed)
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (confirmation_text, definitions_markdown, escape_cell, math,
                       quote_markdown, size_text)
@@ -63,7 +81,8 @@ __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document"
            "errata_markdown",
            "OUTPUTS"]
 
-OUTPUTS = ("claims.json", "derivations.tex", "figures", "build-info.json", "REPORT.md")
+OUTPUTS = ("claims.json", "derivations.tex", "figures", "build-info.json", "index.html",
+           "REPORT.md")
 """What a build writes into the output folder, in the order it is moved into place."""
 
 Progress = Callable[[str], None]
@@ -85,6 +104,14 @@ class ReportOptions:
     measure: bool = True
     """Run the measured verdicts (:mod:`tasksim.reports.measurements`; about two minutes at full
     size); without them claims.json has no ``measured`` entries."""
+    workers: int = 1
+    """Local processes for the claims, measurements and figures (1: serial, in this process;
+    the command's default is every core)."""
+    dask: Optional[str] = None
+    """A dask.distributed scheduler's address to run them on instead (:mod:`tasksim.solvers.executors`)."""
+    cache: Optional[Path] = None
+    """Folder of the keyed store of claims, measurements and figures
+    (:mod:`tasksim.reports.report_cache`); None: no cache."""
 
     def command_line(self) -> str:
         if self.command is not None:
@@ -406,26 +433,64 @@ def derivations_markdown(verdicts: Sequence[Verdict]) -> str:
     return "\n".join(parts)
 
 
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
+_TEX_INLINE = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
+
+
+def tex_text(text: str) -> str:
+    """Words for LaTeX's text mode: its own ``$...$`` math kept, every other special character
+    escaped, so a note or a step's name never puts ``^`` or ``_`` outside math.
+
+    >>> print(tex_text("c_1 = $x^2$ & 50%"))
+    c\\_1 = $x^2$ \\& 50\\%
+    """
+    out, last = [], 0
+    for m in _TEX_INLINE.finditer(text):
+        out.append("".join(_TEX_SPECIAL.get(ch, ch) for ch in text[last:m.start()]))
+        out.append(f"${m.group(1)}$")
+        last = m.end()
+    out.append("".join(_TEX_SPECIAL.get(ch, ch) for ch in text[last:]))
+    return "".join(out)
+
+
+TEX_PREAMBLE = r"""\documentclass[10pt]{article}
+\usepackage[margin=1.8cm]{geometry}
+\usepackage{amsmath,amssymb}
+\setcounter{MaxMatrixCols}{40}
+\allowdisplaybreaks
+\sloppy
+\title{tasksim: the derivations of every claim}
+\date{}
+\begin{document}
+\maketitle
+"""
+
+
 def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, Any]] = None) -> str:
-    """A LaTeX fragment (no preamble) with every derivation's steps; ``record`` (provenance)
-    goes into its header comment."""
+    """A LaTeX document (compiles with pdflatex) with every derivation's steps; ``record``
+    (provenance) goes into its header comment. Formulas longer than :data:`LARGE_LATEX`
+    characters are named, not typeset (claims.json holds them)."""
     out = ["% Generated by `tasksim report`; do not edit."]
     if record is not None:
         out += [f"% {key}: {value}" for key, value in record.items()]
-    out.append("")
+    out.append(TEX_PREAMBLE)
     for v in verdicts:
         steps = _steps(v)
         if not steps:
             continue
-        kind = ("Headline claim." if v.claim.headline
-                else f"Step (evidence), status: {v.status}.")
-        out.append(f"\\paragraph{{{v.claim.id.replace('_', chr(92) + '_')}}} {kind}")
+        where = f" (line {v.claim.line})" if v.claim.line else ""
+        out.append(f"\\paragraph{{{tex_text(v.claim.id)}}}{where} "
+                   f"Status: {tex_text(str(getattr(v, 'verdict', '') or v.status))}.")
         out.append("\\begin{enumerate}")
         for name, formula, note in steps:
-            safe = name.replace("_", "\\_")
-            out.append(f"  \\item {safe}: \\[ {formula} \\]")
+            shown = formula if len(formula) <= LARGE_LATEX else \
+                rf"\text{{({len(formula)} characters of LaTeX: see claims.json)}}"
+            text = tex_text(name) + (f" ({tex_text(note)})" if note else "")
+            out.append(f"  \\item {text}: \\[ {shown} \\]")
         out.append("\\end{enumerate}")
         out.append("")
+    out.append("\\end{document}")
     return "\n".join(out)
 
 
@@ -503,22 +568,135 @@ def build_report(options: ReportOptions, progress: Optional[Progress] = None) ->
     return report
 
 
+class _Stage:
+    """Runs pieces of work on the build's executor (or here, serially), through the keyed
+    store: a piece found in the store is not run; a piece run is stored."""
+
+    def __init__(self, executor: Optional[Executor], store: Optional[KeyedStore],
+                 version: str, say: Progress) -> None:
+        self.executor, self.store, self.version, self.say = executor, store, version, say
+        self.hits = self.runs = 0
+        self.cpu: dict[str, float] = {}
+        """CPU seconds of each piece computed in this build (pieces read back cost none)."""
+
+    def submit(self, key: list[Any], label: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """A handle whose ``result()`` is ``fn(*args)``, read from the store when there."""
+        full = [self.version, *key]
+        if self.store is not None:
+            value = self.store.get(full)
+            if value is not None:
+                self.hits += 1
+                return _Done(value)
+        self.runs += 1
+        if self.executor is None:
+            return _Later(self, full, label, fn, args)
+        return _Stored(self, full, label, self.executor.submit(timed, fn, *args))
+
+    def keep(self, key: list[Any], label: str, value_and_cpu: tuple[Any, float]) -> Any:
+        value, cpu = value_and_cpu
+        self.cpu[label] = round(cpu, 2)
+        if self.store is not None:
+            self.store.put(key, value)
+        self.say(f"done: {label} ({cpu:.1f} s CPU)")
+        return value
+
+
+class _Done:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+class _Later:
+    def __init__(self, stage: _Stage, key: list[Any], label: str, fn: Callable[..., Any],
+                 args: tuple) -> None:
+        self.stage, self.key, self.label, self.fn, self.args = stage, key, label, fn, args
+
+    def result(self) -> Any:
+        self.stage.say(f"running: {self.label}")
+        return self.stage.keep(self.key, self.label, timed(self.fn, *self.args))
+
+
+class _Stored:
+    def __init__(self, stage: _Stage, key: list[Any], label: str, future: Any) -> None:
+        self.stage, self.key, self.label, self.future = stage, key, label, future
+
+    def result(self) -> Any:
+        return self.stage.keep(self.key, self.label, self.future.result())
+
+
+def _extras(verdicts: Sequence[Verdict]) -> dict[str, ClaimExtras]:
+    """What the page shows beyond the records: derived expressions in reader form, their short
+    difference from the print, the derivation steps."""
+    out = {}
+    for v in verdicts:
+        derived, printed = v.derived, v.claim.printed
+        reader = reader_form(derived, printed) if derived is not None else ""
+        difference = short_difference(derived, printed) if v.claim.headline else ""
+        out[v.claim.id] = ClaimExtras(reader, difference, tuple(_steps(v)))
+    return out
+
+
+def _claims_with_extras(start: int, stop: int) -> tuple[list[Any], dict[str, ClaimExtras]]:
+    verdicts = claims_job(start, stop)
+    return verdicts, _extras(verdicts)
+
+
+def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    edges = [round(i * n / parts) for i in range(parts + 1)]
+    return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
+
+
 def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progress) -> None:
     timings: dict[str, float] = {}
     record = options.provenance()
-
+    store = KeyedStore(options.cache) if options.cache is not None else None
     start = time.perf_counter()
-    say("deriving every claim")
-    verdicts = evaluate_all()
-    covered = coverage(paper, [v.claim for v in verdicts], OUT_OF_SCOPE)
-    timings["claims"] = time.perf_counter() - start
-
-    measured: dict[str, MeasuredVerdict] = {}
+    parallel = options.workers > 1 or options.dask is not None
+    metadata = png_metadata(record)
+    with open_executor(workers=options.workers, dask=options.dask) as executor:
+        stage = _Stage(executor, store, code_version() if store is not None else "", say)
+        figures_wanted = figure_names() if options.figures else []
+        figure_handles = [stage.submit(["figure", name, options.quick, options.seed],
+                                       f"figure {name}", figure_job, name, options.quick,
+                                       options.seed) for name in figures_wanted]
+        ids = measurement_ids() if options.measure else []
+        measure_handles = [stage.submit(["measurement", claim_id, options.quick, options.seed],
+                                        f"measurement {claim_id}", measurement_job, i,
+                                        options.quick, options.seed)
+                           for i, claim_id in enumerate(ids)]
+        say("deriving every claim")
+        if parallel:
+            n = claim_count()
+            handles = [stage.submit(["claims", a, b], f"claims {a}-{b}", _claims_with_extras,
+                                    a, b) for a, b in _chunks(n, 8)]
+            verdicts, extras = [], {}
+            for h in handles:
+                chunk, more = h.result()
+                verdicts += chunk
+                extras.update(more)
+        else:
+            key = [stage.version, "claims", "all"]
+            value = store.get(key) if store is not None else None
+            if value is None:
+                cpu = time.process_time()
+                every = evaluate_all()
+                value = ([picklable(v) for v in every], _extras(every))
+                stage.cpu["claims"] = round(time.process_time() - cpu, 2)
+                if store is not None:
+                    store.put(key, value)
+            verdicts, extras = value
+        covered = coverage(paper, [v.claim for v in verdicts], OUT_OF_SCOPE)
+        timings["claims"] = time.perf_counter() - start
+        measured: dict[str, MeasuredVerdict] = dict(h.result() for h in measure_handles)
+        timings["measurements"] = time.perf_counter() - start
+        outputs: list[FigureOutput] = [o for h in figure_handles for o in h.result()]
+        timings["figures"] = time.perf_counter() - start
+    say(f"cache: {stage.hits} pieces reused, {stage.runs} computed")
     found: list[Finding] = []
     if options.measure:
-        start = time.perf_counter()
-        measured = measure_all(quick=options.quick, seed=options.seed, progress=say)
-        timings["measurements"] = time.perf_counter() - start
         start = time.perf_counter()
         from .findings import findings
 
@@ -529,46 +707,85 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     (folder / "claims.json").write_text(claims_document(verdicts, record, paper, measured,
                                                         found, statements))
     (folder / "derivations.tex").write_text(derivations_latex(verdicts, record) + "\n")
+    for o in outputs:
+        o.write(folder / "figures", metadata)
+    figures = [FigureView(o.name, o.title, o.caption, o.verdict) for o in outputs]
+    figure_findings = [f"- {o.title}: {o.verdict}" for o in outputs if o.verdict]
+    records = json.loads((folder / "claims.json").read_text())["claims"]
+    mode = "quick (small sizes, few seeds)" if options.quick else "paper sizes"
+    page = build_page(records=records, paper=paper, covered=covered, extras=extras,
+                      figures=figures, findings=figure_findings, provenance=record, mode=mode)
+    (folder / "index.html").write_text(page)
+    (folder / "REPORT.md").write_text(landing_markdown(
+        verdicts, paper, covered, measured, figure_findings, records, options, record,
+        found=found, statements=statements))
+    timings["total"] = time.perf_counter() - start
+    info = {"seconds": timings, "cpu_seconds_per_piece": stage.cpu,
+            "cpu_seconds_total": round(sum(stage.cpu.values()), 2),
+            "pieces_reused": stage.hits, "workers": options.workers, "dask": options.dask}
+    (folder / "build-info.json").write_text(json.dumps(info, indent=2) + "\n")
 
-    figure_sections: list[str] = []
-    figure_findings: list[str] = []
-    if options.figures:
-        from .figures import build_figures
 
-        start = time.perf_counter()
-        figure_sections, figure_findings = build_figures(
-            folder / "figures", quick=options.quick, seed=options.seed, progress=say,
-            provenance=record)
-        timings["figures"] = time.perf_counter() - start
+LANDING_LIMIT = 40_000
+"""REPORT.md's budget in bytes: a landing page, the full record is index.html."""
 
-    sections = [
-        "# tasksim report\n",
-        "Generated by `tasksim report`. Printed forms are quoted verbatim from the paper's "
-        "source (`src/tasksim/paper/paper.tex`, with line numbers); derived expressions are "
-        "computed by the "
-        "toolkit from the model's definitions, the paper's approximations appearing as named "
-        "steps; measurements come from the exact solvers (or a Monte Carlo of the stated "
-        "expectation) at the stated sizes and seeds (see the README).\n",
-        definitions_markdown(),
-        "## Summary\n",
-        summary_markdown(verdicts, paper, covered, measured, figure_findings, found,
-                         statements),
-        "## Coverage of the paper\n",
-        coverage_markdown(covered, paper),
-        "## Claims\n",
-        claims_markdown(verdicts, paper, measured, statements),
-        "## Errata\n",
-        errata_markdown(verdicts, paper, measured, statements),
-        "## Findings\n",
-        findings_markdown(found),
-        "## Measurements\n",
-        measurements_markdown(measured),
-        "## Figures\n",
-        *(figure_sections or ["(figures not built)\n"]),
-        "## Derivations\n",
-        derivations_markdown(verdicts),
-        "## Provenance\n",
-        _provenance(options, record),
-    ]
-    (folder / "REPORT.md").write_text("\n".join(sections))
-    (folder / "build-info.json").write_text(json.dumps({"seconds": timings}, indent=2) + "\n")
+
+def errata_by_cause_markdown(records: Sequence[dict[str, Any]]) -> str:
+    """The errata grouped by root cause (``cause``; one group per claim where there is none),
+    ranked by size at the paper's sizes, each line linking to its card in index.html."""
+    from .html.cards import WRONG, size_text, size_value, verdict_word
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        if r.get("headline") and verdict_word(r) in WRONG:
+            groups.setdefault(str(r.get("cause") or r["id"]), []).append(r)
+
+    def rank(group: list[dict[str, Any]]) -> tuple[float, int]:
+        sizes = [v for v in (size_value(r) for r in group) if v is not None]
+        return (-max(sizes) if sizes else float("inf"), min(int(r["line"]) for r in group))
+
+    if not groups:
+        return "No statement of the paper is wrong.\n"
+    lines = []
+    for n, group in enumerate(sorted(groups.values(), key=rank), 1):
+        cause = group[0].get("cause") or group[0]["id"]
+        lines.append(f"{n}. **{cause}**")
+        for r in sorted(group, key=lambda r: r["line"]):
+            size = size_text(r)
+            lines.append(f"   - [line {r['line']}](index.html#line-{r['line']}) "
+                         f"({r.get('place', '')}): `{r['id']}`" + (f"; size {size}" if size
+                                                                  else ""))
+    misprints = [r for r in records if r.get("headline") and verdict_word(r) == "misprint"]
+    if misprints:
+        lines += ["", "Misprints (typos in a step whose stated result is right; not ranked):", ""]
+        lines += [f"- [line {r['line']}](index.html#line-{r['line']}): `{r['id']}`"
+                  for r in misprints]
+    return "\n".join(lines) + "\n"
+
+
+def landing_markdown(verdicts: Sequence[Verdict], paper: Paper,
+                     covered: Sequence[CoveredStatement],
+                     measured: dict[str, MeasuredVerdict], findings: Sequence[str],
+                     records: Sequence[dict[str, Any]], options: ReportOptions,
+                     record: dict[str, Any], found: Sequence[Finding] = (),
+                     statements: Optional[Sequence[StatementVerdict]] = None) -> str:
+    """REPORT.md, the landing page: the verdicts' definitions, the summary, the errata by cause
+    (each linking to its card in index.html), the findings beyond the paper, provenance; at most :data:`LANDING_LIMIT` bytes (a summary too long for
+    it is cut at a line with a pointer to index.html)."""
+    head = ("# tasksim report\n\n"
+            "The full record, one card per statement of the paper in its order with the verdict, "
+            "the size at the paper's sizes and the evidence, is **[index.html](index.html)** "
+            "(link a statement by its line: `index.html#line-1265`); the machine-readable "
+            "registry is `claims.json`, the derivations `derivations.tex`, the figures and "
+            "their data (CSV) `figures/`.\n")
+    head += "\n" + definitions_markdown()
+    tail = "\n".join(["## Errata by cause\n", errata_by_cause_markdown(records),
+                      "## Findings beyond the paper\n", findings_markdown(found),
+                      "## Provenance\n", _provenance(options, record)])
+    summary = summary_markdown(verdicts, paper, covered, measured, list(findings), found,
+                               statements)
+    budget = LANDING_LIMIT - len((head + tail).encode()) - 400
+    if len(summary.encode()) > budget:
+        kept = summary.encode()[:budget].decode(errors="ignore").rsplit("\n", 1)[0]
+        summary = kept + "\n\n(The summary continues in [index.html](index.html).)\n"
+    return "\n".join([head, "## Summary\n", summary, tail])

@@ -25,6 +25,9 @@ __all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief
            "escape_cell", "size_text", "cause_line", "confirmation_text", "VERDICT_DEFINITIONS",
            "definitions_markdown"]
 
+from .html.cards import is_prose
+from .measurements import UNMEASURABLE, MeasuredVerdict
+
 VERDICT_DEFINITIONS = (
     ("exact", "true at every finite size (an identity, an exact expectation)"),
     ("holds in the stated limit", "true in the regime the paper states (its approximate sign, "
@@ -82,7 +85,7 @@ def quote_markdown(quote: str, expand: Callable[[str], str] = lambda s: s) -> st
     """The paper's words as printed: a bare formula as ``$...$``, prose (with its own inline
     ``$...$`` math) in quotation marks; the paper's macros expanded by ``expand``."""
     text = expand(quote)
-    if "$" in text:
+    if is_prose(text):  # words stay words: never typeset as math
         return f"“{escape_cell(text)}”"
     return math(text)
 

@@ -39,12 +39,13 @@ def _caption(section: str) -> str:
     return section.split("\n\n", 2)[2].split("** ", 1)[1]
 
 
-def test_quick_build_writes_every_png_it_embeds_and_nothing_else(quick_build):
+def test_quick_build_writes_every_png_it_embeds_with_its_data_and_nothing_else(quick_build):
     out, sections, _ = quick_build
     embedded = [m.group(2) for s in sections for m in IMAGE.finditer(s)]
     assert len(embedded) == len(set(embedded)) >= len(BUILDERS)
     written = sorted(p.name for p in out.iterdir())
-    assert written == sorted(embedded)
+    data_files = [name[:-len(".png")] + ".csv" for name in embedded]
+    assert written == sorted(embedded + data_files)
     for name in embedded:
         data = (out / name).read_bytes()
         assert data.startswith(PNG_SIGNATURE)

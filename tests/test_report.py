@@ -35,7 +35,7 @@ MEASURED_KEYS = {"measured", "correction", "confirmation", "evidence"}
 
 def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     out, messages = built
-    for name in ("REPORT.md", "claims.json", "derivations.tex", "build-info.json"):
+    for name in ("REPORT.md", "index.html", "claims.json", "derivations.tex", "build-info.json"):
         assert (out / name).is_file(), name
     records = json.loads((out / "claims.json").read_text())["claims"]
     every = RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | STEP_KEYS
@@ -44,8 +44,8 @@ def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     assert all(len(STEP_KEYS & set(r)) == 1 for r in records if not r["headline"])
     assert all(isinstance(r["line"], int) and isinstance(r["headline"], bool) for r in records)
     report = (out / "REPORT.md").read_text()
-    for section in ("## Summary", "## Coverage of the paper", "## Claims", "## Errata",
-                    "## Findings", "## Measurements", "## Derivations"):
+    for section in ("## Summary", "## Errata by cause", "## Findings beyond the paper",
+                    "## Provenance"):
         assert section in report, section
     assert any("deriving" in m for m in messages), "progress is reported"
 
@@ -58,8 +58,7 @@ def test_the_report_prints_the_coverage_of_the_papers_statements(built):
 
     out, _ = built
     counts = coverage_counts(coverage(load_paper(), all_claims(), OUT_OF_SCOPE))
-    section = (out / "REPORT.md").read_text().split("## Coverage of the paper")[1]
-    section = section.split("\n## ")[0]
+    section = (out / "REPORT.md").read_text()
     assert f"{counts['found']} statements found" in section, section[:400]
     assert f"{counts['claimed']} claimed" in section and f"{counts['not decided']} not decided" in section
     assert f"{counts['out of scope']} out of scope" in section
@@ -96,21 +95,22 @@ def test_the_errata_read_in_one_order_by_cause_and_size_line_1265_first(built):
 
 
 def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
-    """Every claim of a root cause (headline or step); the surrogate 1/Nx terms are a
-    finding, not errata."""
+    """Headline errata in REPORT.md's errata (linking to their cards); every erratum, step
+    ones included, on the page."""
     out, _ = built
     records = json.loads((out / "claims.json").read_text())["claims"]
-    errata = [r["id"] for r in records if r["status"] == "erratum" and "finding" not in r]
-    section = (out / "REPORT.md").read_text().split("## Errata")[1].split("## Findings")[0]
+    errata = [r for r in records if r["status"] == "erratum" and "finding" not in r]
+    section = (out / "REPORT.md").read_text().split("## Errata by cause")[1]
+    page = (out / "index.html").read_text()
     assert errata, "the registry records errata"
-    assert all(f"`{i}`" in section for i in errata), [i for i in errata
-                                                      if f"`{i}`" not in section]
+    assert all(f"`{r['id']}`" in section for r in errata if r["headline"])
+    assert all(f"<code>{r['id']}</code>" in page for r in errata)
 
 
 def test_same_inputs_give_the_same_bytes(built, tmp_path):
     out, _ = built
     build_report(ReportOptions(out_dir=tmp_path, figures=False, measure=False, command=COMMAND))
-    for name in ("REPORT.md", "claims.json", "derivations.tex"):
+    for name in ("REPORT.md", "index.html", "claims.json", "derivations.tex"):
         assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
 
 
@@ -246,7 +246,8 @@ def _cli_report(out: Path) -> tuple[int, str]:
     import io
 
     stdout, stderr = io.StringIO(), io.StringIO()
-    code = cli.main(["report", "--out", str(out), "--no-figures", "--no-measurements"],
+    code = cli.main(["report", "--out", str(out), "--no-figures", "--no-measurements",
+                     "--workers", "1", "--no-cache"],
                     stdout=stdout, stderr=stderr)
     lines = [line for line in stderr.getvalue().splitlines(keepends=True)
              if line.startswith("tasksim: error")]

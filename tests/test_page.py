@@ -1,0 +1,279 @@
+"""The report as a reader meets it: index.html (cards in the paper's order, anchors by line,
+math as MathML, words as words), REPORT.md (a landing page under 40 KB linking to the cards),
+derivations.tex (compiles), figures with their data, and the same bytes from the cache.
+
+One quick build (figures included, measurements not) serves every test here; the real-browser
+test and the pdflatex test are skipped where Chromium or pdflatex is absent, and fail instead
+in CI (``CI=true``), where .ci/run installs them.
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tasksim.reports.report import LANDING_LIMIT, ReportOptions, build_report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PDFLATEX = shutil.which("pdflatex")
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def require(tool: str | None, name: str) -> None:
+    """Skip where ``tool`` is missing, except in CI, where a missing tool fails the test."""
+    if tool is None:
+        if IN_CI:
+            pytest.fail(f"{name} is required in CI (.ci/run installs it)")
+        pytest.skip(f"{name} is not installed")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("page")
+    build_report(ReportOptions(out_dir=out, quick=True, measure=False,
+                               cache=tmp_path_factory.mktemp("cache"),
+                               command="tasksim report --quick --no-measurements"))
+    return out
+
+
+class _Text(HTMLParser):
+    """The page's visible text outside <math>, <script>, <style> and <code>, and its ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.chunks: list[str] = []
+        self.ids: list[str] = []
+        self.cards: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+            if tag == "article":
+                self.cards.append(attrs["id"])
+        if tag == "a" and attrs.get("href", "").startswith("#"):
+            self.links.append(attrs["href"][1:])
+        if tag in ("math", "script", "style", "code"):
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("math", "script", "style", "code"):
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth == 0:
+            self.chunks.append(data)
+
+
+def _parsed(built: Path) -> _Text:
+    parser = _Text()
+    parser.feed((built / "index.html").read_text())
+    return parser
+
+
+CODE_LIKE = re.compile(r"\*\*|\bMin\(|\bMax\(|\bsqrt\(|\\[A-Za-z]+")
+
+
+def _outside_math(text: str) -> str:
+    return re.sub(r"(?<!\\)\$.+?(?<!\\)\$", " ", text)
+
+
+def test_every_note_quote_and_caption_reads_as_words_or_math(built):
+    parser = _parsed(built)
+    text = " ".join(parser.chunks)
+    found = sorted(set(CODE_LIKE.findall(text)))
+    assert not found, f"code or raw TeX in the page's words: {found}"
+    assert "$" not in text, "a formula left as raw TeX"
+    records = json.loads((built / "claims.json").read_text())["claims"]
+    for r in records:
+        for key in ("note", "condition", "exceptions"):
+            bad = CODE_LIKE.findall(_outside_math(r.get(key) or ""))
+            assert not bad, (r["id"], key, bad)
+
+
+def test_every_statement_is_a_card_in_the_papers_order_anchored_by_its_line(built):
+    parser = _parsed(built)
+    anchors = [i for i in parser.ids if i.startswith("line-")]
+    assert len(anchors) == len(set(anchors)), "anchors are unique"
+    lines = [int(i.split("-")[1]) for i in parser.cards]
+    assert lines == sorted(lines), "cards follow the paper's order"
+    records = json.loads((built / "claims.json").read_text())["claims"]
+    claimed_lines = {r["line"] for r in records if r["line"] is not None}
+    assert {f"line-{n}" for n in claimed_lines} <= set(anchors), "every claimed line resolves"
+    assert set(parser.links) <= set(parser.ids), "every in-page link resolves"
+
+
+def test_line_1265_shows_its_verdict_size_and_the_derived_form_beside_the_print(built):
+    page = (built / "index.html").read_text()
+    card = page.split('id="line-1265"')[1].split("</article>")[0]
+    assert "fisher.rho1.retention" in card
+    assert re.search(r'class="verdict v-[a-z-]+">[a-z ]+<', card)
+    assert "size" in card and "<math" in card and "<details>" in card
+
+
+def test_report_md_is_a_landing_page_linking_to_the_cards(built):
+    report = (built / "REPORT.md").read_text()
+    assert len(report.encode()) <= LANDING_LIMIT
+    assert "## Summary" in report and "## Errata by cause" in report
+    links = re.findall(r"index\.html#(line-\d+)", report)
+    assert links, "the errata link to their cards"
+    assert set(links) <= set(_parsed(built).ids)
+
+
+def test_every_figure_has_its_data_beside_it(built):
+    pngs = sorted((built / "figures").glob("*.png"))
+    assert pngs
+    for png in pngs:
+        data = png.with_suffix(".csv").read_text()
+        rows = [line for line in data.splitlines() if not line.startswith("#")]
+        assert rows[0] == "panel,x_label,y_label,series,kind,x,y,error,value", png.name
+        assert len(rows) > 1, f"{png.name}: no plotted numbers"
+
+
+def test_a_rebuild_from_the_cache_gives_the_same_bytes(built, tmp_path):
+    again = tmp_path / "again"
+    cache = next(p for p in built.parent.iterdir() if p.name.startswith("cache"))
+    build_report(ReportOptions(out_dir=again, quick=True, measure=False, cache=cache,
+                               command="tasksim report --quick --no-measurements"))
+    for path in sorted(built.rglob("*")):
+        if path.is_file() and path.name != "build-info.json":
+            assert (again / path.relative_to(built)).read_bytes() == path.read_bytes(), path
+
+
+def test_derivations_tex_compiles_with_pdflatex(built, tmp_path):
+    require(PDFLATEX, "pdflatex")
+    shutil.copy(built / "derivations.tex", tmp_path / "derivations.tex")
+    run = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error",
+                          "derivations.tex"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=600)
+    errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
+    assert run.returncode == 0 and (tmp_path / "derivations.pdf").is_file(), errors[:5]
+
+
+BROWSER_CHECK = """() => {
+  const text = [];
+  const walk = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) { text.push(node.textContent); return; }
+    if (node.nodeType !== Node.ELEMENT_NODE) return;
+    const tag = node.tagName.toLowerCase();
+    if (["math", "script", "style", "code"].includes(tag)) return;
+    node.childNodes.forEach(walk);
+  };
+  walk(document.body);
+  const maths = Array.from(document.querySelectorAll("math"));
+  const anchors = Array.from(document.querySelectorAll("a[href^='#']"))
+    .map(a => a.getAttribute("href").slice(1));
+  return {
+    text: text.join(" "),
+    maths: maths.length,
+    unrendered: maths.filter(m => m.getBoundingClientRect().width === 0 &&
+                                  m.closest("details:not([open])") === null).length,
+    images: document.images.length,
+    broken: Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0))
+      .map(i => i.getAttribute("src")),
+    missing: anchors.filter(id => document.getElementById(id) === null),
+    cards: document.querySelectorAll("article.card").length,
+  };
+}"""
+
+
+def test_the_page_renders_in_a_real_browser(built):
+    require(CHROMIUM, "chromium")
+    sync_api = pytest.importorskip("playwright.sync_api") if not IN_CI else \
+        __import__("playwright.sync_api", fromlist=["sync_playwright"])
+    errors: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--no-first-run", "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
+            page.goto((built / "index.html").as_uri(), wait_until="load")
+            page.screenshot(path=str(built / "first-screen.png"))
+            found = page.evaluate(BROWSER_CHECK)
+            page.goto((built / "index.html").as_uri() + "#line-1265", wait_until="load")
+            in_view = page.evaluate("() => { const r = document.getElementById('line-1265')"
+                                    ".getBoundingClientRect(); return r.top >= 0 && "
+                                    "r.top < window.innerHeight; }")
+        finally:
+            browser.close()
+    assert not errors, errors
+    assert found["cards"] > 100 and found["maths"] > 100
+    assert "$" not in found["text"] and "\\" not in found["text"], "raw TeX left in the text"
+    assert found["unrendered"] == 0, "a formula drew nothing"
+    assert found["images"] > 0 and not found["broken"], found["broken"]
+    assert not found["missing"], found["missing"]
+    assert in_view, "#line-1265 scrolls its card into view"
+    assert (built / "first-screen.png").stat().st_size > 0
+
+
+# --- the cards and the summary from records (the registry's vocabulary, no build) --------------
+
+def _cards(records, rows=None):
+    from tasksim.reports.html.cards import StatementRow, build_cards
+
+    rows = rows if rows is not None else [
+        StatementRow(10, 12, "equation", r"x &= 1 \\ y &= 2", "Sec. 1", "Sec. 1"),
+        StatementRow(20, 20, "sentence", "It holds for $N_s \\ll N_x$.", "Sec. 2", "Sec. 2"),
+        StatementRow(20, 20, "sentence", "It also holds.", "Sec. 2", "Sec. 2", clause=2),
+        StatementRow(30, 30, "sentence", "Prior work did this.", "Sec. 2", "Sec. 2",
+                     out_of_scope="about prior work")]
+    return build_cards(rows, records, {}, [], lambda s: s, lambda line: "Sec. 9",
+                       lambda line: "Sec. 9")
+
+
+def _record(claim_id, line, verdict, **more):
+    return {"id": claim_id, "line": line, "headline": True, "printed": "x = 1",
+            "status": "open", "verdict": verdict, **more}
+
+
+def test_cards_join_claims_by_line_and_answer_for_every_line_they_cover():
+    cards = _cards([_record("a", 11, "exact"), _record("b", 20, "wrong", cause="c1"),
+                    _record("orphan", 40, "not decided"),
+                    {**_record("a.step", 12, "exact"), "headline": False}])
+    assert [c.anchor for c in cards] == ["line-10", "line-20", "line-20-2", "line-30", "line-40"]
+    assert [v.id for v in cards[0].headlines] == ["a"] and cards[0].aliases == ["line-11",
+                                                                               "line-12"]
+    assert [v.id for v in cards[0].steps] == ["a.step"], "steps are evidence, not verdicts"
+    assert cards[1].verdict == "wrong" and cards[2].verdict == "no claim"
+    assert cards[3].verdict == "out of scope"
+    assert cards[4].headlines[0].id == "orphan", "a claim on no statement gets its own card"
+
+
+def test_the_summary_groups_errata_by_cause_ranks_them_by_size_and_keeps_misprints_apart():
+    from tasksim.reports.html.cards import build_summary, size_text
+
+    records = [
+        _record("small", 11, "wrong", cause="typo-A", size_at_paper_sizes=0.001,
+                observable="Delta eps_RT"),
+        _record("big", 20, "wrong", cause="coef-B", size_at_paper_sizes=0.5,
+                observable="Delta eps_RT"),
+        _record("big.too", 30, "wrong", cause="coef-B", size_at_paper_sizes=0.2,
+                observable="Delta eps_RT"),
+        _record("typo", 40, "misprint", size_at_paper_sizes=None, size_reason="no effect")]
+    summary = build_summary(_cards(records), records, ["- a finding"])
+    assert [[e.claim_id for e in g] for g in summary.wrong] == [["big", "big.too"], ["small"]]
+    assert [e.claim_id for e in summary.misprints] == ["typo"]
+    assert dict(summary.counts) == {"wrong": 3, "misprint": 1}
+    assert size_text(records[1]) == "0.5 in Delta eps_RT" and size_text(records[3]) == "no effect"
+
+
+def test_a_record_without_the_new_fields_falls_back_to_its_status_and_size():
+    from tasksim.reports.html.cards import size_text, verdict_word
+
+    old = {"id": "x", "line": 1, "headline": True, "status": "erratum",
+           "size": {"value": 4.0, "at": {"gamma_f": 1.0}}}
+    assert verdict_word(old) == "erratum"
+    assert size_text(old) == "up to 4 at gamma_f = 1"
