@@ -165,14 +165,15 @@ def _matrix_claim(name: str, line: int, quote: str, printed, derived, what: str)
 
 
 def _scalar_claim(name: str, line: int, quote: str, printed, derived, what: str, *,
-                  steps=()) -> Claim:
+                  steps=(), misprint_of: str = "") -> Claim:
     def derive() -> Derivation:
         net = _net()
         return Derivation(derived(net), steps=tuple(Step(n, f(net), d) for n, f, d in steps),
                           note=f"at {_SIZES}")
 
     return Claim(f"pmnist.{name}", _WHERE, printed(_net()), quote, derive, note=what,
-                 equivalent=_same_expr, line=line, headline=True)
+                 equivalent=_same_expr, line=line, headline=True, misprint_of=misprint_of,
+                 cause="network-regularizer-half" if misprint_of else "")
 
 
 DISPLAYS: list[Claim] = [
@@ -201,7 +202,8 @@ DISPLAYS: list[Claim] = [
                   "2 R_lw, not R_lw; R_lw, which the experiment uses, is right, and lambda_1, "
                   "lambda_2 would absorb the factor",
                   steps=(("dw^T H dw (the printed R)", fisher.quadratic_form,
-                          "the derived Hessian's quadratic form over the weights, phi'' = 0"),)),
+                          "the derived Hessian's quadratic form over the weights, phi'' = 0"),),
+                  misprint_of="pmnist.layerwise_regularizer"),
     _scalar_claim("layerwise_regularizer", 1401,
                   r"\frac{1}{2} \lla \llv \delta W_2 \phi \rrv^2 \rra",
                   fisher.printed_R_lw, fisher.second_order_block_diagonal,

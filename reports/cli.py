@@ -90,6 +90,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import shlex
 import sys
 import traceback

@@ -19,14 +19,12 @@ from typing import Callable, Optional, Sequence
 from tasksim.derivations.claims import VERDICTS
 from tasksim.derivations.sizes import PAPER_SIZES
 
+from .html.cards import is_prose
 from .verdicts import Cause, StatementVerdict
 
 __all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief",
            "escape_cell", "size_text", "cause_line", "confirmation_text", "VERDICT_DEFINITIONS",
            "definitions_markdown"]
-
-from .html.cards import is_prose
-from .measurements import UNMEASURABLE, MeasuredVerdict
 
 VERDICT_DEFINITIONS = (
     ("exact", "true at every finite size (an identity, an exact expectation)"),

@@ -28,7 +28,8 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
@@ -260,9 +261,12 @@ def _derived_latex(v: Verdict) -> str:
 
 
 def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper],
-                             measured: Mapping[str, MeasuredVerdict]
+                             measured: Mapping[str, MeasuredVerdict],
+                             network: Optional[Mapping[str, Any]] = None
                              ) -> list[StatementVerdict]:
-    """The records from already evaluated claims (:func:`statement_verdicts` evaluates)."""
+    """The records from already evaluated claims (:func:`statement_verdicts` evaluates).
+    ``network``: Sec. 7's verdicts on stored network runs by claim id (default: read from
+    ``results/`` by :func:`_network_verdicts`); they decide the statements they name."""
     by_id = {v.claim.id: v for v in verdicts}
     heads = [v for v in verdicts if v.claim.headline and v.claim.line is not None]
     steps = [v for v in verdicts if not v.claim.headline and v.claim.line is not None]
@@ -288,7 +292,48 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             derived=_derived_latex(v), note=v.note if word != "not decided" else decide,
             evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
             misprint_of=c.misprint_of))
+    network = _network_verdicts() if network is None else network
+    out = [_with_network_verdict(s, network[s.id]) if s.id in network else s for s in out]
     return sorted(out, key=lambda s: (s.line, s.clause))
+
+
+def _network_verdicts() -> dict[str, Any]:
+    """Sec. 7's verdicts from the stored network runs in ``results/``
+    (:func:`tasksim.reports.pmnist_predictions.sec7_verdicts`), by claim id; none where the
+    files cannot be read (the statements then stay "not decided", saying what would decide
+    them)."""
+    from .pmnist_predictions import sec7_verdicts
+
+    try:
+        return {v.claim_id: v for v in sec7_verdicts()}
+    except (OSError, ValueError):
+        return {}
+
+
+def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
+    """The record of a Sec. 7 statement judged on the stored network runs: the verdict word,
+    the effect in test error (the unit of Delta eps_TF and Delta eps_RT) with its paired-seed
+    standard error, the data set; a `wrong` one is confirmed when its effect is resolved."""
+    finite = math.isfinite(net.effect) and math.isfinite(net.se)
+    effect = float(net.effect) if finite else None
+    confirm = None
+    if net.verdict == "wrong":
+        confirm = Confirmation(
+            state="confirmed" if finite and abs(net.effect) >= 3 * net.se else "not confirmed",
+            measured=effect, se=float(net.se) if finite else None, derived=None, printed=None,
+            size=None, reason=f"{net.dataset}, {net.n} paired seeds: {net.evidence}")
+    entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
+             "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
+             "finding": net.evidence}
+    return replace(
+        s, verdict=net.verdict, observable=f"test error of the network ({net.dataset})",
+        size=None if effect is None or net.verdict == "not decided" else abs(effect),
+        size_point={},
+        size_reason=("" if effect is not None and net.verdict != "not decided" else
+                     "not decided on the stored runs: " + net.evidence),
+        cause=s.id if net.verdict in ERRATA_VERDICTS else None, confirmation=confirm,
+        condition=net.condition or s.condition, note=net.evidence,
+        evidence=(entry,) + tuple(s.evidence))
 
 
 def _evaluated() -> tuple[Verdict, ...]:
