@@ -37,8 +37,8 @@ from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import observable_size
 
-from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row, confirmation,
-                           measurement_for, not_measured)
+from .measurements import (REJECT_Z, UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
+                           confirmation, measurement_for, not_measured)
 from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
@@ -318,10 +318,15 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     effect = float(net.effect) if finite else None
     confirm = None
     if net.verdict == "wrong":
+        # An empirical statement has no derived correction: what a measurement confirms is
+        # that the paper's boundary (zero effect) is rejected at REJECT_Z standard errors.
+        rejected = finite and abs(net.effect) >= REJECT_Z * net.se
         confirm = Confirmation(
-            state="confirmed" if finite and abs(net.effect) >= 3 * net.se else "not confirmed",
-            measured=effect, se=float(net.se) if finite else None, derived=None, printed=None,
-            size=None, reason=f"{net.dataset}, {net.n} paired seeds: {net.evidence}")
+            state="confirmed" if rejected else "not confirmed", measured=effect,
+            se=float(net.se) if finite else None, derived=None, printed=0.0, size=None,
+            reason=(f"{net.dataset}, {net.n} paired seeds: the paper's zero effect "
+                    f"{'rejected' if rejected else 'not rejected'} at {REJECT_Z:g} standard "
+                    f"errors; {net.evidence}"))
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
              "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
              "finding": net.evidence}

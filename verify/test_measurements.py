@@ -147,8 +147,10 @@ def test_the_confirmations_recorded_in_claims_json_pass_the_test():
         if not c or c["state"] != "confirmed":
             continue
         checked += 1
-        assert abs(c["measured"] - c["derived"]) <= CONFIRM_Z * c["se"] + 1e-9, r["id"]
         assert c["se"] == 0 or abs(c["measured"] - c["printed"]) >= REJECT_Z * c["se"], r["id"]
+        if c["derived"] is None:  # an empirical statement (Sec. 7): no correction to match
+            continue
+        assert abs(c["measured"] - c["derived"]) <= CONFIRM_Z * c["se"] + 1e-9, r["id"]
         assert c["se"] <= abs(c["printed"] - c["derived"]) / POWER, r["id"]
     if not checked:
         pytest.skip("the committed report predates the confirmation test: rebuild it")
