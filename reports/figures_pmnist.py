@@ -120,7 +120,7 @@ def _missing_figure(name: str, title: str, grids: Sequence[str], size) -> Figure
     _empty(ax[0], f"not stored: run `{command}`")
     return FigureResult(name, title, f"**{title}.** Not drawn: {', '.join(grids)} not in "
                         f"results/; `{command}` computes it.", fig,
-                        f"not decided: no stored runs ({command})")
+                        f"no stored runs ({command})")
 
 
 def _extent(axis: Sequence[float]) -> tuple[float, float, float, float]:

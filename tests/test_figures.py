@@ -129,7 +129,7 @@ def test_network_sections_state_data_protocol_seeds_and_a_verdict_on_each_statem
     lines = {0: (357, 358, 359, 360, 372), 1: (363, 364), 2: (366, 371), 3: (361, 1361, 1434)}
     words = "|".join(w.upper() for w in VERDICTS)
     for k, s in enumerate(network):
-        verdict = s.split("**Verdict: ")[1].split("** **")[0]
+        verdict = s.split("**Measured here: ")[1].split("** **")[0]
         if "no stored runs (tasksim pmnist-grid" in verdict:
             continue
         for line in lines[k]:
