@@ -93,6 +93,7 @@ import math
 import os
 import shlex
 import sys
+import time
 import traceback
 from pathlib import Path
 from collections import Counter
@@ -823,7 +824,7 @@ def _run_pmnist_grid(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise InputError(f"unknown grid {unknown[0]!r}: choose from {', '.join(GRID_NAMES)} "
                          "or all")
     if args.dataset not in ("mnist-5k", "digits"):
-        raise ValueError(f"dataset must be mnist-5k or digits, got {args.dataset!r}")
+        raise InputError(f"dataset must be mnist-5k or digits, got {args.dataset!r}")
     specs = paper_grids(args.dataset, seeds=args.seeds)
     folder = Path(args.out) if args.out else (
         RESULTS_DIR if args.dataset == "mnist-5k" else RESULTS_DIR / args.dataset)

@@ -120,7 +120,7 @@ def run_probe(request: ProbeRequest, progress: Optional[Progress] = None) -> Pro
     png_path = _replace_atomically(
         out / f"{stem}.png",
         lambda p: save_png(probe_figure(spec, results), p, dpi=DPI,
-                           metadata=png_metadata(origin)))
+                           metadata=png_metadata(origin), data=False))
     document = record(spec, nxs, request.seeds, request.seed, results)
     document["files"] = {"csv": str(csv_path), "png": str(png_path)}
     document["provenance"] = origin

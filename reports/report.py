@@ -11,7 +11,7 @@ What it writes (all regenerated from the toolkit, nothing typed in):
                       one object per claim (id, line, headline, printed, derived, status, ...;
                       :func:`claim_records`);
 ``derivations.tex``   a LaTeX document (compiles with pdflatex) with every derivation's steps;
-``figures/*.png``     the regenerated figures, each with ``figures/*.csv``, its plotted numbers;
+``figures/*.png``     the regenerated figures, each with ``figures/*.csv.gz``, its plotted numbers;
 ``build-info.json``   timings of this build: wall seconds, CPU seconds per piece (the only
                       output that changes between builds).
 

@@ -78,7 +78,8 @@ def measurement_job(index: int, quick: bool, seed: int) -> tuple[str, Any]:
 
 @dataclass(frozen=True)
 class FigureOutput:
-    """One figure as built: file stem, title, caption, verdict, PNG and CSV bytes."""
+    """One figure as built: file stem, title, caption, verdict, PNG bytes and its plotted
+    numbers as gzip-compressed CSV bytes."""
 
     name: str
     title: str
@@ -89,10 +90,10 @@ class FigureOutput:
 
     def write(self, folder: Path, metadata: Optional[dict[str, str]] = None) -> None:
         """Write ``<name>.png`` (with ``metadata`` as text chunks: the provenance is added
-        here, so a stored figure does not depend on the commit) and ``<name>.csv``."""
+        here, so a stored figure does not depend on the commit) and ``<name>.csv.gz``."""
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{self.name}.png").write_bytes(with_text_chunks(self.png, metadata or {}))
-        (folder / f"{self.name}.csv").write_bytes(self.csv)
+        (folder / f"{self.name}.csv.gz").write_bytes(self.csv)
 
 
 def with_text_chunks(png: bytes, text: dict[str, str]) -> bytes:
@@ -135,7 +136,7 @@ def figure_job(name: str, quick: bool, seed: int) -> list[FigureOutput]:
     from .figures_blas import single_threaded_blas
     from .figures_config import FigureConfig
     from .figures_context import FigureContext
-    from .figures_plot import STYLE, save_png
+    from .figures_plot import STYLE, data_path, save_png
 
     builder = dict(BUILDERS)[name]
     config = dataclasses.replace(FigureConfig.for_mode(bool(quick)), workers=None)
@@ -146,5 +147,5 @@ def figure_job(name: str, quick: bool, seed: int) -> list[FigureOutput]:
             path = save_png(result.figure, Path(folder) / f"{result.name}.png", dpi=config.dpi)
             out.append(FigureOutput(result.name, result.title, result.caption,
                                     result.verdict, path.read_bytes(),
-                                    path.with_suffix(".csv").read_bytes()))
+                                    data_path(path).read_bytes()))
     return out

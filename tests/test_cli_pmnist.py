@@ -162,3 +162,17 @@ def test_the_default_data_set_is_mlxtends_mnist_sample_at_the_papers_sizes():
 def test_pmnist_grid_refuses_an_unknown_figure_in_one_line(tmp_path):
     code, out, err = run("pmnist-grid", "fig7", "--out", str(tmp_path))
     assert code == 2 and out == "" and err.count("\n") == 1 and "unknown grid 'fig7'" in err
+
+
+def test_pmnist_grid_runs_a_grid_into_a_results_file_and_reports_progress(tmp_path):
+    # the quick data set and one seed: the command's own path (executor, progress, file)
+    code, out, err = run("pmnist-grid", "fig9A", "--dataset", "digits", "--seeds", "1",
+                         "--out", str(tmp_path))
+    assert code == 0, err
+    assert out.strip() == str(tmp_path / "fig9A.nc") and (tmp_path / "fig9A.nc").exists()
+    assert "fig9A: 1/1 runs" in err
+
+
+def test_pmnist_grid_refuses_an_unknown_data_set_in_one_line(tmp_path):
+    code, out, err = run("pmnist-grid", "fig9A", "--dataset", "cifar", "--out", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1 and "dataset must be mnist-5k or digits" in err

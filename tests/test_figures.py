@@ -44,7 +44,7 @@ def test_quick_build_writes_every_png_it_embeds_with_its_data_and_nothing_else(q
     embedded = [m.group(2) for s in sections for m in IMAGE.finditer(s)]
     assert len(embedded) == len(set(embedded)) >= len(BUILDERS)
     written = sorted(p.name for p in out.iterdir())
-    data_files = [name[:-len(".png")] + ".csv" for name in embedded]
+    data_files = [name[:-len(".png")] + ".csv.gz" for name in embedded]
     assert written == sorted(embedded + data_files)
     for name in embedded:
         data = (out / name).read_bytes()

@@ -8,6 +8,7 @@ in CI (``CI=true``), where .ci/run installs them.
 """
 from __future__ import annotations
 
+import gzip
 import html
 import json
 import os
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tasksim.reports.figures_plot import data_path
 from tasksim.reports.report import LANDING_LIMIT, ReportOptions, build_report
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -133,7 +135,7 @@ def test_every_figure_has_its_data_beside_it(built):
     pngs = sorted((built / "figures").glob("*.png"))
     assert pngs
     for png in pngs:
-        data = png.with_suffix(".csv").read_text()
+        data = gzip.decompress(data_path(png).read_bytes()).decode()
         rows = [line for line in data.splitlines() if not line.startswith("#")]
         assert rows[0] == "panel,x_label,y_label,series,kind,x,y,error,value", png.name
         assert len(rows) > 1, f"{png.name}: no plotted numbers"

@@ -5,7 +5,7 @@ HTML: the summary first, then one card per statement in the paper's order, ancho
 (``#line-1265``), the long evidence folded in ``<details>``, filters by part of the paper and
 by verdict (a few lines of inline script), every formula already MathML (no network, no
 script needed to read it). Figures are linked beside the page (``figures/<name>.png``, their
-data in ``figures/<name>.csv``).
+data in ``figures/<name>.csv.gz``).
 
 :func:`statement_rows` reads the statement index (:mod:`tasksim.reports.statements`) into
 :class:`~tasksim.reports.html.cards.StatementRow`; :func:`build_page` joins everything.
