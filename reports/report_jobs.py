@@ -8,8 +8,15 @@ fixed by the build's root seed and the piece's name alone.
 - :func:`claims_job`: the verdicts of claims ``start:stop`` of the registry, each with its
   claim's callables dropped (:func:`picklable`; nothing downstream calls them);
 - :func:`measurement_job`: one measured verdict of :data:`tasksim.reports.measurements.MEASUREMENTS`;
+- :func:`measurement_group_job`: the measurements that share their tasks
+  (:func:`measurement_groups`: one seed key), in one process so that they share the solves;
 - :func:`figure_job`: one figure builder of :data:`tasksim.reports.figures.BUILDERS`, its PNGs
-  and CSVs as bytes with their captions (:class:`FigureOutput`).
+  and CSVs as bytes with their captions (:class:`FigureOutput`);
+- :func:`findings_job`: one exact-solver check of the findings (:data:`FINDINGS_CHECKS`).
+
+The build submits its pieces longest first (:func:`by_expected_cost`: the CPU seconds a piece
+took in the last build that computed it, kept in the keyed store, else
+:data:`EXPECTED_CPU`), so that on a few workers the longest piece does not start last.
 """
 from __future__ import annotations
 
@@ -22,7 +29,55 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 __all__ = ["timed", "FigureOutput", "claims_job", "claim_count", "measurement_job", "measurement_ids",
-           "figure_job", "figure_names", "picklable", "with_text_chunks"]
+           "measurement_groups", "measurement_group_job", "figure_job", "figure_names",
+           "findings_job", "FINDINGS_CHECKS", "picklable", "with_text_chunks", "Piece",
+           "EXPECTED_CPU", "by_expected_cost", "known_costs", "remember_costs"]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece of a build: its key in the keyed store (without the code version), the label
+    its CPU seconds are recorded under, and the call that computes it."""
+
+    key: list
+    label: str
+    fn: Callable[..., Any]
+    args: tuple
+
+
+EXPECTED_CPU: dict[str, float] = {}
+"""CPU seconds of the pieces at the paper's sizes (one core, OPENBLAS_NUM_THREADS=1), as
+measured by ``benchmarks/bench_report.py``: the order of a build with no record of its own."""
+
+_COSTS_KEY = ["piece-cpu"]
+"""Where the store keeps the CPU seconds per piece of the builds (any code version: only an
+order of work is read from them)."""
+
+
+def by_expected_cost(pieces: list[Piece], known: Optional[dict[str, float]] = None
+                     ) -> list[Piece]:
+    """``pieces`` longest first: by ``known`` CPU seconds, else :data:`EXPECTED_CPU`, else 0
+    (ties keep their order). Only the order of work depends on it, never a number.
+
+    >>> p = [Piece([], name, len, ()) for name in ("a", "b", "c")]
+    >>> [x.label for x in by_expected_cost(p, {"b": 3.0, "c": 1.0})]
+    ['b', 'c', 'a']
+    """
+    known = known or {}
+    return sorted(pieces, key=lambda p: -known.get(p.label, EXPECTED_CPU.get(p.label, 0.0)))
+
+
+def known_costs(store: Any) -> dict[str, float]:
+    """The CPU seconds per piece recorded in ``store`` (:func:`remember_costs`), or {}."""
+    value = store.get(_COSTS_KEY)
+    return value if isinstance(value, dict) else {}
+
+
+def remember_costs(store: Any, cpu: dict[str, float]) -> None:
+    """Record the CPU seconds of the pieces computed in this build in ``store`` (merged into
+    what it holds)."""
+    if cpu:
+        store.put(_COSTS_KEY, {**known_costs(store), **cpu})
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
@@ -74,6 +129,48 @@ def measurement_job(index: int, quick: bool, seed: int) -> tuple[str, Any]:
     m = MEASUREMENTS[index]
     with single_threaded_blas():
         return m.claim_id, measure(m, quick=quick, seed=seed)
+
+
+def measurement_groups() -> list[tuple[int, ...]]:
+    """Indices of :data:`MEASUREMENTS` in groups run as one piece: those with the same seed
+    key draw the same tasks (and share the solves through the measurements' own cache, within
+    one process); every other measurement alone. In the report's order of first members."""
+    from .measurements import MEASUREMENTS
+
+    groups: dict[str, list[int]] = {}
+    for i, m in enumerate(MEASUREMENTS):
+        groups.setdefault(m.seed_key or f"claim {m.claim_id}", []).append(i)
+    return [tuple(g) for g in groups.values()]
+
+
+def measurement_group_job(indices: tuple[int, ...], quick: bool, seed: int
+                          ) -> list[tuple[str, Any]]:
+    """Measurements ``indices`` of :data:`MEASUREMENTS`, in this process: [(claim id,
+    measured verdict)]."""
+    return [measurement_job(i, quick, seed) for i in indices]
+
+
+FINDINGS_CHECKS: tuple[str, ...] = ("fisher-retention-exactly-one", "k-task-ranking")
+"""The findings that run the exact solvers (:mod:`tasksim.reports.findings`), one piece each,
+in the report's order (the third, ``surrogate-1/Nx-terms``, reads the measurements)."""
+
+
+def findings_job(name: str, quick: bool, seed: int) -> Any:
+    """The finding ``name`` of :data:`FINDINGS_CHECKS` (a :class:`tasksim.reports.findings.Finding`),
+    its solver checks at the paper's sizes (quick: small ones), as
+    :func:`tasksim.reports.findings.findings` computes it."""
+    from .figures_blas import single_threaded_blas
+    from .findings import fisher_retention_finding, ranking_finding
+    from .findings_checks import fisher_retentions, ranking_check
+
+    with single_threaded_blas():
+        if name == "fisher-retention-exactly-one":
+            sizes = ((12, 6), (240, 6)) if quick else ((60, 30), (300, 30), (3000, 30))
+            return fisher_retention_finding(lambda ra, rb, nx, ns, n: fisher_retentions(
+                ra, rb, nx, ns, n, seed), sizes=sizes, seeds=2 if quick else 3)
+        if name == "k-task-ranking":
+            return ranking_finding(*ranking_check(quick=quick, seed=seed))
+    raise ValueError(f"no findings check {name!r} (checks: {', '.join(FINDINGS_CHECKS)})")
 
 
 @dataclass(frozen=True)
