@@ -26,6 +26,10 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 
+COLD_TARGET, WARM_TARGET = 90.0, 15.0
+"""Issue 15's targets on 2 cores, seconds of wall time."""
+
+
 def build(out: Path, cache: Path, workers: int, quick: bool) -> tuple[float, float]:
     """Run `tasksim report` once; (wall seconds, CPU seconds of it and its children)."""
     command = [sys.executable, "-m", "tasksim.reports.cli", "report", "--out", str(out),
@@ -69,8 +73,15 @@ def main() -> None:
                   f"{parts}); load average now {os.getloadavg()}")
             pieces = sorted(info.get("cpu_seconds_per_piece", {}).items(), key=lambda kv: -kv[1])
             if pieces:
-                print(f"  CPU of the pieces computed: {info['cpu_seconds_total']:.1f} s; largest: "
-                      + ", ".join(f"{k} {v:.1f} s" for k, v in pieces[:10]))
+                total = info["cpu_seconds_total"]
+                bound = max(pieces[0][1], total / args.workers)
+                print(f"  CPU of the pieces computed: {total:.1f} s; on {args.workers} idle "
+                      f"workers they take at least {bound:.1f} s (the largest piece, or their "
+                      f"sum over the workers); largest: "
+                      + ", ".join(f"{k} {v:.1f} s" for k, v in pieces[:12]))
+            target = COLD_TARGET if run == "cold" else WARM_TARGET
+            print(f"  target {run} <= {target:g} s wall: "
+                  f"{'met' if wall <= target else 'not met'} ({wall:.1f} s)")
             shutil.copytree(out, root / run)
         differ = same_bytes(root / "cold", root / "warm")
         print("cold and warm outputs: " + ("the same bytes" if not differ else

@@ -78,8 +78,21 @@ def remedy_parameters(remedy: str) -> dict:
     return out
 
 
-def _point(rho_a: float, rho_b: float) -> dict:
-    return {"rho_a": float(rho_a), "rho_b": float(rho_b), "alpha": LEVEL, "gamma": LEVEL}
+def _point(rho_a: float, rho_b: float, remedy: str = "") -> dict:
+    """The point of the leading-order recursion; with ``remedy``, only the levels it reads
+    (alpha when gated, gamma for the Euclidean ridge): the recursion checks every value it is
+    given exactly (a rational per value, most of its cost on a grid), and a level a remedy
+    does not read changes nothing (:func:`tasksim.derivations.sequence_algebra.numeric_inputs`).
+
+    >>> _point(0.5, 0.25, "vanilla")
+    {'rho_a': 0.5, 'rho_b': 0.25}
+    """
+    point = {"rho_a": float(rho_a), "rho_b": float(rho_b), "alpha": LEVEL, "gamma": LEVEL}
+    if remedy:
+        spec = REMEDIES[remedy]
+        point = {k: v for k, v in point.items() if k in ("rho_a", "rho_b")
+                 or (k == "alpha" and spec.gated) or (k == "gamma" and spec.rule == "euclidean")}
+    return point
 
 
 def _retention_map(remedy: str, structure: str, K: int, values: np.ndarray) -> np.ndarray:
@@ -87,7 +100,7 @@ def _retention_map(remedy: str, structure: str, K: int, values: np.ndarray) -> n
     out = np.empty((len(values), len(values)))
     for i, b in enumerate(values):
         for j, a in enumerate(values):
-            out[i, j] = 1.0 - first_task_errors(remedy, structure, K, _point(a, b))[K]
+            out[i, j] = 1.0 - first_task_errors(remedy, structure, K, _point(a, b, remedy))[K]
     return out
 
 
@@ -101,7 +114,7 @@ def mean_first_task_retention(remedy: str, structure: str, K: int, side: int) ->
     0.717
     """
     a, b = midpoint_grid(side)
-    return float(np.mean([1.0 - first_task_errors(remedy, structure, K, _point(x, y))[K]
+    return float(np.mean([1.0 - first_task_errors(remedy, structure, K, _point(x, y, remedy))[K]
                           for x, y in zip(a, b)]))
 
 
