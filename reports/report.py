@@ -69,7 +69,7 @@ from .measurements import MeasuredVerdict
 from .provenance import png_metadata, provenance
 from .report_cache import KeyedStore, code_version
 from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost, claim_count,
-                          claims_job, figure_job, figure_names, findings_job, known_costs,
+                          claims_job, figure_groups, figure_job, findings_job, known_costs,
                           measurement_group_job, measurement_groups, measurement_ids,
                           picklable, remember_costs, timed)
 from .statements import CoveredStatement, coverage, coverage_counts
@@ -666,9 +666,10 @@ def _pieces(options: ReportOptions, parallel: bool, costs: dict[str, float]) -> 
     """Every independent piece of this build (figures, measurement groups, findings checks and,
     on several workers, the claims in chunks), longest first (:func:`by_expected_cost`, with
     ``costs`` of earlier builds where known)."""
-    pieces = [Piece(["figure", name, options.quick, options.seed], f"figure {name}",
-                    figure_job, (name, options.quick, options.seed))
-              for name in (figure_names() if options.figures else [])]
+    pieces = [Piece(["figure", "+".join(group), options.quick, options.seed],
+                    f"figure {'+'.join(group)}", figure_job,
+                    ("+".join(group), options.quick, options.seed))
+              for group in (figure_groups() if options.figures else [])]
     if options.measure:
         for group in measurement_groups():
             ids = [measurement_ids()[i] for i in group]
@@ -728,9 +729,9 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         measured = {claim_id: measured[claim_id] for claim_id in measurement_ids()
                     if claim_id in measured}
         timings["measurements"] = time.perf_counter() - build_start
-        outputs: list[FigureOutput] = [o for name in figure_names()
-                                       if f"figure {name}" in handles
-                                       for o in handles[f"figure {name}"].result()]
+        outputs: list[FigureOutput] = [o for group in figure_groups()
+                                       if f"figure {'+'.join(group)}" in handles
+                                       for o in handles[f"figure {'+'.join(group)}"].result()]
         timings["figures"] = time.perf_counter() - build_start
         checks = {name: handles[f"findings {name}"].result() for name in FINDINGS_CHECKS
                   if f"findings {name}" in handles}

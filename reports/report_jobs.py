@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional
 
 __all__ = ["timed", "FigureOutput", "claims_job", "claim_count", "measurement_job", "measurement_ids",
            "measurement_groups", "measurement_group_job", "figure_job", "figure_names",
+           "figure_groups", "SHARED_PANELS",
            "findings_job", "FINDINGS_CHECKS", "picklable", "with_text_chunks", "Piece",
            "EXPECTED_CPU", "by_expected_cost", "known_costs", "remember_costs"]
 
@@ -134,7 +135,13 @@ def measurement_job(index: int, quick: bool, seed: int) -> tuple[str, Any]:
 def measurement_groups() -> list[tuple[int, ...]]:
     """Indices of :data:`MEASUREMENTS` in groups run as one piece: those with the same seed
     key draw the same tasks (and share the solves through the measurements' own cache, within
-    one process); every other measurement alone. In the report's order of first members."""
+    one process); every other measurement alone. In the report's order of first members.
+
+    >>> ids = measurement_ids()
+    >>> [[ids[i] for i in g] for g in measurement_groups() if len(g) > 1]  # doctest: +NORMALIZE_WHITESPACE
+    [['soft_threshold.alpha_independence', 'soft_threshold.retention_with_diagonal',
+      'soft_threshold.transfer_with_diagonal']]
+    """
     from .measurements import MEASUREMENTS
 
     groups: dict[str, list[int]] = {}
@@ -223,9 +230,31 @@ def figure_names() -> list[str]:
     return [name for name, _ in BUILDERS]
 
 
+SHARED_PANELS: tuple[tuple[str, ...], ...] = (("fig2", "fig3"),)
+"""Figure builders that plot the same numerics (Figs. 2D and 3A-B: the random-gating averages
+over the prior), run as one piece so that their shared panels are computed once (each group's
+members adjacent in :data:`tasksim.reports.figures.BUILDERS`, so the report keeps its order)."""
+
+
+def figure_groups() -> list[tuple[str, ...]]:
+    """The figure builders' names in pieces (:data:`SHARED_PANELS` together, the others
+    alone), in the report's order.
+
+    >>> [g for g in figure_groups() if len(g) > 1]
+    [('fig2', 'fig3')]
+    """
+    groups: list[tuple[str, ...]] = []
+    for name in figure_names():
+        group = next((g for g in SHARED_PANELS if name in g), (name,))
+        if group not in groups:
+            groups.append(group)
+    return groups
+
+
 def figure_job(name: str, quick: bool, seed: int) -> list[FigureOutput]:
-    """Run the figure builder ``name`` serially in this process (its numerics on one core:
-    the build spreads figures, not panels, over the workers) and return what it drew (PNGs
+    """Run the figure builder ``name`` (or several, joined by ``+``, on one context: their
+    shared panels computed once) serially in this process (its numerics on one core: the
+    build spreads figures, not panels, over the workers) and return what it drew (PNGs
     without provenance: :meth:`FigureOutput.write` adds it)."""
     import matplotlib
 
@@ -235,12 +264,13 @@ def figure_job(name: str, quick: bool, seed: int) -> list[FigureOutput]:
     from .figures_context import FigureContext
     from .figures_plot import STYLE, data_path, save_png
 
-    builder = dict(BUILDERS)[name]
+    builders = [dict(BUILDERS)[part] for part in name.split("+")]
     config = dataclasses.replace(FigureConfig.for_mode(bool(quick)), workers=None)
     out = []
+    context = FigureContext(config, seed)
     with matplotlib.rc_context(STYLE), single_threaded_blas(), \
             tempfile.TemporaryDirectory() as folder:
-        for result in builder(FigureContext(config, seed)):
+        for result in (r for builder in builders for r in builder(context)):
             path = save_png(result.figure, Path(folder) / f"{result.name}.png", dpi=config.dpi)
             out.append(FigureOutput(result.name, result.title, result.caption,
                                     result.verdict, path.read_bytes(),
