@@ -319,12 +319,13 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     confirm = None
     if net.verdict == "wrong":
         # An empirical statement has no derived correction: what a measurement confirms is
-        # that the paper's boundary (zero effect) is rejected at REJECT_Z standard errors.
+        # that the paper's boundary (a sign, not a printed value) is rejected at REJECT_Z SE.
         rejected = finite and abs(net.effect) >= REJECT_Z * net.se
         confirm = Confirmation(
             state="confirmed" if rejected else "not confirmed", measured=effect,
-            se=float(net.se) if finite else None, derived=None, printed=0.0, size=None,
-            reason=(f"{net.dataset}, {net.n} paired seeds: the paper's zero effect "
+            se=float(net.se) if finite else None, derived=None, printed=None, size=None,
+            reason=(f"{net.dataset}, {net.n} paired seeds: the paper's claim "
+                    f"({getattr(net, 'claim', '') or 'a sign'}) "
                     f"{'rejected' if rejected else 'not rejected'} at {REJECT_Z:g} standard "
                     f"errors; {net.evidence}"))
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
