@@ -43,7 +43,7 @@ from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
            "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
-           "statement_of", "verdict_phrase"]
+           "statement_of", "verdict_phrase", "step_status"]
 
 ERRATA_VERDICTS = ("wrong", "misprint")
 COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
@@ -159,8 +159,15 @@ def _same_words(a: str, b: str) -> bool:
     return x in y or y in x
 
 
+def step_status(v: Verdict) -> str:
+    """A step's status as every output shows it: "finding" where its print differs from the
+    model for a reason the report files as a finding beyond the paper (``claim.finding``: the
+    paper's surrogate 1/Nx terms are not errata of the paper), else the derivation's status."""
+    return "finding" if v.claim.finding and v.status == "erratum" else v.status
+
+
 def _evidence_entry(v: Verdict, measured: Mapping[str, MeasuredVerdict]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"id": v.claim.id, "line": v.claim.line, "status": v.status}
+    entry: dict[str, Any] = {"id": v.claim.id, "line": v.claim.line, "status": step_status(v)}
     if v.claim.finding:
         entry["finding"] = v.claim.finding
     m = measured.get(v.claim.id)

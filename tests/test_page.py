@@ -165,6 +165,25 @@ def test_the_page_and_report_md_count_the_same_decided_statements(built):
     assert on_page.groups() == (str(len(words)), str(sum(w != "not decided" for w in words)))
 
 
+def test_a_step_of_a_finding_beyond_the_paper_is_never_labelled_an_erratum(built):
+    """The surrogate's 1/Nx terms are one finding, not errata (issue 13, item 5): their steps
+    carry status "finding" in claims.json, in the evidence under the statements and on the
+    page, which names the finding."""
+    records = json.loads((built / "claims.json").read_text())["claims"]
+    steps = [r for r in records if r.get("finding") and not r["headline"]]
+    assert any(r["id"].startswith("vanilla.transfer.nlo") for r in steps)
+    for r in steps:
+        assert r["status"] != "erratum" and "correction" not in r, r["id"]
+    for r in records:
+        for e in r.get("evidence") or []:
+            assert not (e.get("finding") and e.get("status") == "erratum"), (r["id"], e)
+    page = (built / "index.html").read_text()
+    for r in steps:
+        if r["status"] == "finding":
+            shown = page.split(f"<code>{r['id']}</code>: ")[1].split("</p>")[0]
+            assert r["finding"] in shown and "not an erratum" in shown, shown
+
+
 def test_line_1265_shows_its_verdict_size_and_the_derived_form_beside_the_print(built):
     page = (built / "index.html").read_text()
     card = page.split('id="line-1265"')[1].split("</article>")[0]

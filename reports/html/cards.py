@@ -205,6 +205,16 @@ _AGREEMENT = {"verified": "the print equals the derivation",
               "open": "not derived"}
 
 
+def _agreement(record: Record) -> str:
+    """What a step's status says, in words; a step of a finding beyond the paper (status
+    "finding") names the finding and is never called an erratum."""
+    if record.get("status") == "finding":
+        return (f"the print differs from the model for the reason the finding "
+                f"{record.get('finding') or 'beyond the paper'} explains (Findings): not an "
+                "erratum of the paper")
+    return _AGREEMENT.get(str(record.get("status")), "")
+
+
 _WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}")
 _COMMAND_ARGUMENTS = re.compile(r"\\[A-Za-z]+\*?(\{[^{}]*\})*")
 
@@ -285,7 +295,7 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand) ->
                for name, tex, note in extras.steps],
         measured=rows, measured_what=prose_html(what), confirmation=prose_html(
             _confirmation(record)), evidence=_evidence(record),
-        agreement=_AGREEMENT.get(str(record.get("status")), ""),
+        agreement=_agreement(record),
         line=None if record.get("line") is None else int(record["line"]),
         clause=None if record.get("clause") is None else int(record["clause"]))
 
