@@ -2,9 +2,13 @@
 and the summary above them. Pure functions of the claim records (``claims.json``'s
 ``claims``), the statement index and the figures; :mod:`tasksim.reports.html.page` renders them.
 
-A card is keyed by its line (``id="line-1265"``; a second statement on the same line gets
-``line-1265-2``). It shows the paper's words at that line, each headline claim's verdict word
-with its size and condition, and the evidence, folded: the derived expression (in the form a
+A card is keyed as the verdict records are (``claims.json``'s ``line`` and ``clause``): every
+line that carries a headline claim is the card ``id="line-1265"``, with one verdict per clause
+of that line, so ``index.html#line-N`` lands on line N's verdicts; a statement of the index
+with no verdict of its own on its first line gets a card too (a second one on a line is
+``line-1265-2``), pointing to the lines inside it that carry verdicts. A card shows the
+paper's words at that line, each headline claim's verdict word with its size and condition,
+and the evidence, folded: the derived expression (in the form a
 reader compares, :func:`tasksim.reports.formulas.reader_form`), the derivation's steps, the
 paper's intermediate algebra (step claims, which carry no verdict word of their own), the
 measurements and the figures whose captions cite the claim.
