@@ -198,7 +198,7 @@ def test_report_md_is_a_landing_page_linking_to_the_cards(built):
     assert "## Summary" in report and "## Errata by cause" in report
     links = re.findall(r"index\.html#(line-\d+)", report)
     assert links, "the errata link to their cards"
-    assert set(links) <= set(_parsed(built).ids)
+    assert set(links) <= set(_parsed(built).cards), "each link lands on a card, not inside one"
 
 
 def test_every_figure_has_its_data_beside_it(built):
