@@ -331,8 +331,9 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
         confirm = Confirmation(
             state="confirmed" if rejected else "not confirmed", measured=effect,
             se=float(net.se) if finite else None, derived=None, printed=None, size=None,
-            reason=(f"{net.dataset}, {net.n} paired seeds: the paper's claim "
-                    f"({getattr(net, 'claim', '') or 'a sign'}) "
+            reason=(f"{net.dataset}, {net.n} paired seeds: {net.evidence}"
+                    if getattr(net, "claim", "") else  # the evidence names claim and test
+                    f"{net.dataset}, {net.n} paired seeds: the paper's boundary "
                     f"{'rejected' if rejected else 'not rejected'} at {REJECT_Z:g} standard "
                     f"errors; {net.evidence}"))
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
