@@ -681,7 +681,7 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         shown = {v.claim.id for v in verdicts}
         measured = {k: m for k, m in measure_all(quick=True, progress=progress).items()
                     if k in shown}
-    from tasksim.reports.verdicts import build_statement_verdicts
+    from tasksim.reports.verdicts import build_statement_verdicts, step_status
 
     try:
         from tasksim.reports.paper import load_paper
@@ -689,7 +689,7 @@ def _run_claims(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except FileNotFoundError:
         paper = None
     statements = {s.id: s for s in build_statement_verdicts(every, paper, measured)}
-    records = [v.as_record() for v in verdicts]
+    records = [{**v.as_record(), "status": step_status(v)} for v in verdicts]
     if args.json:
         out.write(claims_document(verdicts, provenance(seed=0 if args.measure else None,
                                                        command=args.command_line),

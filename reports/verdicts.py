@@ -43,7 +43,7 @@ from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
            "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
-           "statement_of", "verdict_phrase"]
+           "statement_of", "verdict_phrase", "step_status"]
 
 ERRATA_VERDICTS = ("wrong", "misprint")
 COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
@@ -159,8 +159,15 @@ def _same_words(a: str, b: str) -> bool:
     return x in y or y in x
 
 
+def step_status(v: Verdict) -> str:
+    """A step's status as every output shows it: "finding" where its print differs from the
+    model for a reason the report files as a finding beyond the paper (``claim.finding``: the
+    paper's surrogate 1/Nx terms are not errata of the paper), else the derivation's status."""
+    return "finding" if v.claim.finding and v.status == "erratum" else v.status
+
+
 def _evidence_entry(v: Verdict, measured: Mapping[str, MeasuredVerdict]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"id": v.claim.id, "line": v.claim.line, "status": v.status}
+    entry: dict[str, Any] = {"id": v.claim.id, "line": v.claim.line, "status": step_status(v)}
     if v.claim.finding:
         entry["finding"] = v.claim.finding
     m = measured.get(v.claim.id)
@@ -319,12 +326,14 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     confirm = None
     if net.verdict == "wrong":
         # An empirical statement has no derived correction: what a measurement confirms is
-        # that the paper's boundary (zero effect) is rejected at REJECT_Z standard errors.
+        # that the paper's boundary (a sign, not a printed value) is rejected at REJECT_Z SE.
         rejected = finite and abs(net.effect) >= REJECT_Z * net.se
         confirm = Confirmation(
             state="confirmed" if rejected else "not confirmed", measured=effect,
-            se=float(net.se) if finite else None, derived=None, printed=0.0, size=None,
-            reason=(f"{net.dataset}, {net.n} paired seeds: the paper's zero effect "
+            se=float(net.se) if finite else None, derived=None, printed=None, size=None,
+            reason=(f"{net.dataset}, {net.n} paired seeds: {net.evidence}"
+                    if getattr(net, "claim", "") else  # the evidence names claim and test
+                    f"{net.dataset}, {net.n} paired seeds: the paper's boundary "
                     f"{'rejected' if rejected else 'not rejected'} at {REJECT_Z:g} standard "
                     f"errors; {net.evidence}"))
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,

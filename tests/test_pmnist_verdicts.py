@@ -72,3 +72,50 @@ def test_every_verdict_is_a_word_of_the_vocabulary_and_records_are_json_ready():
     for v in sec7_verdicts(grids):
         assert v.verdict in VERDICTS
         json.dumps(v.as_record())
+
+
+def _p2_transfer(offset: float, spread: float):
+    """The linear model's corners, but transfer at (0, 1) is ``offset`` with a per-seed spread
+    of ``spread`` (seeds j = 0..4 at offset + spread (j - 2) / sqrt(2.5): that standard
+    deviation)."""
+    def value(p, which, j):
+        if which == "transfer" and (p["rho_a"], p["rho_b"]) == (0.0, 1.0):
+            return offset + spread * (j - 2) / 2.5 ** 0.5
+        return _linear_like(p, which, j)
+    return value
+
+
+def test_a_difference_short_of_five_standard_errors_is_not_decided_and_says_how_many_seeds():
+    """Line 359 (P2): transfer at (0, 1) shown away from zero at 95 % (about 3.6 SE) but not
+    at 5 SE does not make the statement wrong; the record says how many seeds would decide."""
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 5, _p2_transfer(0.08, 0.05))})
+    v = {x.claim_id: x for x in sec7_verdicts(grids)}["pmnist.high_retention_zero_transfer"]
+    assert 3 < abs(v.effect) / v.se < 5
+    assert v.verdict == "not decided"
+    assert "would decide: about 10 paired seeds (now 5)" in v.evidence, v.evidence
+    assert "the paper's claim: transfer at (0, 1) near 0" in v.evidence
+
+
+def test_a_difference_beyond_five_standard_errors_is_wrong_against_a_boundary_not_a_value():
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 5, _p2_transfer(0.3, 0.05))})
+    v = {x.claim_id: x for x in sec7_verdicts(grids)}["pmnist.high_retention_zero_transfer"]
+    assert v.verdict == "wrong" and abs(v.effect) / v.se >= 5
+    assert v.evidence.startswith("the paper's claim: transfer at (0, 1) near 0, rejected at")
+    assert "printed" not in v.evidence
+
+
+def test_a_statement_that_holds_says_so_at_the_measured_sizes_with_its_effect():
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 5, _linear_like)})
+    v = {x.claim_id: x for x in sec7_verdicts(grids)}["pmnist.readout_remapping_forgets_more"]
+    assert v.verdict == "holds in the stated limit"
+    assert v.evidence.startswith("holds at the measured sizes (the paper's protocol): the "
+                                 "paper's claim: retention (0, 1) minus (1, 0) > 0, effect +")
+    assert "standard errors from 0, with 5 paired seeds on digits" in v.evidence
+
+
+def test_the_seeds_that_would_decide_follow_the_standard_error_as_one_over_root_n():
+    from tasksim.reports.pmnist_predictions import seeds_to_decide
+
+    assert seeds_to_decide(0.079, 0.022, 5, 5.0) == 10
+    assert seeds_to_decide(0.1, 0.01, 4, 5.0) == 4, "already decided with the seeds it has"
+    assert seeds_to_decide(0.0, 0.01, 4, 5.0) is None
