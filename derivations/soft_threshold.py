@@ -82,6 +82,9 @@ __all__ = [
     "transfer_with_diagonal",
     "claims_leading",
     "retention_with_diagonal",
+    "fig3d_retention_change",
+    "fixed_point_ridge",
+    "FIG3D_OBSERVABLE",
     "CLAIMS",
 ]
 
@@ -859,26 +862,80 @@ def _claims() -> list[Claim]:
     ]
 
 
+# -- the cause's effect on the statements' observables, at the paper's sizes -----------------
+
+FIG3D_OBSERVABLE = ("average Delta eps_RT over 0 <= rho_a, rho_b <= 1 (Fig. 3D's y axis), "
+                    "alpha < 1 against alpha = 1")
+"""The observable Fig. 3D plots against alpha, which the statement at line 271 is about."""
+
+
+def _at_active_fraction(expr: sp.Expr) -> sp.Expr:
+    """``expr`` in h (and kappa) as a function of the active fraction alpha, with the paper's
+    threshold h = sqrt2 erfcinv(alpha) (line 271) and kappa = kappa(h); 0 at alpha = 1, where
+    phi is the identity and the model is the vanilla one."""
+    kappa = dropped_diagonal_ridge()
+    value = expr.subs(_kappa, kappa).subs(h, threshold_for_active_fraction())
+    return sp.Piecewise((value, alpha < 1), (0, True))
+
+
+@lru_cache(maxsize=1)
+def fig3d_retention_change() -> sp.Expr:
+    """What a reader of line 271 gets wrong in Fig. 3D's observable: the average over the
+    uniform prior of Delta eps_RT with the diagonal kept (surrogate average at finite Nx, Ns,
+    kappa(alpha); :func:`retention_with_diagonal`) minus the paper's alpha-free value (the
+    vanilla retention, :func:`retention` at alpha = 1), as a function of alpha, Nx, Ns.
+
+    >>> change = fig3d_retention_change()
+    >>> round(float(change.subs({Nx: 10**9, Ns: 30, alpha: sp.Rational(1, 2)})), 4)
+    -0.55
+    """
+    gap = retention_with_diagonal() - retention("surrogate").subs(alpha, 1)
+    average = sp.integrate(sp.expand(gap), (rho_a, 0, 1), (rho_b, 0, 1))
+    return _at_active_fraction(sp.factor(average))
+
+
+@lru_cache(maxsize=1)
+def fixed_point_ridge() -> sp.Expr:
+    """The alpha-dependent part of eps_1[W_2] at the paper's fixed point W_2 = Wtilde_2/alpha
+    when the diagonal is kept: kappa(h) E||Wtilde_2||_F^2 / Ny, with E||Wtilde_2||_F^2 / Ny
+    = (2 - rho_a^2) Ns/Nx at leading order (surrogate average; Wtilde_1 gives Ns/Nx, less),
+    as a function of alpha (h = sqrt2 erfcinv(alpha)).
+
+    >>> round(float(fixed_point_ridge().subs({Nx: 3000, Ns: 30, rho_a: 0,
+    ...                                       alpha: sp.Rational(1, 2)})), 5)
+    0.0039
+    """
+    _, W2 = weights()
+    W2 = _to_task_letters(W2)
+    norm = sp.factor(expect_trace(gram_surrogate(alpha**2 * W2 @ W2.T), "gaussian") / Ny)
+    return _at_active_fraction(_kappa * norm)
+
+
 _CAUSE = "soft-threshold-diagonal-dropped"
 """The root cause of this module's errata: the simplified error drops the diagonal excess of
 E[phi phi^T] (a ridge), which erases the memory of task 1 at the model's fixed point."""
 
+_RIDGE_OBSERVABLE = ("eps_1[W_2] at the paper's fixed point W_2 = Wtilde_2/alpha, its "
+                     "alpha-dependent part kappa(h) E||Wtilde_2||_F^2/Ny")
+
 CLAIMS: list[Claim] = annotate(_claims(), {
+    # Fig. 3D's observable: the retention a reader of line 271 predicts (vanilla) against
+    # the one with the diagonal kept, averaged over the prior, at the paper's sizes
     "soft_threshold.alpha_independence": dict(
-        cause=_CAUSE, observable="Delta eps_RT(alpha) - Delta eps_RT(1)"),
-    # the dropped ridge (E[phi^2] - alpha^2) ||W||_F^2 / Ny at the paper's fixed point
-    # W = (1/alpha) B A^+, where E ||B A^+||_F^2 / Ny = Ns/Nx at leading order
+        cause=_CAUSE, observable=FIG3D_OBSERVABLE,
+        carry=lambda d: fig3d_retention_change()),
+    # the dropped ridge (E[phi^2] - alpha^2) ||W||_F^2 / Ny = kappa ||Wtilde||_F^2 / Ny at
+    # the paper's fixed point (fixed_point_ridge)
     "soft_threshold.error_diagonal": dict(
-        cause=_CAUSE, observable="eps at the paper's fixed point W = B A^+ / alpha",
-        carry=lambda d: d * Ns / (Nx * _ERFC**2)),
+        cause=_CAUSE, observable=_RIDGE_OBSERVABLE, carry=lambda d: fixed_point_ridge()),
+    # the memory the paper keeps is what makes the retention vanilla: without it the
+    # retention is the one of soft_threshold.alpha_independence (Fig. 3D's change)
     "soft_threshold.memory_with_diagonal": dict(
-        cause=_CAUSE, observable="dW/dW_o, the memory of the previous task"),
+        cause=_CAUSE, observable=FIG3D_OBSERVABLE, carry=lambda d: fig3d_retention_change()),
     "soft_threshold.weights_with_diagonal": dict(
-        cause=_CAUSE, observable="dW_2/dW_1, the memory of task 1 in W_2"),
-    # kappa(h) ||Wtilde||_F^2 / Ny with ||B A^+||_F^2 / Ny = Ns/Nx at leading order
+        cause=_CAUSE, observable=FIG3D_OBSERVABLE, carry=lambda d: fig3d_retention_change()),
     "soft_threshold.alpha_invariance_with_diagonal": dict(
-        cause=_CAUSE, observable="eps at W = Wtilde/alpha, its alpha-dependent part",
-        carry=lambda d: d * Ns / Nx),
+        cause=_CAUSE, observable=_RIDGE_OBSERVABLE, carry=lambda d: fixed_point_ridge()),
     "soft_threshold.retention_with_diagonal": dict(cause=_CAUSE, observable="Delta eps_RT"),
 })
 """Every claim of this module; its errata share one root cause (:data:`_CAUSE`)."""
