@@ -885,9 +885,9 @@ def fig3d_retention_change() -> sp.Expr:
     kappa(alpha); :func:`retention_with_diagonal`) minus the paper's alpha-free value (the
     vanilla retention, :func:`retention` at alpha = 1), as a function of alpha, Nx, Ns.
 
-    >>> change = fig3d_retention_change()
-    >>> round(float(change.subs({Nx: 10**9, Ns: 30, alpha: sp.Rational(1, 2)})), 4)
-    -0.55
+    >>> from tasksim.derivations.sizes import size_at_paper_sizes
+    >>> print(size_at_paper_sizes(fig3d_retention_change()))
+    0.567 at alpha = 0.1
     """
     gap = retention_with_diagonal() - retention("surrogate").subs(alpha, 1)
     average = sp.integrate(sp.expand(gap), (rho_a, 0, 1), (rho_b, 0, 1))
@@ -901,9 +901,9 @@ def fixed_point_ridge() -> sp.Expr:
     = (2 - rho_a^2) Ns/Nx at leading order (surrogate average; Wtilde_1 gives Ns/Nx, less),
     as a function of alpha (h = sqrt2 erfcinv(alpha)).
 
-    >>> round(float(fixed_point_ridge().subs({Nx: 3000, Ns: 30, rho_a: 0,
-    ...                                       alpha: sp.Rational(1, 2)})), 5)
-    0.0039
+    >>> from tasksim.derivations.sizes import size_at_paper_sizes
+    >>> print(size_at_paper_sizes(fixed_point_ridge()))
+    0.0425 at alpha = 0.1, rho_a = 0
     """
     _, W2 = weights()
     W2 = _to_task_letters(W2)
