@@ -146,8 +146,11 @@ def observable_change(v: "Verdict") -> Optional[sp.Expr]:
     return derived - printed if numbers else None
 
 
-def _how(v: "Verdict", verdict: str) -> str:
+def _how(v: "Verdict", verdict: str, change: sp.Expr) -> str:
     """How a size was obtained, in words (the record's ``size_reason`` beside its number)."""
+    if not change.free_symbols:
+        return ("a change of the observable that depends on no size or parameter (the "
+                "claim's carry; its observable says why)")
     grid = ("at Nx = 3000, Ns = 30, Ny = 10, the largest magnitude on the grid of the "
             "parameters left free (sizes.GRIDS; the point is given)")
     if verdict in ("wrong", "misprint"):
@@ -186,7 +189,7 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
     size = size_at_paper_sizes(change)
     if size is None:
         return None, "the difference is not a number on the parameters' grid"
-    return size, _how(v, verdict)
+    return size, _how(v, verdict, change)
 
 
 # -- the leading order's error at the paper's sizes, from the exact 1/Nx coefficients ------
