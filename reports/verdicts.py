@@ -10,8 +10,11 @@ notebook API all read :func:`statement_verdicts`, so no statement can carry two 
 
 Each record (:meth:`StatementVerdict.as_record`) has the contract's fields: ``verdict``,
 ``observable`` (what the size is a change of), ``size_at_paper_sizes`` (in that unit at
-Nx = 3000, Ns = 30, Ny = 10, or None with ``size_reason``), ``cause`` (wrong and misprint: the
-root cause's id), ``clause``, ``confirmation`` (wrong: the test of
+Nx = 3000, Ns = 30, Ny = 10: for an erratum the change a reader of the printed form gets
+wrong, an intermediate term carried to the observable; for a statement that holds in the
+stated limit the error of its leading order there, |c|/Nx from the exact 1/Nx coefficients;
+or None), ``size_reason`` (how the size was obtained, or why there is none), ``cause``
+(wrong and misprint: the root cause's id), ``clause``, ``confirmation`` (wrong: the test of
 :func:`tasksim.reports.measurements.confirmation` at the largest size) and ``evidence``.
 
 :func:`causes` groups the errata by root cause, one row per cause ranked by its size (the
