@@ -760,8 +760,11 @@ def errata_by_cause_markdown(records: Sequence[dict[str, Any]]) -> str:
     misprints = [r for r in records if r.get("headline") and verdict_word(r) == "misprint"]
     if misprints:
         lines += ["", "Misprints (typos in a step whose stated result is right; not ranked):", ""]
-        lines += [f"- [line {r['line']}](index.html#line-{r['line']}): `{r['id']}`"
-                  for r in misprints]
+        for r in sorted(misprints, key=lambda r: rank([r])):  # by size, as claims.json
+            size = size_text(r)
+            lines.append(f"- **{r.get('cause') or r['id']}**: [line {r['line']}]"
+                         f"(index.html#line-{r['line']}): `{r['id']}`"
+                         + (f"; size {size}" if size else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -10,8 +10,11 @@ notebook API all read :func:`statement_verdicts`, so no statement can carry two 
 
 Each record (:meth:`StatementVerdict.as_record`) has the contract's fields: ``verdict``,
 ``observable`` (what the size is a change of), ``size_at_paper_sizes`` (in that unit at
-Nx = 3000, Ns = 30, Ny = 10, or None with ``size_reason``), ``cause`` (wrong and misprint: the
-root cause's id), ``clause``, ``confirmation`` (wrong: the test of
+Nx = 3000, Ns = 30, Ny = 10: for an erratum the change a reader of the printed form gets
+wrong, an intermediate term carried to the observable; for a statement that holds in the
+stated limit the error of its leading order there, |c|/Nx from the exact 1/Nx coefficients;
+or None), ``size_reason`` (how the size was obtained, or why there is none), ``cause``
+(wrong and misprint: the root cause's id), ``clause``, ``confirmation`` (wrong: the test of
 :func:`tasksim.reports.measurements.confirmation` at the largest size) and ``evidence``.
 
 :func:`causes` groups the errata by root cause, one row per cause ranked by its size (the
@@ -35,7 +38,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
-from tasksim.derivations.sizes import observable_size
+from tasksim.derivations.sizes import leading_order_error, observable_size
 
 from .measurements import (REJECT_Z, UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
                            confirmation, measurement_for, not_measured)
@@ -245,18 +248,46 @@ def _confirmation(v: Verdict, evidence: Sequence[Verdict],
 
 # -- the records -----------------------------------------------------------------------------
 
+def _with_carry(v: Verdict) -> Verdict:
+    """``v`` with its claim's ``carry`` restored from the registry when a worker process
+    stripped it to pickle the verdict (:func:`tasksim.reports.report_jobs.picklable` sets
+    every callable field to None): without it an intermediate term's size would be reported
+    in the term's own units, not carried to the observable."""
+    claim = v.claim
+    if claim.carry is not None:
+        return v
+    original = _claims_by_id().get(claim.id)
+    if original is None or original.carry is None or original.line != claim.line:
+        return v
+    return replace(v, claim=replace(claim, carry=original.carry))
+
+
 def _size(v: Verdict, word: str, evidence: Sequence[Verdict]
           ) -> tuple[Optional[float], dict[str, float], str]:
+    """The size of the statement's verdict in its observable's units at the paper's sizes,
+    where it is reached, and how it was obtained (or why there is none). A statement that
+    holds in the stated limit is sized by the error of its leading order there, from the
+    exact 1/Nx coefficients where they exist (:func:`leading_order_error`), else by its own
+    or its evidence's finite-size correction."""
+    v = _with_carry(v)
+    evidence = [_with_carry(e) for e in evidence]
+    if word == "holds in the stated limit":
+        exact, why = leading_order_error(v.claim.id)
+        if exact is not None:
+            return float(f"{exact.value:.6g}"), dict(exact.point), why
     size, reason = observable_size(v, word)
     if size is None and word == "holds in the stated limit":
-        found = [observable_size(e, word)[0] for e in evidence if e.status == "leading order"]
-        found = [s for s in found if s is not None]
+        found = [(observable_size(e, word), e.claim.id) for e in evidence
+                 if e.status == "leading order"]
+        found = [(s, how, i) for (s, how), i in found if s is not None]
         if found:
-            best = max(found, key=lambda s: s.value)
-            return float(f"{best.value:.6g}"), dict(best.point), ""
+            best, how, source = max(found, key=lambda x: x[0].value)
+            return (float(f"{best.value:.6g}"), dict(best.point),
+                    f"from the evidence {source}: {how}")
+        reason = why if reason.startswith("derived at leading order only") else reason
     if size is None:
         return None, {}, reason
-    return float(f"{size.value:.6g}"), dict(size.point), ""
+    return float(f"{size.value:.6g}"), dict(size.point), reason
 
 
 def _derived_latex(v: Verdict) -> str:
