@@ -42,7 +42,7 @@ True
 from __future__ import annotations
 
 import itertools
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -61,6 +61,7 @@ __all__ = [
     "sample_gram",
     "GramPlan",
     "sample_gram_seeded",
+    "sample_gram_factor_seeded",
     "sample_features",
     "sample_features_batch",
 ]
@@ -296,6 +297,10 @@ class GramPlan:
             self.classes, self.probabilities = gate_classes(alpha, rho_g, self.n_tasks)
         else:
             self.classes, self.probabilities = ((1,) * self.n_tasks,), np.ones(1)
+        self.used = [c for c, pattern in enumerate(self.classes)
+                     if any(self._open(a, pattern) for a in range(len(names)))]
+        """The gate classes some named block is open in (the others add nothing to the Gram:
+        class (0, 0) of random gating)."""
 
     def times_factor(self, X: np.ndarray, *, inplace: bool = False) -> np.ndarray:
         """F X for (..., nNs, m) X, with F = (C kron I_Ns)/sqrt(Ns) the factor of
@@ -334,6 +339,45 @@ class GramPlan:
                                                            self.tasks[b], :]
         gram = gram.reshape(batch, k * ns, k * ns)
         return 0.5 * (gram + np.swapaxes(gram, -1, -2))
+
+    def assemble_from_factors(self, Mt: np.ndarray) -> np.ndarray:
+        """:meth:`assemble` of the class Grams Mt Mt^T, from their factors Mt (batch,
+        len(used), nNs, nNs) of the :attr:`used` classes, lower block-triangular (F R^T: both
+        factors are), computing only the blocks the named blocks need: block (i, j) of a
+        class is the sum over t <= min(i, j) of Mt[i, t] Mt[j, t]^T, an Ns x Ns product each.
+        The diagonal blocks are symmetrized, as :meth:`assemble` does the whole Gram."""
+        batch, n, ns, k = Mt.shape[0], self.n_tasks, self.ns, len(self.names)
+        if not self.gated and self.tasks == list(range(n)):  # every block: one product
+            return self.assemble(Mt @ np.swapaxes(Mt, -1, -2))
+        L = Mt.reshape(batch, len(self.used), n, ns, n, ns)
+        products: dict[tuple[int, int, int], np.ndarray] = {}
+        gram = np.zeros((batch, k, ns, k, ns))
+        for a in range(k):
+            for b in range(a, k):
+                i, j = self.tasks[a], self.tasks[b]
+                low, high = min(i, j), max(i, j)
+                for c, pattern in enumerate(self.classes[u] for u in self.used):
+                    if not (self._open(a, pattern) and self._open(b, pattern)):
+                        continue
+                    if (c, low, high) not in products:
+                        products[(c, low, high)] = _lower_block(L[:, c], low, high)
+                    block = products[(c, low, high)]
+                    gram[:, a, :, b, :] += block if i <= j else np.swapaxes(block, -1, -2)
+                if a == b:
+                    diagonal = gram[:, a, :, a, :]
+                    diagonal[...] = 0.5 * (diagonal + np.swapaxes(diagonal, -1, -2))
+                else:
+                    gram[:, b, :, a, :] = np.swapaxes(gram[:, a, :, b, :], -1, -2)
+        return gram.reshape(batch, k * ns, k * ns)
+
+
+def _lower_block(L: np.ndarray, i: int, j: int) -> np.ndarray:
+    """Block (i, j), i <= j, of L L^T for a stack of lower block-triangular L of shape
+    (batch, n, Ns, n, Ns): the sum over t <= i of L[i, t] L[j, t]^T."""
+    total = L[:, i, :, 0, :] @ np.swapaxes(L[:, j, :, 0, :], -1, -2)
+    for t in range(1, i + 1):
+        total += L[:, i, :, t, :] @ np.swapaxes(L[:, j, :, t, :], -1, -2)
+    return total
 
 
 def sample_gram_seeded(
@@ -374,6 +418,57 @@ def sample_gram_seeded(
     if not seeds:
         raise ValueError("seeds must hold at least one SeedSequence")
     plan = GramPlan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
+    out = np.empty((len(seeds), len(plan.names) * ns, len(plan.names) * ns))
+    for start, stop, Mt in _class_factors_seeded(seeds, plan):
+        out[start:stop] = plan.assemble_from_factors(Mt)
+    return out
+
+
+def sample_gram_factor_seeded(
+    seeds: Sequence[np.random.SeedSequence],
+    *,
+    nx: int,
+    ns: int,
+    rho_a: float,
+    n_tasks: int = 2,
+    structure: str = "chain",
+) -> np.ndarray:
+    """Lower-triangular L, shape (len(seeds), n Ns, n Ns), whose L L^T is the Gram of the
+    ungated blocks A_1 .. A_n that :func:`sample_gram_seeded` draws from the same seeds (to
+    rounding): L = F R^T, F the covariance factor and R the Bartlett factor. L is the
+    Cholesky factor of the Gram (up to the signs of its columns when rho_a = 1), so a solver
+    can skip forming and factoring the Gram (:func:`tasksim.solvers.two_task_batch.
+    vanilla_maps_from_factor`).
+
+    Examples
+    --------
+    >>> seeds = np.random.SeedSequence(0).spawn(2)
+    >>> L = sample_gram_factor_seeded(seeds, nx=100, ns=2, rho_a=0.5)
+    >>> bool(np.allclose(L @ np.swapaxes(L, -1, -2),
+    ...                  sample_gram_seeded(seeds, nx=100, ns=2, rho_a=0.5)))
+    True
+    """
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    n_tasks = check_positive_int("n_tasks", n_tasks)
+    if not seeds:
+        raise ValueError("seeds must hold at least one SeedSequence")
+    names = tuple(f"A{mu}" for mu in range(1, n_tasks + 1))
+    plan = GramPlan(names, nx, ns, rho_a, None, 0.0, n_tasks, structure)
+    out = np.empty((len(seeds), n_tasks * ns, n_tasks * ns))
+    for start, stop, Mt in _class_factors_seeded(seeds, plan):
+        out[start:stop] = Mt[:, 0]
+    return out
+
+
+def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPlan
+                          ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(start, stop, Mt) for slices of :data:`SLICE` seeds: Mt (stop - start, len(plan.used),
+    nNs, nNs) the lower-triangular factors F R^T of the used gate classes' Grams Mt Mt^T, R
+    drawn from each seed alone (:func:`sample_gram_seeded`; every class is drawn, so that
+    the stream does not depend on the blocks)."""
+    nx, ns = plan.nx, plan.ns
     p, n_classes = plan.n_tasks * ns, len(plan.classes)
     rows, cols = np.triu_indices(p, k=1)
     normals = np.empty((len(seeds), n_classes, rows.size))
@@ -389,23 +484,23 @@ def sample_gram_seeded(
             rng.standard_normal(out=normals[j, c])
             chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))
             dofs[j, c] = count
+    if len(plan.used) < n_classes:  # drawn (the stream stays the same), never used
+        normals, chi, dofs = normals[:, plan.used], chi[:, plan.used], dofs[:, plan.used]
+    n_used = len(plan.used)
     alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
     # R^T, filled directly (its columns beyond the class count are zero), then
-    # M^T = factor R^T by row blocks, and the class Grams M^T M in one stacked product; in
-    # slices of SLICE samples, so that every pass over the arrays stays in the cache
+    # M^T = factor R^T by row blocks; in slices of SLICE samples, so that every pass over
+    # the arrays stays in the cache
     upper, diagonal = cols * p + rows, steps * (p + 1)
-    out = np.empty((len(seeds), len(plan.names) * ns, len(plan.names) * ns))
     for start in range(0, len(seeds), SLICE):
         stop = min(len(seeds), start + SLICE)
-        Rt = np.zeros((stop - start, n_classes, p * p))
+        Rt = np.zeros((stop - start, n_used, p * p))
         Rt[:, :, upper] = normals[start:stop]
         Rt[:, :, diagonal] = np.sqrt(chi[start:stop])
-        Rt = Rt.reshape(stop - start, n_classes, p, p)
+        Rt = Rt.reshape(stop - start, n_used, p, p)
         if not alive[start:stop].all():
             Rt *= alive[start:stop, :, None, :]
-        Mt = plan.times_factor(Rt, inplace=True)
-        out[start:stop] = plan.assemble(Mt @ np.swapaxes(Mt, -1, -2))
-    return out
+        yield start, stop, plan.times_factor(Rt, inplace=True)
 
 
 def sample_features(

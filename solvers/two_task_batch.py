@@ -47,12 +47,14 @@ from typing import Optional
 
 import numpy as np
 
+from .batched_linalg import cholesky_factors, lower_inverse, spd_inverse
 from .fixed_points import EIG_RTOL
 from .gram import SLICE
 from .validation import check_nonnegative, check_positive_int, check_unit_interval
 
 __all__ = ["GRAM_MODELS", "BLOCKS", "psd_pinv_batch", "two_task_maps",
-           "transfer_retention_from_maps", "gram_transfer_retention"]
+           "transfer_retention_from_maps", "gram_transfer_retention",
+           "vanilla_maps_from_factor", "vanilla_factor_transfer_retention"]
 
 GRAM_MODELS: tuple[str, ...] = ("vanilla", "random-gating", "plasticity-gating", "euclidean",
                                 "fisher")
@@ -85,37 +87,10 @@ def psd_pinv_batch(K: np.ndarray, rtol: float = EIG_RTOL) -> np.ndarray:
 
 RCOND_CHOLESKY = 1e-6
 """A matrix that may be rank deficient (a gated Gram block, a Fisher metric) is solved by
-Cholesky when LAPACK's estimate of its reciprocal 1-norm condition number exceeds this, else
-by the pseudo-inverse. At this margin the pseudo-inverse would keep every eigenvalue
-(EIG_RTOL = 1e-10 of the largest, four orders below, more than the estimator's error and the
-factor Ns between the norms), so both give the inverse, to rounding."""
-
-
-def _cholesky_solve(K: np.ndarray, R: np.ndarray, rcond_min: Optional[float]
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(X, ok): X[j] = K[j]^{-1} R[j] by LAPACK's Cholesky (potrf, potrs), one call per matrix
-    of the batch, for every K[j] that is numerically positive definite and, with
-    ``rcond_min``, has a reciprocal condition estimate (pocon) above it; ok[j] says which.
-
-    LAPACK on each small matrix in turn is several times faster than numpy's batched LU
-    (``numpy.linalg.solve`` copies and pivots) and than ``eigh``, for Ns of tens.
-    """
-    from scipy.linalg import lapack
-
-    X = np.zeros(R.shape)
-    ok = np.zeros(K.shape[0], dtype=bool)
-    norms = np.abs(K).sum(axis=-2).max(axis=-1) if rcond_min is not None else None
-    for j in range(K.shape[0]):
-        factor, info = lapack.dpotrf(K[j])  # K[j] = U^T U from its upper triangle
-        if info != 0:
-            continue
-        if norms is not None:
-            rcond, info = lapack.dpocon(factor, norms[j])
-            if info != 0 or not rcond > rcond_min:
-                continue
-        X[j], info = lapack.dpotrs(factor, R[j])
-        ok[j] = info == 0 and bool(np.isfinite(X[j]).all())
-    return X, ok
+Cholesky when its reciprocal 1-norm condition number exceeds this, else by the
+pseudo-inverse. At this margin the pseudo-inverse would keep every eigenvalue (EIG_RTOL =
+1e-10 of the largest, four orders below, more than the factor Ns between the norms), so both
+give the inverse, to rounding."""
 
 
 def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool
@@ -127,11 +102,13 @@ def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool
     ``full_rank``: every K is positive definite by construction (an ungated Gram block of a
     tall Gaussian block, or one shifted by lam > 0): a Cholesky solve, falling back to the
     pseudo-inverse if a matrix is numerically not positive definite. Otherwise (gated blocks,
-    whose rank is the number of open inputs) a Cholesky solve where the condition estimate
+    whose rank is the number of open inputs) a Cholesky solve where the condition number
     shows full rank (:data:`RCOND_CHOLESKY`) and the eigenvalue pseudo-inverse, as the
-    reference solver has it, for the rest.
+    reference solver has it, for the rest. The Cholesky solves are stacked
+    (:func:`tasksim.solvers.batched_linalg.spd_inverse`, then one product with R).
     """
-    X, ok = _cholesky_solve(K, R, None if full_rank else RCOND_CHOLESKY)
+    inverse, ok = spd_inverse(K, None if full_rank else RCOND_CHOLESKY)
+    X = inverse @ R
     if ok.all():
         return X, ok, None
     inverse = psd_pinv_batch(K[~ok])
@@ -179,12 +156,15 @@ def two_task_maps(model: str, grams: np.ndarray, *, ns: int, lam: Optional[float
         both, _, _ = _solve_psd(K, np.concatenate([G[0][1], G[0][0]], axis=-1),
                                 full_rank=True)
         M, H = both[..., :ns], both[..., ns:]
+    elif model != "fisher":  # M and N: both systems in one stack
+        batch = K.shape[0]
+        X, ok, inverse = _solve_psd(np.concatenate([K, G[1][1]]),
+                                    np.concatenate([G[0][1], G[1][0]]), full_rank=full_rank)
+        M, N = X[:batch], X[batch:]
+        return M, N, _projector(eye, M.shape, ok[:batch], inverse, G[0][0])
     else:
         M, ok, inverse = _solve_psd(K, G[0][1], full_rank=full_rank)
-        H = np.broadcast_to(eye, M.shape)
-        if inverse is not None:  # pseudo-inverse: H = K^+ G_11, a projector
-            H = H.copy()
-            H[~ok] = inverse @ G[0][0][~ok]
+        H = _projector(eye, M.shape, ok, inverse, G[0][0])
     if model == "fisher":
         h = np.concatenate([np.full(ns, np.sqrt(lam)), np.ones(ns)])
         Z = grams  # the Gram of [A_1, A_2] (metric block A_1, fit block A_2)
@@ -195,12 +175,26 @@ def two_task_maps(model: str, grams: np.ndarray, *, ns: int, lam: Optional[float
     return M, N, H
 
 
+def _projector(eye: np.ndarray, shape: tuple[int, ...], ok: np.ndarray,
+               inverse: Optional[np.ndarray], G11: np.ndarray) -> np.ndarray:
+    """H = K^+ G_11: the identity where K was solved as invertible, else the projector from
+    the pseudo-inverses ``inverse`` (those of the first len(ok) - ok.sum() matrices not ok,
+    in order; later rows belong to another system of the same stack)."""
+    H = np.broadcast_to(eye, shape)
+    if inverse is None or ok.all():
+        return H
+    H = H.copy()
+    H[~ok] = inverse[:int((~ok).sum())] @ G11[~ok]
+    return H
+
+
 def _plastic_solve(K: np.ndarray, R: np.ndarray) -> np.ndarray:
     """K^{-1} R for K = A^T D A of plasticity gating; ValueError when a K is singular (fewer
     than Ns plastic inputs): eigenvalues at or below sqrt(EIG_RTOL) times the largest, as
     :func:`tasksim.solvers.fixed_points.readout_map` decides. A condition estimate above 1e-2
     (a condition number below about 1e3, far from that limit) skips the eigenvalues."""
-    X, ok = _cholesky_solve(K, R, 1e-2)
+    inverse, ok = spd_inverse(K, 1e-2)
+    X = inverse @ R
     if not ok.all():
         doubtful = 0.5 * (K[~ok] + np.swapaxes(K[~ok], -1, -2))
         eigenvalues = np.linalg.eigvalsh(doubtful)
@@ -228,6 +222,75 @@ def transfer_retention_from_maps(M: np.ndarray, N: np.ndarray, H: np.ndarray, rh
     error = (np.sum(P * P, axis=(-2, -1)) + np.sum(N * N, axis=(-2, -1))
              - 2.0 * rho_b * np.sum(P * N, axis=(-2, -1))) / ns
     return transfer, 1.0 - error
+
+
+def vanilla_maps_from_factor(L: np.ndarray, *, ns: int) -> tuple[np.ndarray, np.ndarray]:
+    """(M, N) of ``vanilla`` from lower-triangular factors L (batch, 2 Ns, 2 Ns) of its Grams,
+    G = L L^T (:func:`tasksim.solvers.gram.sample_gram_factor_seeded`), without forming or
+    factoring G_11. With L = [[L_11, 0], [L_21, L_22]]:
+
+        M = G_11^{-1} G_12 = L_11^{-T} L_21^T,
+        N = G_22^{-1} G_21,  G_22 = L_21 L_21^T + L_22 L_22^T,  G_21 = L_21 L_11^T,
+
+    G_22 by its Cholesky factor C; L_11^{-1} and C^{-1} in one stack
+    (:func:`tasksim.solvers.batched_linalg.lower_inverse`). A sample whose L_11 or G_22 is
+    numerically singular goes through :func:`two_task_maps` on its Gram (the pseudo-inverse).
+
+    Examples
+    --------
+    >>> from tasksim.solvers.gram import sample_gram_factor_seeded
+    >>> L = sample_gram_factor_seeded(np.random.SeedSequence(0).spawn(2), nx=50, ns=3,
+    ...                               rho_a=0.5)
+    >>> M, N = vanilla_maps_from_factor(L, ns=3)
+    >>> M2, N2, _ = two_task_maps("vanilla", L @ np.swapaxes(L, -1, -2), ns=3)
+    >>> bool(np.allclose(M, M2) and np.allclose(N, N2))
+    True
+    """
+    ns = check_positive_int("ns", ns)
+    L = np.asarray(L, dtype=float)
+    if L.ndim != 3 or L.shape[1:] != (2 * ns, 2 * ns):
+        raise ValueError(f"L must have shape (batch, {2 * ns}, {2 * ns}), got {L.shape}")
+    batch = L.shape[0]
+    L11, L21, L22 = L[:, :ns, :ns], L[:, ns:, :ns], L[:, ns:, ns:]
+    G22 = L21 @ np.swapaxes(L21, -1, -2) + L22 @ np.swapaxes(L22, -1, -2)
+    C, ok = cholesky_factors(0.5 * (G22 + np.swapaxes(G22, -1, -2)))
+    inverse = lower_inverse(np.concatenate([L11, C]))
+    L11_inv, C_inv = inverse[:batch], inverse[batch:]
+    M = np.swapaxes(L21 @ L11_inv, -1, -2)
+    N = np.swapaxes(C_inv, -1, -2) @ (C_inv @ (L21 @ np.swapaxes(L11, -1, -2)))
+    ok &= np.isfinite(M).all(axis=(-2, -1)) & np.isfinite(N).all(axis=(-2, -1))
+    if not ok.all():
+        bad = L[~ok]
+        M[~ok], N[~ok], _ = two_task_maps("vanilla", bad @ np.swapaxes(bad, -1, -2), ns=ns)
+    return M, N
+
+
+def vanilla_factor_transfer_retention(L: np.ndarray, *, ns: int, rho_b: float
+                                      ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gram_transfer_retention` of ``vanilla`` from the factors L of its Grams: by the
+    compiled kernel of :mod:`tasksim.solvers.vanilla_kernel` where numba is installed (a
+    sample it flags goes through :func:`vanilla_maps_from_factor`), else by
+    :func:`vanilla_maps_from_factor` in slices of :data:`tasksim.solvers.gram.SLICE`."""
+    from . import vanilla_kernel
+
+    ns = check_positive_int("ns", ns)
+    rho_b = check_unit_interval("rho_b", rho_b)
+    L = np.asarray(L, dtype=float)
+    if L.ndim != 3 or L.shape[1:] != (2 * ns, 2 * ns):
+        raise ValueError(f"L must have shape (batch, {2 * ns}, {2 * ns}), got {L.shape}")
+    if vanilla_kernel.AVAILABLE:
+        transfer, retention, ok = vanilla_kernel.factor_transfer_retention(L, ns, rho_b)
+        if not ok.all():
+            M, N = vanilla_maps_from_factor(L[~ok], ns=ns)
+            transfer[~ok], retention[~ok] = transfer_retention_from_maps(
+                M, N, np.broadcast_to(np.eye(ns), M.shape), rho_b)
+        return transfer, retention
+    eye = np.eye(ns)
+    parts = []
+    for start in range(0, max(1, L.shape[0]), SLICE):
+        M, N = vanilla_maps_from_factor(L[start:start + SLICE], ns=ns)
+        parts.append(transfer_retention_from_maps(M, N, np.broadcast_to(eye, M.shape), rho_b))
+    return (np.concatenate([tf for tf, _ in parts]), np.concatenate([rt for _, rt in parts]))
 
 
 def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
