@@ -349,7 +349,6 @@ class GramPlan:
         batch, n, ns, k = Mt.shape[0], self.n_tasks, self.ns, len(self.names)
         if not self.gated and self.tasks == list(range(n)):  # every block: one product
             return self.assemble(Mt @ np.swapaxes(Mt, -1, -2))
-        L = Mt.reshape(batch, len(self.used), n, ns, n, ns)
         products: dict[tuple[int, int, int], np.ndarray] = {}
         gram = np.zeros((batch, k, ns, k, ns))
         for a in range(k):
@@ -360,7 +359,7 @@ class GramPlan:
                     if not (self._open(a, pattern) and self._open(b, pattern)):
                         continue
                     if (c, low, high) not in products:
-                        products[(c, low, high)] = _lower_block(L[:, c], low, high)
+                        products[(c, low, high)] = _lower_block(Mt[:, c], low, high, ns)
                     block = products[(c, low, high)]
                     gram[:, a, :, b, :] += block if i <= j else np.swapaxes(block, -1, -2)
                 if a == b:
@@ -371,13 +370,13 @@ class GramPlan:
         return gram.reshape(batch, k * ns, k * ns)
 
 
-def _lower_block(L: np.ndarray, i: int, j: int) -> np.ndarray:
-    """Block (i, j), i <= j, of L L^T for a stack of lower block-triangular L of shape
-    (batch, n, Ns, n, Ns): the sum over t <= i of L[i, t] L[j, t]^T."""
-    total = L[:, i, :, 0, :] @ np.swapaxes(L[:, j, :, 0, :], -1, -2)
-    for t in range(1, i + 1):
-        total += L[:, i, :, t, :] @ np.swapaxes(L[:, j, :, t, :], -1, -2)
-    return total
+def _lower_block(Mt: np.ndarray, i: int, j: int, ns: int) -> np.ndarray:
+    """Block (i, j), i <= j, of Mt Mt^T for a stack (batch, p, p) of lower block-triangular Mt:
+    row blocks i and j times each other over the first (i + 1) Ns columns (beyond them row
+    block i is zero), one stacked product."""
+    width = (i + 1) * ns
+    return (Mt[:, i * ns:(i + 1) * ns, :width]
+            @ np.swapaxes(Mt[:, j * ns:(j + 1) * ns, :width], -1, -2))
 
 
 def sample_gram_seeded(
@@ -468,12 +467,16 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
     nNs, nNs) the lower-triangular factors F R^T of the used gate classes' Grams Mt Mt^T, R
     drawn from each seed alone (:func:`sample_gram_seeded`; every class is drawn, so that
     the stream does not depend on the blocks)."""
+    from . import gram_kernels
+
     nx, ns = plan.nx, plan.ns
-    p, n_classes = plan.n_tasks * ns, len(plan.classes)
+    p, n_used = plan.n_tasks * ns, len(plan.used)
     rows, cols = np.triu_indices(p, k=1)
-    normals = np.empty((len(seeds), n_classes, rows.size))
-    chi = np.empty((len(seeds), n_classes, p))
-    dofs = np.empty((len(seeds), n_classes, 1), dtype=np.int64)
+    normals = np.empty((len(seeds), n_used, rows.size))
+    chi = np.empty((len(seeds), n_used, p))
+    dofs = np.empty((len(seeds), n_used, 1), dtype=np.int64)
+    unused = np.empty(rows.size)  # the draws of a class no block needs: drawn, not kept
+    slot = {c: u for u, c in enumerate(plan.used)}
     steps = np.arange(p)
     for j, seed in enumerate(seeds):
         # per seed: the class counts, then for each class the strict upper triangle of its
@@ -481,12 +484,21 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
         rng = np.random.Generator(np.random.PCG64(seed))
         counts = rng.multinomial(nx, plan.probabilities) if plan.gated else (nx,)
         for c, count in enumerate(counts):
-            rng.standard_normal(out=normals[j, c])
-            chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))
-            dofs[j, c] = count
-    if len(plan.used) < n_classes:  # drawn (the stream stays the same), never used
-        normals, chi, dofs = normals[:, plan.used], chi[:, plan.used], dofs[:, plan.used]
-    n_used = len(plan.used)
+            u = slot.get(c)
+            if u is None:
+                rng.standard_normal(out=unused)
+                rng.chisquare(np.maximum(count - steps, 1))
+                continue
+            rng.standard_normal(out=normals[j, u])
+            chi[j, u] = rng.chisquare(np.maximum(count - steps, 1))
+            dofs[j, u] = count
+    if gram_kernels.AVAILABLE:  # F R^T from the draws in one compiled pass
+        coef = plan.chain / np.sqrt(ns)
+        for start in range(0, len(seeds), SLICE):
+            stop = min(len(seeds), start + SLICE)
+            yield start, stop, gram_kernels.class_factors(
+                normals[start:stop], chi[start:stop], dofs[start:stop, :, 0], coef, ns)
+        return
     alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
     # R^T, filled directly (its columns beyond the class count are zero), then
     # M^T = factor R^T by row blocks; in slices of SLICE samples, so that every pass over

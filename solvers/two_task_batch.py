@@ -268,18 +268,18 @@ def vanilla_maps_from_factor(L: np.ndarray, *, ns: int) -> tuple[np.ndarray, np.
 def vanilla_factor_transfer_retention(L: np.ndarray, *, ns: int, rho_b: float
                                       ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`gram_transfer_retention` of ``vanilla`` from the factors L of its Grams: by the
-    compiled kernel of :mod:`tasksim.solvers.vanilla_kernel` where numba is installed (a
+    compiled kernel of :mod:`tasksim.solvers.gram_kernels` where numba is installed (a
     sample it flags goes through :func:`vanilla_maps_from_factor`), else by
     :func:`vanilla_maps_from_factor` in slices of :data:`tasksim.solvers.gram.SLICE`."""
-    from . import vanilla_kernel
+    from . import gram_kernels
 
     ns = check_positive_int("ns", ns)
     rho_b = check_unit_interval("rho_b", rho_b)
     L = np.asarray(L, dtype=float)
     if L.ndim != 3 or L.shape[1:] != (2 * ns, 2 * ns):
         raise ValueError(f"L must have shape (batch, {2 * ns}, {2 * ns}), got {L.shape}")
-    if vanilla_kernel.AVAILABLE:
-        transfer, retention, ok = vanilla_kernel.factor_transfer_retention(L, ns, rho_b)
+    if gram_kernels.AVAILABLE:
+        transfer, retention, ok = gram_kernels.factor_transfer_retention(L, ns, rho_b)
         if not ok.all():
             M, N = vanilla_maps_from_factor(L[~ok], ns=ns)
             transfer[~ok], retention[~ok] = transfer_retention_from_maps(

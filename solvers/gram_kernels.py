@@ -1,0 +1,239 @@
+"""Compiled loops (numba) of the Gram path, one sample at a time, where numpy's stacked calls
+spend more on passes over memory than on arithmetic: the fast path of the finite-size probe
+at Ns of tens. numba is imported on first use; :data:`AVAILABLE` says whether it can be
+(the callers fall back to numpy, which gives the same numbers to rounding).
+
+1. :func:`class_factors` -- the factors F R^T of the gate classes' Grams
+   (:func:`tasksim.solvers.gram.sample_gram_seeded`) straight from the drawn normals and
+   chi-squares of the Bartlett factors R: one pass, where numpy fills R^T (a scatter) and
+   then scales and adds its row blocks.
+2. :func:`factor_transfer_retention` -- vanilla transfer and retention from the Gram's
+   triangular factor. At Ns = 30 the work of a sample is a few hundred thousand
+   floating-point operations on 30 x 30 blocks; numpy runs it as a dozen stacked calls
+   (products, a Cholesky, a triangular inverse), here every step of one sample runs on blocks
+   that stay in the first-level cache. With G = L L^T, L = [[L_11, 0], [L_21, L_22]] lower
+   triangular (:func:`tasksim.solvers.gram.sample_gram_factor_seeded`):
+
+       M = G_11^{-1} G_12 = L_11^{-T} L_21^T                 (one back substitution)
+       G_22 = L_21 L_21^T + L_22 L_22^T = C C^T              (Cholesky)
+       N = G_22^{-1} G_21 = C^{-T} C^{-1} L_21 L_11^T        (two substitutions)
+
+   and the errors of :func:`tasksim.solvers.two_task_batch.transfer_retention_from_maps` with
+   H = I. A sample whose L_11 or G_22 is numerically singular is flagged, and the caller
+   solves it by the reference route (the pseudo-inverse of
+   :mod:`tasksim.solvers.two_task_batch`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AVAILABLE", "class_factors", "factor_transfer_retention"]
+
+try:  # an optional accelerator: the numpy route gives the same numbers, slower
+    import numba
+except ImportError:  # pragma: no cover - exercised where numba is missing
+    numba = None
+
+AVAILABLE = numba is not None
+_KERNELS: dict[str, Any] = {}
+
+
+def _call(source: Any, *args: Any) -> None:
+    """Run the compiled ``source`` (compiled on first use, cached on disk beside this file).
+    A cache that cannot be loaded (written by this file imported under another module name,
+    e.g. by ``pytest --doctest-modules solvers``) is set aside: compiled afresh, not cached."""
+    name = source.__name__
+    if name not in _KERNELS:
+        _KERNELS[name] = numba.njit(cache=True, fastmath=True, nogil=True)(source)
+        try:
+            return _KERNELS[name](*args)
+        except Exception:  # noqa: BLE001 - an unloadable cache entry; compile without it
+            _KERNELS[name] = numba.njit(cache=False, fastmath=True, nogil=True)(source)
+    return _KERNELS[name](*args)
+
+
+def _fill_source(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: np.ndarray,
+                 ns: int, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    S, C = normals.shape[0], normals.shape[1]
+    n = coef.shape[0]
+    p = n * ns
+    R = np.zeros((p, p))
+    for s in range(S):
+        for c in range(C):
+            # R: the strict upper triangle row by row, sqrt(chi) on the diagonal, rows at or
+            # beyond the class count zero
+            k = 0
+            for r in range(p):
+                alive = r < dofs[s, c]
+                R[r, r] = np.sqrt(chi[s, c, r]) if alive else 0.0
+                for q in range(r + 1, p):
+                    R[r, q] = normals[s, c, k] if alive else 0.0
+                    k += 1
+            # out = F R^T, F = coef kron I_Ns (coef lower triangular, 1/sqrt(Ns) included):
+            # row (i, a), column (t, b): sum over u in [t, i] of coef[i, u] R[(t, b), (u, a)]
+            L = out[s, c]
+            for i in range(n):
+                for a in range(ns):
+                    row = i * ns + a
+                    for col in range(p):
+                        L[row, col] = 0.0
+                    for u in range(i + 1):
+                        f = coef[i, u]
+                        if f == 0.0:
+                            continue
+                        for col in range(u * ns + a + 1):
+                            L[row, col] += f * R[col, u * ns + a]
+
+
+def class_factors(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: np.ndarray,
+                  ns: int) -> np.ndarray:
+    """F R^T for every sample and class: ``normals`` (S, C, p(p - 1)/2) the strict upper
+    triangles of the Bartlett factors R row by row, ``chi`` (S, C, p) their squared
+    diagonals, ``dofs`` (S, C) the class counts (rows at or beyond them are zero), ``coef``
+    the n x n lower-triangular chain of F = coef kron I_Ns (1/sqrt(Ns) included); p = n Ns.
+    Returns (S, C, p, p), lower triangular. Needs numba (:data:`AVAILABLE`).
+
+    Examples
+    --------
+    >>> R = np.array([[2.0, 1.0], [0.0, 3.0]])        # p = 2: one normal, two chi-squares
+    >>> L = class_factors(np.array([[[1.0]]]), np.array([[[4.0, 9.0]]]), np.array([[5]]),
+    ...                   np.array([[1.0, 0.0], [0.5, 1.0]]), 1)
+    >>> bool(np.allclose(L[0, 0], np.array([[1.0, 0.0], [0.5, 1.0]]) @ R.T))
+    True
+    """
+    if not AVAILABLE:
+        raise RuntimeError("numba is not installed")
+    S, C = normals.shape[:2]
+    p = coef.shape[0] * int(ns)
+    out = np.empty((S, C, p, p))
+    _call(_fill_source, np.ascontiguousarray(normals, dtype=float),
+          np.ascontiguousarray(chi, dtype=float), np.ascontiguousarray(dofs, dtype=np.int64),
+          np.ascontiguousarray(coef, dtype=float), int(ns), out)
+    return out
+
+
+def _kernel_source(L: np.ndarray, ns: int, rho_b: float, transfer: np.ndarray,
+                   retention: np.ndarray, ok: np.ndarray) -> None:  # pragma: no cover - compiled
+    S = L.shape[0]
+    M = np.empty((ns, ns))
+    G = np.empty((ns, ns))
+    Y = np.empty((ns, ns))
+    P = np.empty((ns, ns))
+    for s in range(S):
+        A = L[s]
+        good = True
+        # M: L_11^T M = L_21^T, rows of M from the last up
+        for j in range(ns - 1, -1, -1):
+            d = A[j, j]
+            if not d > 0.0:
+                good = False
+                break
+            for c in range(ns):
+                M[j, c] = A[ns + c, j]
+            for k in range(j + 1, ns):
+                f = A[k, j]
+                for c in range(ns):
+                    M[j, c] -= f * M[k, c]
+            for c in range(ns):
+                M[j, c] /= d
+        if not good:
+            ok[s] = False
+            continue
+        # G_22 = L_21 L_21^T + L_22 L_22^T (lower triangle), then its Cholesky factor in place
+        for i in range(ns):
+            for j in range(i + 1):
+                acc = 0.0
+                for k in range(ns):
+                    acc += A[ns + i, k] * A[ns + j, k]
+                for k in range(j + 1):
+                    acc += A[ns + i, ns + k] * A[ns + j, ns + k]
+                G[i, j] = acc
+        for j in range(ns):
+            d = G[j, j]
+            for k in range(j):
+                d -= G[j, k] * G[j, k]
+            if not d > 0.0:
+                good = False
+                break
+            d = np.sqrt(d)
+            G[j, j] = d
+            for i in range(j + 1, ns):
+                acc = G[i, j]
+                for k in range(j):
+                    acc -= G[i, k] * G[j, k]
+                G[i, j] = acc / d
+        if not good:
+            ok[s] = False
+            continue
+        # Y = C^{-1} G_21, G_21 = L_21 L_11^T (row i, column j: sum over k <= j)
+        for i in range(ns):
+            for c in range(ns):
+                acc = 0.0
+                for k in range(c + 1):
+                    acc += A[ns + i, k] * A[c, k]
+                Y[i, c] = acc
+            for k in range(i):
+                f = G[i, k]
+                for c in range(ns):
+                    Y[i, c] -= f * Y[k, c]
+            for c in range(ns):
+                Y[i, c] /= G[i, i]
+        # N = C^{-T} Y, in place in Y, rows from the last up
+        for i in range(ns - 1, -1, -1):
+            for k in range(i + 1, ns):
+                f = G[k, i]
+                for c in range(ns):
+                    Y[i, c] -= f * Y[k, c]
+            for c in range(ns):
+                Y[i, c] /= G[i, i]
+        # P = M N, and the errors
+        for i in range(ns):
+            for c in range(ns):
+                P[i, c] = 0.0
+            for k in range(ns):
+                f = M[i, k]
+                for c in range(ns):
+                    P[i, c] += f * Y[k, c]
+        trace = 0.0
+        mm = 0.0
+        pp = 0.0
+        nn = 0.0
+        pn = 0.0
+        for i in range(ns):
+            trace += M[i, i]
+            for c in range(ns):
+                mm += M[i, c] * M[i, c]
+                pp += P[i, c] * P[i, c]
+                nn += Y[i, c] * Y[i, c]
+                pn += P[i, c] * Y[i, c]
+        if not (np.isfinite(mm) and np.isfinite(pp) and np.isfinite(nn) and np.isfinite(pn)):
+            ok[s] = False
+            continue
+        transfer[s] = (2.0 * rho_b * trace - mm) / ns
+        retention[s] = 1.0 - (pp + nn - 2.0 * rho_b * pn) / ns
+        ok[s] = True
+
+
+def factor_transfer_retention(L: np.ndarray, ns: int, rho_b: float
+                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(transfer, retention, ok) of vanilla for factors L (batch, 2 Ns, 2 Ns) (module
+    docstring); where not ok the two are meaningless and the caller solves the sample again.
+    Needs numba (:data:`AVAILABLE`).
+
+    Examples
+    --------
+    >>> L = np.eye(4)[None] / np.sqrt(2.0)   # A_1, A_2 orthogonal: no transfer, no forgetting
+    >>> tf, rt, ok = factor_transfer_retention(L, 2, 0.5)
+    >>> tf.tolist(), rt.tolist(), ok.tolist()
+    ([0.0], [1.0], [True])
+    """
+    if not AVAILABLE:
+        raise RuntimeError("numba is not installed")
+    L = np.ascontiguousarray(L, dtype=float)
+    transfer = np.empty(L.shape[0])
+    retention = np.empty(L.shape[0])
+    ok = np.zeros(L.shape[0], dtype=np.bool_)
+    _call(_kernel_source, L, int(ns), float(rho_b), transfer, retention, ok)
+    return transfer, retention, ok
