@@ -301,6 +301,17 @@ class GramPlan:
                      if any(self._open(a, pattern) for a in range(len(names)))]
         """The gate classes some named block is open in (the others add nothing to the Gram:
         class (0, 0) of random gating)."""
+        self.single = []
+        """Per used class, the one task whose blocks alone it adds to (-1: several): gate
+        class (1, 0) of random gating adds to D1A1 only, so only A_1's rows of the class
+        matter, a Wishart of Ns dimensions instead of n Ns."""
+        for c in self.used:
+            needed = {self.tasks[a] for a in range(len(names)) if self._open(a, self.classes[c])}
+            self.single.append(needed.pop() if len(needed) == 1 and self.n_tasks > 1 else -1)
+        self.single_scale = [np.sqrt(np.sum(self.chain[t] ** 2) / ns) if t >= 0 else 0.0
+                             for t in self.single]
+        """The standard deviation of an entry of A_t (the chain's row t; 1/sqrt(Ns) for
+        both structures), which scales the single-task class's Bartlett factor."""
 
     def times_factor(self, X: np.ndarray, *, inplace: bool = False) -> np.ndarray:
         """F X for (..., nNs, m) X, with F = (C kron I_Ns)/sqrt(Ns) the factor of
@@ -475,29 +486,35 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
     normals = np.empty((len(seeds), n_used, rows.size))
     chi = np.empty((len(seeds), n_used, p))
     dofs = np.empty((len(seeds), n_used, 1), dtype=np.int64)
-    unused = np.empty(rows.size)  # the draws of a class no block needs: drawn, not kept
     slot = {c: u for u, c in enumerate(plan.used)}
+    small = ns * (ns - 1) // 2  # the normals of a single-task class (first in its row)
     steps = np.arange(p)
     for j, seed in enumerate(seeds):
-        # per seed: the class counts, then for each class the strict upper triangle of its
-        # Bartlett factor (row-major) and chi^2(dof - i) for its diagonal
+        # per seed: the class counts, then for each class some block needs, the strict upper
+        # triangle of its Bartlett factor (row-major) and chi^2(dof - i) for its diagonal:
+        # of n Ns dimensions, or of Ns for a class that adds to one task's blocks only
         rng = np.random.Generator(np.random.PCG64(seed))
         counts = rng.multinomial(nx, plan.probabilities) if plan.gated else (nx,)
         for c, count in enumerate(counts):
             u = slot.get(c)
             if u is None:
-                rng.standard_normal(out=unused)
-                rng.chisquare(np.maximum(count - steps, 1))
                 continue
-            rng.standard_normal(out=normals[j, u])
-            chi[j, u] = rng.chisquare(np.maximum(count - steps, 1))
             dofs[j, u] = count
+            if plan.single[u] >= 0:
+                rng.standard_normal(out=normals[j, u, :small])
+                chi[j, u, :ns] = rng.chisquare(np.maximum(count - steps[:ns], 1))
+            else:
+                rng.standard_normal(out=normals[j, u])
+                chi[j, u] = rng.chisquare(np.maximum(count - steps, 1))
     if gram_kernels.AVAILABLE:  # F R^T from the draws in one compiled pass
         coef = plan.chain / np.sqrt(ns)
+        single = np.array(plan.single, dtype=np.int64)
+        scale = np.array(plan.single_scale)
         for start in range(0, len(seeds), SLICE):
             stop = min(len(seeds), start + SLICE)
             yield start, stop, gram_kernels.class_factors(
-                normals[start:stop], chi[start:stop], dofs[start:stop, :, 0], coef, ns)
+                normals[start:stop], chi[start:stop], dofs[start:stop, :, 0], coef, ns,
+                single, scale)
         return
     alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
     # R^T, filled directly (its columns beyond the class count are zero), then
@@ -512,7 +529,28 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
         Rt = Rt.reshape(stop - start, n_used, p, p)
         if not alive[start:stop].all():
             Rt *= alive[start:stop, :, None, :]
-        yield start, stop, plan.times_factor(Rt, inplace=True)
+        Mt = plan.times_factor(Rt, inplace=True)
+        for u, t in enumerate(plan.single):  # an Ns-dimensional class: its factor in block t
+            if t >= 0:
+                Mt[:, u] = 0.0
+                Mt[:, u, t * ns:(t + 1) * ns, t * ns:(t + 1) * ns] = plan.single_scale[u] * (
+                    _small_bartlett_transposed(normals[start:stop, u], chi[start:stop, u],
+                                               dofs[start:stop, u], ns))
+        yield start, stop, Mt
+
+
+def _small_bartlett_transposed(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray,
+                               ns: int) -> np.ndarray:
+    """R^T (batch, Ns, Ns) of Ns-dimensional Bartlett factors from the first Ns (Ns - 1)/2
+    normals and Ns chi-squares of each row of ``normals``, ``chi``; rows of R at or beyond
+    the count ``dofs`` (batch, 1) zero."""
+    rows, cols = np.triu_indices(ns, k=1)
+    R = np.zeros((normals.shape[0], ns, ns))
+    R[:, rows, cols] = normals[:, :rows.size]
+    steps = np.arange(ns)
+    R[:, steps, steps] = np.sqrt(chi[:, :ns])
+    R *= (steps < dofs)[:, :, None]
+    return np.swapaxes(R, -1, -2)
 
 
 def sample_features(

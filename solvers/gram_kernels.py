@@ -22,14 +22,21 @@ at Ns of tens. numba is imported on first use; :data:`AVAILABLE` says whether it
    H = I. A sample whose L_11 or G_22 is numerically singular is flagged, and the caller
    solves it by the reference route (the pseudo-inverse of
    :mod:`tasksim.solvers.two_task_batch`).
+3. :func:`pair_transfer_retention` -- the same errors from Grams of two blocks (vanilla,
+   random gating: M = G_11^{-1} G_12, N = G_22^{-1} G_21), each K = G_11, G_22 by its
+   Cholesky factor C and K^{-1} = C^{-T} C^{-1}; with a condition threshold (random gating,
+   whose gated blocks may be rank deficient) a sample is flagged unless the reciprocal
+   1-norm condition number 1 / (||K||_1 ||K^{-1}||_1) of both exceeds it, as
+   :func:`tasksim.solvers.batched_linalg.spd_inverse` decides, and the caller takes the
+   pseudo-inverse route for it.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "class_factors", "factor_transfer_retention"]
+__all__ = ["AVAILABLE", "class_factors", "factor_transfer_retention", "pair_transfer_retention"]
 
 try:  # an optional accelerator: the numpy route gives the same numbers, slower
     import numba
@@ -55,13 +62,28 @@ def _call(source: Any, *args: Any) -> None:
 
 
 def _fill_source(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: np.ndarray,
-                 ns: int, out: np.ndarray) -> None:  # pragma: no cover - compiled
+                 ns: int, single: np.ndarray, scale: np.ndarray,
+                 out: np.ndarray) -> None:  # pragma: no cover - compiled
     S, C = normals.shape[0], normals.shape[1]
     n = coef.shape[0]
     p = n * ns
     R = np.zeros((p, p))
     for s in range(S):
         for c in range(C):
+            t = single[c]
+            if t >= 0:  # an Ns-dimensional factor, scale R^T, in diagonal block t
+                L = out[s, c]
+                for r in range(p):
+                    for col in range(p):
+                        L[r, col] = 0.0
+                k = 0
+                for r in range(ns):
+                    alive = r < dofs[s, c]
+                    L[t * ns + r, t * ns + r] = scale[c] * np.sqrt(chi[s, c, r]) if alive else 0.0
+                    for q in range(r + 1, ns):
+                        L[t * ns + q, t * ns + r] = scale[c] * normals[s, c, k] if alive else 0.0
+                        k += 1
+                continue
             # R: the strict upper triangle row by row, sqrt(chi) on the diagonal, rows at or
             # beyond the class count zero
             k = 0
@@ -88,12 +110,15 @@ def _fill_source(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: n
 
 
 def class_factors(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: np.ndarray,
-                  ns: int) -> np.ndarray:
+                  ns: int, single: Optional[np.ndarray] = None,
+                  scale: Optional[np.ndarray] = None) -> np.ndarray:
     """F R^T for every sample and class: ``normals`` (S, C, p(p - 1)/2) the strict upper
     triangles of the Bartlett factors R row by row, ``chi`` (S, C, p) their squared
     diagonals, ``dofs`` (S, C) the class counts (rows at or beyond them are zero), ``coef``
     the n x n lower-triangular chain of F = coef kron I_Ns (1/sqrt(Ns) included); p = n Ns.
-    Returns (S, C, p, p), lower triangular. Needs numba (:data:`AVAILABLE`).
+    A class with ``single`` [c] = t >= 0 has an Ns-dimensional R (the first Ns (Ns - 1)/2
+    normals, Ns chi-squares): its factor is ``scale`` [c] R^T in diagonal block t, zero
+    elsewhere. Returns (S, C, p, p), lower triangular. Needs numba (:data:`AVAILABLE`).
 
     Examples
     --------
@@ -108,10 +133,129 @@ def class_factors(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: 
     S, C = normals.shape[:2]
     p = coef.shape[0] * int(ns)
     out = np.empty((S, C, p, p))
+    single = np.full(C, -1, dtype=np.int64) if single is None else single
+    scale = np.zeros(C) if scale is None else scale
     _call(_fill_source, np.ascontiguousarray(normals, dtype=float),
           np.ascontiguousarray(chi, dtype=float), np.ascontiguousarray(dofs, dtype=np.int64),
-          np.ascontiguousarray(coef, dtype=float), int(ns), out)
+          np.ascontiguousarray(coef, dtype=float), int(ns),
+          np.ascontiguousarray(single, dtype=np.int64), np.ascontiguousarray(scale, dtype=float),
+          out)
     return out
+
+
+def _spd_inverse_into(K: np.ndarray, C: np.ndarray, out: np.ndarray, rcond_min: float
+                     ) -> bool:  # pragma: no cover - compiled
+    """K^{-1} into ``out`` through the Cholesky factor C (scratch); False when K is not
+    numerically positive definite or its reciprocal 1-norm condition is at most rcond_min."""
+    n = K.shape[0]
+    for j in range(n):
+        d = K[j, j]
+        for k in range(j):
+            d -= C[j, k] * C[j, k]
+        if not d > 0.0:
+            return False
+        d = np.sqrt(d)
+        C[j, j] = d
+        for i in range(j + 1, n):
+            acc = K[i, j]
+            for k in range(j):
+                acc -= C[i, k] * C[j, k]
+            C[i, j] = acc / d
+        for i in range(j):
+            C[i, j] = 0.0
+    # C^{-1} in place (lower triangular), column by column
+    for j in range(n):
+        C[j, j] = 1.0 / C[j, j]
+        for i in range(j + 1, n):
+            acc = 0.0
+            for k in range(j, i):
+                acc -= C[i, k] * C[k, j]
+            C[i, j] = acc / C[i, i]
+    # K^{-1} = C^{-T} C^{-1}
+    for i in range(n):
+        for j in range(i + 1):
+            acc = 0.0
+            for k in range(i, n):
+                acc += C[k, i] * C[k, j]
+            out[i, j] = acc
+            out[j, i] = acc
+    if rcond_min > 0.0:
+        norm = 0.0
+        norm_inv = 0.0
+        for j in range(n):
+            a = 0.0
+            b = 0.0
+            for i in range(n):
+                a += abs(K[i, j])
+                b += abs(out[i, j])
+            norm = max(norm, a)
+            norm_inv = max(norm_inv, b)
+        if not (np.isfinite(norm_inv) and 1.0 / (norm * norm_inv) > rcond_min):
+            return False
+    return True
+
+
+if AVAILABLE:  # called from the kernels below: compiled with them (lazily, on first use)
+    _spd_inverse_into = numba.njit(cache=True, fastmath=True, nogil=True)(_spd_inverse_into)
+
+
+def _pair_source(G: np.ndarray, ns: int, rho_b: float, rcond_min: float, transfer: np.ndarray,
+                 retention: np.ndarray, ok: np.ndarray) -> None:  # pragma: no cover - compiled
+    S = G.shape[0]
+    K = np.empty((ns, ns))
+    C = np.empty((ns, ns))
+    inverse = np.empty((ns, ns))
+    M = np.empty((ns, ns))
+    N = np.empty((ns, ns))
+    P = np.empty((ns, ns))
+    for s in range(S):
+        A = G[s]
+        good = True
+        for side in range(2):
+            a0 = side * ns          # the system's block
+            b0 = (1 - side) * ns    # the right-hand side's columns
+            for i in range(ns):
+                for j in range(ns):
+                    K[i, j] = 0.5 * (A[a0 + i, a0 + j] + A[a0 + j, a0 + i])
+            if not _spd_inverse_into(K, C, inverse, rcond_min):
+                good = False
+                break
+            X = M if side == 0 else N
+            for i in range(ns):
+                for c in range(ns):
+                    X[i, c] = 0.0
+                for k in range(ns):
+                    f = inverse[i, k]
+                    for c in range(ns):
+                        X[i, c] += f * A[a0 + k, b0 + c]
+        if not good:
+            ok[s] = False
+            continue
+        for i in range(ns):
+            for c in range(ns):
+                P[i, c] = 0.0
+            for k in range(ns):
+                f = M[i, k]
+                for c in range(ns):
+                    P[i, c] += f * N[k, c]
+        trace = 0.0
+        mm = 0.0
+        pp = 0.0
+        nn = 0.0
+        pn = 0.0
+        for i in range(ns):
+            trace += M[i, i]
+            for c in range(ns):
+                mm += M[i, c] * M[i, c]
+                pp += P[i, c] * P[i, c]
+                nn += N[i, c] * N[i, c]
+                pn += P[i, c] * N[i, c]
+        if not (np.isfinite(mm) and np.isfinite(pp) and np.isfinite(nn) and np.isfinite(pn)):
+            ok[s] = False
+            continue
+        transfer[s] = (2.0 * rho_b * trace - mm) / ns
+        retention[s] = 1.0 - (pp + nn - 2.0 * rho_b * pn) / ns
+        ok[s] = True
 
 
 def _kernel_source(L: np.ndarray, ns: int, rho_b: float, transfer: np.ndarray,
@@ -236,4 +380,27 @@ def factor_transfer_retention(L: np.ndarray, ns: int, rho_b: float
     retention = np.empty(L.shape[0])
     ok = np.zeros(L.shape[0], dtype=np.bool_)
     _call(_kernel_source, L, int(ns), float(rho_b), transfer, retention, ok)
+    return transfer, retention, ok
+
+
+def pair_transfer_retention(G: np.ndarray, ns: int, rho_b: float, rcond_min: float = 0.0
+                            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(transfer, retention, ok) from Grams G (batch, 2 Ns, 2 Ns) of two blocks (module
+    docstring, 3); where not ok the two are meaningless and the caller solves the sample
+    again. ``rcond_min`` > 0 demands that condition of both systems. Needs numba.
+
+    Examples
+    --------
+    >>> G = np.eye(4)[None] / 2.0          # orthogonal blocks: no transfer, no forgetting
+    >>> tf, rt, ok = pair_transfer_retention(G, 2, 0.5, 1e-6)
+    >>> tf.tolist(), rt.tolist(), ok.tolist()
+    ([0.0], [1.0], [True])
+    """
+    if not AVAILABLE:
+        raise RuntimeError("numba is not installed")
+    G = np.ascontiguousarray(G, dtype=float)
+    transfer = np.empty(G.shape[0])
+    retention = np.empty(G.shape[0])
+    ok = np.zeros(G.shape[0], dtype=np.bool_)
+    _call(_pair_source, G, int(ns), float(rho_b), float(rcond_min), transfer, retention, ok)
     return transfer, retention, ok

@@ -296,10 +296,28 @@ def vanilla_factor_transfer_retention(L: np.ndarray, *, ns: int, rho_b: float
 def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
                             lam: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
     """Transfer and retention of ``model`` for every Gram of the batch (module docstring), in
-    cache-sized slices of :data:`tasksim.solvers.gram.SLICE` samples."""
+    cache-sized slices of :data:`tasksim.solvers.gram.SLICE` samples. Vanilla and random
+    gating go through the compiled kernel of :mod:`tasksim.solvers.gram_kernels` where numba
+    is installed; a sample it flags (a system not solved as invertible) takes this route."""
+    from . import gram_kernels
+
     grams = np.asarray(grams, dtype=float)
     if grams.ndim != 3:
         raise ValueError(f"grams must have shape (batch, k Ns, k Ns), got {grams.shape}")
+    if (model in ("vanilla", "random-gating") and gram_kernels.AVAILABLE
+            and grams.shape[1:] == (2 * ns, 2 * ns) and grams.shape[0] > 0):
+        rho_b = check_unit_interval("rho_b", rho_b)
+        rcond = RCOND_CHOLESKY if model == "random-gating" else 0.0
+        transfer, retention, ok = gram_kernels.pair_transfer_retention(grams, ns, rho_b, rcond)
+        if not ok.all():
+            transfer[~ok], retention[~ok] = _sliced_transfer_retention(
+                model, grams[~ok], ns=ns, rho_b=rho_b, lam=lam)
+        return transfer, retention
+    return _sliced_transfer_retention(model, grams, ns=ns, rho_b=rho_b, lam=lam)
+
+
+def _sliced_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
+                               lam: Optional[float]) -> tuple[np.ndarray, np.ndarray]:
     parts = [transfer_retention_from_maps(*two_task_maps(model, grams[start:start + SLICE],
                                                          ns=ns, lam=lam), rho_b)
              for start in range(0, max(1, grams.shape[0]), SLICE)]
