@@ -484,15 +484,18 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
     p, n_used = plan.n_tasks * ns, len(plan.used)
     rows, cols = np.triu_indices(p, k=1)
     normals = np.empty((len(seeds), n_used, rows.size))
-    chi = np.empty((len(seeds), n_used, p))
+    chi = np.zeros((len(seeds), n_used, p))
     dofs = np.empty((len(seeds), n_used, 1), dtype=np.int64)
     slot = {c: u for u, c in enumerate(plan.used)}
     small = ns * (ns - 1) // 2  # the normals of a single-task class (first in its row)
     steps = np.arange(p)
+    half_nx = np.maximum(nx - steps, 1) / 2.0
     for j, seed in enumerate(seeds):
         # per seed: the class counts, then for each class some block needs, the strict upper
         # triangle of its Bartlett factor (row-major) and chi^2(dof - i) for its diagonal:
-        # of n Ns dimensions, or of Ns for a class that adds to one task's blocks only
+        # of n Ns dimensions, or of Ns for a class that adds to one task's blocks only.
+        # chi^2(k) is drawn as 2 Gamma(k / 2), which is how numpy draws it (the same
+        # numbers, and the same stream), into the array
         rng = np.random.Generator(np.random.PCG64(seed))
         counts = rng.multinomial(nx, plan.probabilities) if plan.gated else (nx,)
         for c, count in enumerate(counts):
@@ -500,12 +503,14 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
             if u is None:
                 continue
             dofs[j, u] = count
+            half = half_nx if count == nx else np.maximum(count - steps, 1) / 2.0
             if plan.single[u] >= 0:
                 rng.standard_normal(out=normals[j, u, :small])
-                chi[j, u, :ns] = rng.chisquare(np.maximum(count - steps[:ns], 1))
+                rng.standard_gamma(half[:ns], out=chi[j, u, :ns])
             else:
                 rng.standard_normal(out=normals[j, u])
-                chi[j, u] = rng.chisquare(np.maximum(count - steps, 1))
+                rng.standard_gamma(half, out=chi[j, u])
+    chi *= 2.0
     if gram_kernels.AVAILABLE:  # F R^T from the draws in one compiled pass
         coef = plan.chain / np.sqrt(ns)
         single = np.array(plan.single, dtype=np.int64)

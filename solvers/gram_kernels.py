@@ -261,10 +261,11 @@ def _pair_source(G: np.ndarray, ns: int, rho_b: float, rcond_min: float, transfe
 def _kernel_source(L: np.ndarray, ns: int, rho_b: float, transfer: np.ndarray,
                    retention: np.ndarray, ok: np.ndarray) -> None:  # pragma: no cover - compiled
     S = L.shape[0]
-    M = np.empty((ns, ns))
+    W = (ns + 7) // 8 * 8  # rows padded with zeros to whole vectors of 8: no scalar tails
+    M = np.zeros((ns, W))
     G = np.empty((ns, ns))
-    Y = np.empty((ns, ns))
-    P = np.empty((ns, ns))
+    Y = np.zeros((ns, W))
+    P = np.zeros((ns, W))
     for s in range(S):
         A = L[s]
         good = True
@@ -278,9 +279,9 @@ def _kernel_source(L: np.ndarray, ns: int, rho_b: float, transfer: np.ndarray,
                 M[j, c] = A[ns + c, j]
             for k in range(j + 1, ns):
                 f = A[k, j]
-                for c in range(ns):
+                for c in range(W):
                     M[j, c] -= f * M[k, c]
-            for c in range(ns):
+            for c in range(W):
                 M[j, c] /= d
         if not good:
             ok[s] = False
@@ -320,25 +321,25 @@ def _kernel_source(L: np.ndarray, ns: int, rho_b: float, transfer: np.ndarray,
                 Y[i, c] = acc
             for k in range(i):
                 f = G[i, k]
-                for c in range(ns):
+                for c in range(W):
                     Y[i, c] -= f * Y[k, c]
-            for c in range(ns):
+            for c in range(W):
                 Y[i, c] /= G[i, i]
         # N = C^{-T} Y, in place in Y, rows from the last up
         for i in range(ns - 1, -1, -1):
             for k in range(i + 1, ns):
                 f = G[k, i]
-                for c in range(ns):
+                for c in range(W):
                     Y[i, c] -= f * Y[k, c]
-            for c in range(ns):
+            for c in range(W):
                 Y[i, c] /= G[i, i]
         # P = M N, and the errors
         for i in range(ns):
-            for c in range(ns):
+            for c in range(W):
                 P[i, c] = 0.0
             for k in range(ns):
                 f = M[i, k]
-                for c in range(ns):
+                for c in range(W):
                     P[i, c] += f * Y[k, c]
         trace = 0.0
         mm = 0.0
@@ -347,7 +348,7 @@ def _kernel_source(L: np.ndarray, ns: int, rho_b: float, transfer: np.ndarray,
         pn = 0.0
         for i in range(ns):
             trace += M[i, i]
-            for c in range(ns):
+            for c in range(W):
                 mm += M[i, c] * M[i, c]
                 pp += P[i, c] * P[i, c]
                 nn += Y[i, c] * Y[i, c]
