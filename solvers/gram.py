@@ -62,6 +62,7 @@ __all__ = [
     "GramPlan",
     "sample_gram_seeded",
     "sample_gram_factor_seeded",
+    "draw_bartlett_seeded",
     "sample_features",
     "sample_features_batch",
 ]
@@ -406,9 +407,13 @@ def sample_gram_seeded(
     :func:`sample_gram`; sample j is drawn from ``seeds[j]`` alone.
 
     So a sample does not depend on the batch it is computed in: a probe split into chunks on
-    any number of workers gives the same numbers. The random draws (gate-class counts, the
-    strict upper triangle and the chi diagonal of each class's Bartlett factor: about half the
-    normals of :func:`sample_wishart`) are made per seed; the products are batched. Cost
+    any number of workers gives the same numbers. The random draws
+    (:func:`draw_bartlett_seeded`: gate-class counts, then the strict upper triangle and the
+    chi diagonal of the Bartlett factor of each class some block needs, of Ns dimensions
+    when the class adds to one task's blocks only; about half the normals of
+    :func:`sample_wishart`) are made per seed; the factors F R^T are filled in one compiled
+    pass where numba is installed (:func:`tasksim.solvers.gram_kernels.class_factors`), and
+    only the Gram blocks the names need are multiplied, in stacks. Cost
     O(len(seeds) 2^n (n Ns)^3), independent of ``nx``.
 
     Examples
@@ -472,18 +477,25 @@ def sample_gram_factor_seeded(
     return out
 
 
-def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPlan
-                          ) -> Iterator[tuple[int, int, np.ndarray]]:
-    """(start, stop, Mt) for slices of :data:`SLICE` seeds: Mt (stop - start, len(plan.used),
-    nNs, nNs) the lower-triangular factors F R^T of the used gate classes' Grams Mt Mt^T, R
-    drawn from each seed alone (:func:`sample_gram_seeded`; every class is drawn, so that
-    the stream does not depend on the blocks)."""
-    from . import gram_kernels
+def draw_bartlett_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPlan
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The random numbers of :func:`sample_gram_seeded`, sample j from ``seeds[j]`` alone:
+    (normals, chi, dofs) of shapes (S, U, p(p - 1)/2), (S, U, p), (S, U, 1) for the U
+    classes of ``plan.used`` (p = n Ns): the strict upper triangle of each class's Bartlett
+    factor row by row, the chi-squares of its diagonal, and the class count. A class of
+    ``plan.single`` fills only the first Ns (Ns - 1)/2 normals and Ns chi-squares.
 
+    Examples
+    --------
+    >>> plan = GramPlan(("A1", "A2"), 100, 2, 0.5, None, 0.0, None)
+    >>> normals, chi, dofs = draw_bartlett_seeded(np.random.SeedSequence(0).spawn(3), plan)
+    >>> normals.shape, chi.shape, dofs[:, 0, 0].tolist()
+    ((3, 1, 6), (3, 1, 4), [100, 100, 100])
+    """
     nx, ns = plan.nx, plan.ns
     p, n_used = plan.n_tasks * ns, len(plan.used)
-    rows, cols = np.triu_indices(p, k=1)
-    normals = np.empty((len(seeds), n_used, rows.size))
+    size = p * (p - 1) // 2
+    normals = np.empty((len(seeds), n_used, size))
     chi = np.zeros((len(seeds), n_used, p))
     dofs = np.empty((len(seeds), n_used, 1), dtype=np.int64)
     slot = {c: u for u, c in enumerate(plan.used)}
@@ -511,6 +523,20 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
                 rng.standard_normal(out=normals[j, u])
                 rng.standard_gamma(half, out=chi[j, u])
     chi *= 2.0
+    return normals, chi, dofs
+
+
+def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPlan
+                          ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(start, stop, Mt) for slices of :data:`SLICE` seeds: Mt (stop - start, len(plan.used),
+    nNs, nNs) the lower-triangular factors F R^T of the used gate classes' Grams Mt Mt^T, R
+    drawn from each seed alone (:func:`draw_bartlett_seeded`)."""
+    from . import gram_kernels
+
+    ns, p, n_used = plan.ns, plan.n_tasks * plan.ns, len(plan.used)
+    normals, chi, dofs = draw_bartlett_seeded(seeds, plan)
+    rows, cols = np.triu_indices(p, k=1)
+    steps = np.arange(p)
     if gram_kernels.AVAILABLE:  # F R^T from the draws in one compiled pass
         coef = plan.chain / np.sqrt(ns)
         single = np.array(plan.single, dtype=np.int64)
