@@ -36,7 +36,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-__all__ = ["AVAILABLE", "class_factors", "factor_transfer_retention", "pair_transfer_retention"]
+__all__ = ["AVAILABLE", "class_factors", "factor_transfer_retention", "pair_transfer_retention",
+           "draws_transfer_retention"]
 
 try:  # an optional accelerator: the numpy route gives the same numbers, slower
     import numba
@@ -61,52 +62,61 @@ def _call(source: Any, *args: Any) -> None:
     return _KERNELS[name](*args)
 
 
+def _factor_into(normals: np.ndarray, chi: np.ndarray, dof: int, coef: np.ndarray, ns: int,
+                 t: int, scale: float, R: np.ndarray, L: np.ndarray
+                 ) -> None:  # pragma: no cover - compiled
+    """L = F R^T of one class from its draws (:func:`class_factors`); R is scratch."""
+    n = coef.shape[0]
+    p = n * ns
+    if t >= 0:  # an Ns-dimensional factor, scale R^T, in diagonal block t
+        for r in range(p):
+            for col in range(p):
+                L[r, col] = 0.0
+        k = 0
+        for r in range(ns):
+            alive = r < dof
+            L[t * ns + r, t * ns + r] = scale * np.sqrt(chi[r]) if alive else 0.0
+            for q in range(r + 1, ns):
+                L[t * ns + q, t * ns + r] = scale * normals[k] if alive else 0.0
+                k += 1
+        return
+    # R: the strict upper triangle row by row, sqrt(chi) on the diagonal, rows at or beyond
+    # the class count zero
+    k = 0
+    for r in range(p):
+        alive = r < dof
+        R[r, r] = np.sqrt(chi[r]) if alive else 0.0
+        for q in range(r + 1, p):
+            R[r, q] = normals[k] if alive else 0.0
+            k += 1
+    # L = F R^T, F = coef kron I_Ns (coef lower triangular, 1/sqrt(Ns) included):
+    # row (i, a), column (t, b): sum over u in [t, i] of coef[i, u] R[(t, b), (u, a)]
+    for i in range(n):
+        for a in range(ns):
+            row = i * ns + a
+            for col in range(p):
+                L[row, col] = 0.0
+            for u in range(i + 1):
+                f = coef[i, u]
+                if f == 0.0:
+                    continue
+                for col in range(u * ns + a + 1):
+                    L[row, col] += f * R[col, u * ns + a]
+
+
+if AVAILABLE:  # called from the kernels below: compiled with them (lazily, on first use)
+    _factor_into = numba.njit(cache=True, fastmath=True, nogil=True)(_factor_into)
+
+
 def _fill_source(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: np.ndarray,
                  ns: int, single: np.ndarray, scale: np.ndarray,
                  out: np.ndarray) -> None:  # pragma: no cover - compiled
-    S, C = normals.shape[0], normals.shape[1]
-    n = coef.shape[0]
-    p = n * ns
+    p = coef.shape[0] * ns
     R = np.zeros((p, p))
-    for s in range(S):
-        for c in range(C):
-            t = single[c]
-            if t >= 0:  # an Ns-dimensional factor, scale R^T, in diagonal block t
-                L = out[s, c]
-                for r in range(p):
-                    for col in range(p):
-                        L[r, col] = 0.0
-                k = 0
-                for r in range(ns):
-                    alive = r < dofs[s, c]
-                    L[t * ns + r, t * ns + r] = scale[c] * np.sqrt(chi[s, c, r]) if alive else 0.0
-                    for q in range(r + 1, ns):
-                        L[t * ns + q, t * ns + r] = scale[c] * normals[s, c, k] if alive else 0.0
-                        k += 1
-                continue
-            # R: the strict upper triangle row by row, sqrt(chi) on the diagonal, rows at or
-            # beyond the class count zero
-            k = 0
-            for r in range(p):
-                alive = r < dofs[s, c]
-                R[r, r] = np.sqrt(chi[s, c, r]) if alive else 0.0
-                for q in range(r + 1, p):
-                    R[r, q] = normals[s, c, k] if alive else 0.0
-                    k += 1
-            # out = F R^T, F = coef kron I_Ns (coef lower triangular, 1/sqrt(Ns) included):
-            # row (i, a), column (t, b): sum over u in [t, i] of coef[i, u] R[(t, b), (u, a)]
-            L = out[s, c]
-            for i in range(n):
-                for a in range(ns):
-                    row = i * ns + a
-                    for col in range(p):
-                        L[row, col] = 0.0
-                    for u in range(i + 1):
-                        f = coef[i, u]
-                        if f == 0.0:
-                            continue
-                        for col in range(u * ns + a + 1):
-                            L[row, col] += f * R[col, u * ns + a]
+    for s in range(normals.shape[0]):
+        for c in range(normals.shape[1]):
+            _factor_into(normals[s, c], chi[s, c], dofs[s, c], coef, ns, single[c], scale[c],
+                         R, out[s, c])
 
 
 def class_factors(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: np.ndarray,
@@ -258,107 +268,134 @@ def _pair_source(G: np.ndarray, ns: int, rho_b: float, rcond_min: float, transfe
         ok[s] = True
 
 
+def _vanilla_one(A: np.ndarray, ns: int, rho_b: float, M: np.ndarray, G: np.ndarray,
+                 Y: np.ndarray, P: np.ndarray, out: np.ndarray) -> bool:  # pragma: no cover
+    """Transfer and retention of one sample into out[0], out[1] from its factor A (module
+    docstring, 2); M, Y, P scratch of shape (Ns, W), G (Ns, Ns). False: not solved."""
+    W = M.shape[1]
+    good = True
+    # M: L_11^T M = L_21^T, rows of M from the last up
+    for j in range(ns - 1, -1, -1):
+        d = A[j, j]
+        if not d > 0.0:
+            good = False
+            break
+        for c in range(ns):
+            M[j, c] = A[ns + c, j]
+        for k in range(j + 1, ns):
+            f = A[k, j]
+            for c in range(W):
+                M[j, c] -= f * M[k, c]
+        for c in range(W):
+            M[j, c] /= d
+    if not good:
+        return False
+    # G_22 = L_21 L_21^T + L_22 L_22^T (lower triangle), then its Cholesky factor in place
+    for i in range(ns):
+        for j in range(i + 1):
+            acc = 0.0
+            for k in range(ns):
+                acc += A[ns + i, k] * A[ns + j, k]
+            for k in range(j + 1):
+                acc += A[ns + i, ns + k] * A[ns + j, ns + k]
+            G[i, j] = acc
+    for j in range(ns):
+        d = G[j, j]
+        for k in range(j):
+            d -= G[j, k] * G[j, k]
+        if not d > 0.0:
+            good = False
+            break
+        d = np.sqrt(d)
+        G[j, j] = d
+        for i in range(j + 1, ns):
+            acc = G[i, j]
+            for k in range(j):
+                acc -= G[i, k] * G[j, k]
+            G[i, j] = acc / d
+    if not good:
+        return False
+    # Y = C^{-1} G_21, G_21 = L_21 L_11^T (row i, column j: sum over k <= j)
+    for i in range(ns):
+        for c in range(ns):
+            acc = 0.0
+            for k in range(c + 1):
+                acc += A[ns + i, k] * A[c, k]
+            Y[i, c] = acc
+        for k in range(i):
+            f = G[i, k]
+            for c in range(W):
+                Y[i, c] -= f * Y[k, c]
+        for c in range(W):
+            Y[i, c] /= G[i, i]
+    # N = C^{-T} Y, in place in Y, rows from the last up
+    for i in range(ns - 1, -1, -1):
+        for k in range(i + 1, ns):
+            f = G[k, i]
+            for c in range(W):
+                Y[i, c] -= f * Y[k, c]
+        for c in range(W):
+            Y[i, c] /= G[i, i]
+    # P = M N, and the errors
+    for i in range(ns):
+        for c in range(W):
+            P[i, c] = 0.0
+        for k in range(ns):
+            f = M[i, k]
+            for c in range(W):
+                P[i, c] += f * Y[k, c]
+    trace = 0.0
+    mm = 0.0
+    pp = 0.0
+    nn = 0.0
+    pn = 0.0
+    for i in range(ns):
+        trace += M[i, i]
+        for c in range(W):
+            mm += M[i, c] * M[i, c]
+            pp += P[i, c] * P[i, c]
+            nn += Y[i, c] * Y[i, c]
+            pn += P[i, c] * Y[i, c]
+    if not (np.isfinite(mm) and np.isfinite(pp) and np.isfinite(nn) and np.isfinite(pn)):
+        return False
+    out[0] = (2.0 * rho_b * trace - mm) / ns
+    out[1] = 1.0 - (pp + nn - 2.0 * rho_b * pn) / ns
+    return True
+
+
+if AVAILABLE:  # called from the kernels below: compiled with them (lazily, on first use)
+    _vanilla_one = numba.njit(cache=True, fastmath=True, nogil=True)(_vanilla_one)
+
+
 def _kernel_source(L: np.ndarray, ns: int, rho_b: float, transfer: np.ndarray,
                    retention: np.ndarray, ok: np.ndarray) -> None:  # pragma: no cover - compiled
-    S = L.shape[0]
     W = (ns + 7) // 8 * 8  # rows padded with zeros to whole vectors of 8: no scalar tails
     M = np.zeros((ns, W))
     G = np.empty((ns, ns))
     Y = np.zeros((ns, W))
     P = np.zeros((ns, W))
-    for s in range(S):
-        A = L[s]
-        good = True
-        # M: L_11^T M = L_21^T, rows of M from the last up
-        for j in range(ns - 1, -1, -1):
-            d = A[j, j]
-            if not d > 0.0:
-                good = False
-                break
-            for c in range(ns):
-                M[j, c] = A[ns + c, j]
-            for k in range(j + 1, ns):
-                f = A[k, j]
-                for c in range(W):
-                    M[j, c] -= f * M[k, c]
-            for c in range(W):
-                M[j, c] /= d
-        if not good:
-            ok[s] = False
-            continue
-        # G_22 = L_21 L_21^T + L_22 L_22^T (lower triangle), then its Cholesky factor in place
-        for i in range(ns):
-            for j in range(i + 1):
-                acc = 0.0
-                for k in range(ns):
-                    acc += A[ns + i, k] * A[ns + j, k]
-                for k in range(j + 1):
-                    acc += A[ns + i, ns + k] * A[ns + j, ns + k]
-                G[i, j] = acc
-        for j in range(ns):
-            d = G[j, j]
-            for k in range(j):
-                d -= G[j, k] * G[j, k]
-            if not d > 0.0:
-                good = False
-                break
-            d = np.sqrt(d)
-            G[j, j] = d
-            for i in range(j + 1, ns):
-                acc = G[i, j]
-                for k in range(j):
-                    acc -= G[i, k] * G[j, k]
-                G[i, j] = acc / d
-        if not good:
-            ok[s] = False
-            continue
-        # Y = C^{-1} G_21, G_21 = L_21 L_11^T (row i, column j: sum over k <= j)
-        for i in range(ns):
-            for c in range(ns):
-                acc = 0.0
-                for k in range(c + 1):
-                    acc += A[ns + i, k] * A[c, k]
-                Y[i, c] = acc
-            for k in range(i):
-                f = G[i, k]
-                for c in range(W):
-                    Y[i, c] -= f * Y[k, c]
-            for c in range(W):
-                Y[i, c] /= G[i, i]
-        # N = C^{-T} Y, in place in Y, rows from the last up
-        for i in range(ns - 1, -1, -1):
-            for k in range(i + 1, ns):
-                f = G[k, i]
-                for c in range(W):
-                    Y[i, c] -= f * Y[k, c]
-            for c in range(W):
-                Y[i, c] /= G[i, i]
-        # P = M N, and the errors
-        for i in range(ns):
-            for c in range(W):
-                P[i, c] = 0.0
-            for k in range(ns):
-                f = M[i, k]
-                for c in range(W):
-                    P[i, c] += f * Y[k, c]
-        trace = 0.0
-        mm = 0.0
-        pp = 0.0
-        nn = 0.0
-        pn = 0.0
-        for i in range(ns):
-            trace += M[i, i]
-            for c in range(W):
-                mm += M[i, c] * M[i, c]
-                pp += P[i, c] * P[i, c]
-                nn += Y[i, c] * Y[i, c]
-                pn += P[i, c] * Y[i, c]
-        if not (np.isfinite(mm) and np.isfinite(pp) and np.isfinite(nn) and np.isfinite(pn)):
-            ok[s] = False
-            continue
-        transfer[s] = (2.0 * rho_b * trace - mm) / ns
-        retention[s] = 1.0 - (pp + nn - 2.0 * rho_b * pn) / ns
-        ok[s] = True
+    out = np.empty(2)
+    for s in range(L.shape[0]):
+        ok[s] = _vanilla_one(L[s], ns, rho_b, M, G, Y, P, out)
+        transfer[s], retention[s] = out[0], out[1]
+
+
+def _draws_source(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, coef: np.ndarray,
+                  ns: int, rho_b: float, transfer: np.ndarray, retention: np.ndarray,
+                  ok: np.ndarray) -> None:  # pragma: no cover - compiled
+    p = 2 * ns
+    R = np.zeros((p, p))
+    L = np.empty((p, p))
+    W = (ns + 7) // 8 * 8
+    M = np.zeros((ns, W))
+    G = np.empty((ns, ns))
+    Y = np.zeros((ns, W))
+    P = np.zeros((ns, W))
+    out = np.empty(2)
+    for s in range(normals.shape[0]):
+        _factor_into(normals[s, 0], chi[s, 0], dofs[s, 0], coef, ns, -1, 0.0, R, L)
+        ok[s] = _vanilla_one(L, ns, rho_b, M, G, Y, P, out)
+        transfer[s], retention[s] = out[0], out[1]
 
 
 def factor_transfer_retention(L: np.ndarray, ns: int, rho_b: float
@@ -404,4 +441,31 @@ def pair_transfer_retention(G: np.ndarray, ns: int, rho_b: float, rcond_min: flo
     retention = np.empty(G.shape[0])
     ok = np.zeros(G.shape[0], dtype=np.bool_)
     _call(_pair_source, G, int(ns), float(rho_b), float(rcond_min), transfer, retention, ok)
+    return transfer, retention, ok
+
+
+def draws_transfer_retention(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray,
+                             coef: np.ndarray, ns: int, rho_b: float
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`factor_transfer_retention` of vanilla straight from the draws of its one class
+    (``normals`` (S, 1, p(p - 1)/2), ``chi`` (S, 1, p), ``dofs`` (S, 1), ``coef`` the 2 x 2
+    chain with 1/sqrt(Ns), as :func:`class_factors` takes them): each sample's factor is
+    built and solved in the cache, never stored. Needs numba.
+
+    Examples
+    --------
+    >>> normals, chi = np.zeros((1, 1, 6)), np.full((1, 1, 4), 2.0)   # R = sqrt(2) I
+    >>> tf, rt, ok = draws_transfer_retention(normals, chi, np.array([[10]]), np.eye(2), 2, 0.5)
+    >>> tf.tolist(), rt.tolist(), ok.tolist()      # A_1, A_2 orthogonal
+    ([0.0], [1.0], [True])
+    """
+    if not AVAILABLE:
+        raise RuntimeError("numba is not installed")
+    S = normals.shape[0]
+    transfer, retention = np.empty(S), np.empty(S)
+    ok = np.zeros(S, dtype=np.bool_)
+    _call(_draws_source, np.ascontiguousarray(normals, dtype=float),
+          np.ascontiguousarray(chi, dtype=float), np.ascontiguousarray(dofs, dtype=np.int64),
+          np.ascontiguousarray(coef, dtype=float), int(ns), float(rho_b), transfer, retention,
+          ok)
     return transfer, retention, ok

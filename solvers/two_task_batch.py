@@ -43,18 +43,19 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
 from .batched_linalg import cholesky_factors, lower_inverse, spd_inverse
 from .fixed_points import EIG_RTOL
-from .gram import SLICE
+from .gram import SLICE, GramPlan, draw_bartlett_seeded, sample_gram_factor_seeded
 from .validation import check_nonnegative, check_positive_int, check_unit_interval
 
 __all__ = ["GRAM_MODELS", "BLOCKS", "psd_pinv_batch", "two_task_maps",
            "transfer_retention_from_maps", "gram_transfer_retention",
-           "vanilla_maps_from_factor", "vanilla_factor_transfer_retention"]
+           "vanilla_maps_from_factor", "vanilla_factor_transfer_retention",
+           "vanilla_transfer_retention_seeded"]
 
 GRAM_MODELS: tuple[str, ...] = ("vanilla", "random-gating", "plasticity-gating", "euclidean",
                                 "fisher")
@@ -291,6 +292,48 @@ def vanilla_factor_transfer_retention(L: np.ndarray, *, ns: int, rho_b: float
         M, N = vanilla_maps_from_factor(L[start:start + SLICE], ns=ns)
         parts.append(transfer_retention_from_maps(M, N, np.broadcast_to(eye, M.shape), rho_b))
     return (np.concatenate([tf for tf, _ in parts]), np.concatenate([rt for _, rt in parts]))
+
+
+def vanilla_transfer_retention_seeded(seeds: Sequence[np.random.SeedSequence], *, nx: int,
+                                      ns: int, rho_a: float, rho_b: float
+                                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Vanilla transfer and retention of one sample per seed, gaussian generator: the numbers
+    of :func:`gram_transfer_retention` on :func:`tasksim.solvers.gram.sample_gram_seeded`'s
+    Grams (to rounding), the fast path of the finite-size probe. With numba, each sample's
+    draws go through :func:`tasksim.solvers.gram_kernels.draws_transfer_retention` (factor
+    and solve in the cache; a flagged sample through :func:`vanilla_maps_from_factor`);
+    without, :func:`vanilla_factor_transfer_retention` on
+    :func:`tasksim.solvers.gram.sample_gram_factor_seeded`.
+
+    Examples
+    --------
+    >>> seeds = np.random.SeedSequence(0).spawn(2)
+    >>> tf, rt = vanilla_transfer_retention_seeded(seeds, nx=10**6, ns=3, rho_a=1.0, rho_b=1.0)
+    >>> np.round(tf, 6).tolist(), np.round(rt, 6).tolist()     # identical tasks
+    ([1.0, 1.0], [1.0, 1.0])
+    """
+    from . import gram_kernels
+
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    rho_b = check_unit_interval("rho_b", rho_b)
+    if not gram_kernels.AVAILABLE:
+        factors = sample_gram_factor_seeded(seeds, nx=nx, ns=ns, rho_a=rho_a)
+        return vanilla_factor_transfer_retention(factors, ns=ns, rho_b=rho_b)
+    if not seeds:
+        raise ValueError("seeds must hold at least one SeedSequence")
+    plan = GramPlan(("A1", "A2"), nx, ns, rho_a, None, 0.0, 2)
+    normals, chi, dofs = draw_bartlett_seeded(seeds, plan)
+    coef = plan.chain / np.sqrt(ns)
+    transfer, retention, ok = gram_kernels.draws_transfer_retention(normals, chi, dofs[:, :, 0],
+                                                                    coef, ns, rho_b)
+    if not ok.all():
+        L = gram_kernels.class_factors(normals[~ok], chi[~ok], dofs[~ok, :, 0], coef, ns)
+        M, N = vanilla_maps_from_factor(L[:, 0], ns=ns)
+        transfer[~ok], retention[~ok] = transfer_retention_from_maps(
+            M, N, np.broadcast_to(np.eye(ns), M.shape), rho_b)
+    return transfer, retention
 
 
 def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
