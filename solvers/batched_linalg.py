@@ -71,7 +71,8 @@ def lower_inverse(L: np.ndarray) -> np.ndarray:
         padded[:, steps, steps] = 1.0
     else:
         padded = np.ascontiguousarray(flat)
-    blocks = (1.0 / np.diagonal(padded, axis1=1, axis2=2)).reshape(S, m, 1, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a zero diagonal: not finite
+        blocks = (1.0 / np.diagonal(padded, axis1=1, axis2=2)).reshape(S, m, 1, 1)
     b = 1
     while b < m:
         q = m // (2 * b)  # pairs of b-blocks along the diagonal

@@ -225,8 +225,9 @@ def transfer_retention_from_maps(M: np.ndarray, N: np.ndarray, H: np.ndarray, rh
     return transfer, 1.0 - error
 
 
-def vanilla_maps_from_factor(L: np.ndarray, *, ns: int) -> tuple[np.ndarray, np.ndarray]:
-    """(M, N) of ``vanilla`` from lower-triangular factors L (batch, 2 Ns, 2 Ns) of its Grams,
+def vanilla_maps_from_factor(L: np.ndarray, *, ns: int
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M, N, H) of ``vanilla`` from lower-triangular factors L (batch, 2 Ns, 2 Ns) of its Grams,
     G = L L^T (:func:`tasksim.solvers.gram.sample_gram_factor_seeded`), without forming or
     factoring G_11. With L = [[L_11, 0], [L_21, L_22]]:
 
@@ -234,15 +235,16 @@ def vanilla_maps_from_factor(L: np.ndarray, *, ns: int) -> tuple[np.ndarray, np.
         N = G_22^{-1} G_21,  G_22 = L_21 L_21^T + L_22 L_22^T,  G_21 = L_21 L_11^T,
 
     G_22 by its Cholesky factor C; L_11^{-1} and C^{-1} in one stack
-    (:func:`tasksim.solvers.batched_linalg.lower_inverse`). A sample whose L_11 or G_22 is
-    numerically singular goes through :func:`two_task_maps` on its Gram (the pseudo-inverse).
+    (:func:`tasksim.solvers.batched_linalg.lower_inverse`); H = I. A sample whose L_11 or
+    G_22 is numerically singular goes through :func:`two_task_maps` on its Gram (the
+    pseudo-inverse; then H = G_11^+ G_11, a projector).
 
     Examples
     --------
     >>> from tasksim.solvers.gram import sample_gram_factor_seeded
     >>> L = sample_gram_factor_seeded(np.random.SeedSequence(0).spawn(2), nx=50, ns=3,
     ...                               rho_a=0.5)
-    >>> M, N = vanilla_maps_from_factor(L, ns=3)
+    >>> M, N, _ = vanilla_maps_from_factor(L, ns=3)
     >>> M2, N2, _ = two_task_maps("vanilla", L @ np.swapaxes(L, -1, -2), ns=3)
     >>> bool(np.allclose(M, M2) and np.allclose(N, N2))
     True
@@ -260,10 +262,12 @@ def vanilla_maps_from_factor(L: np.ndarray, *, ns: int) -> tuple[np.ndarray, np.
     M = np.swapaxes(L21 @ L11_inv, -1, -2)
     N = np.swapaxes(C_inv, -1, -2) @ (C_inv @ (L21 @ np.swapaxes(L11, -1, -2)))
     ok &= np.isfinite(M).all(axis=(-2, -1)) & np.isfinite(N).all(axis=(-2, -1))
+    H = np.broadcast_to(np.eye(ns), M.shape)
     if not ok.all():
         bad = L[~ok]
-        M[~ok], N[~ok], _ = two_task_maps("vanilla", bad @ np.swapaxes(bad, -1, -2), ns=ns)
-    return M, N
+        H = H.copy()
+        M[~ok], N[~ok], H[~ok] = two_task_maps("vanilla", bad @ np.swapaxes(bad, -1, -2), ns=ns)
+    return M, N, H
 
 
 def vanilla_factor_transfer_retention(L: np.ndarray, *, ns: int, rho_b: float
@@ -282,15 +286,12 @@ def vanilla_factor_transfer_retention(L: np.ndarray, *, ns: int, rho_b: float
     if gram_kernels.AVAILABLE:
         transfer, retention, ok = gram_kernels.factor_transfer_retention(L, ns, rho_b)
         if not ok.all():
-            M, N = vanilla_maps_from_factor(L[~ok], ns=ns)
             transfer[~ok], retention[~ok] = transfer_retention_from_maps(
-                M, N, np.broadcast_to(np.eye(ns), M.shape), rho_b)
+                *vanilla_maps_from_factor(L[~ok], ns=ns), rho_b)
         return transfer, retention
-    eye = np.eye(ns)
-    parts = []
-    for start in range(0, max(1, L.shape[0]), SLICE):
-        M, N = vanilla_maps_from_factor(L[start:start + SLICE], ns=ns)
-        parts.append(transfer_retention_from_maps(M, N, np.broadcast_to(eye, M.shape), rho_b))
+    parts = [transfer_retention_from_maps(*vanilla_maps_from_factor(L[start:start + SLICE],
+                                                                    ns=ns), rho_b)
+             for start in range(0, max(1, L.shape[0]), SLICE)]
     return (np.concatenate([tf for tf, _ in parts]), np.concatenate([rt for _, rt in parts]))
 
 
@@ -330,9 +331,8 @@ def vanilla_transfer_retention_seeded(seeds: Sequence[np.random.SeedSequence], *
                                                                     coef, ns, rho_b)
     if not ok.all():
         L = gram_kernels.class_factors(normals[~ok], chi[~ok], dofs[~ok, :, 0], coef, ns)
-        M, N = vanilla_maps_from_factor(L[:, 0], ns=ns)
         transfer[~ok], retention[~ok] = transfer_retention_from_maps(
-            M, N, np.broadcast_to(np.eye(ns), M.shape), rho_b)
+            *vanilla_maps_from_factor(L[:, 0], ns=ns), rho_b)
     return transfer, retention
 
 
