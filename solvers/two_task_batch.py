@@ -16,7 +16,7 @@ with F_mu the input the network sees on task mu. Averaged exactly over the reado
 Per model, with G_uv = X_u^T X_v the Gram blocks and ^+ the pseudo-inverse of
 :func:`tasksim.solvers.fixed_points.psd_pinv` (eigenvalues below EIG_RTOL times the largest
 count as zero; for ungated blocks of tall matrices, positive definite with probability one,
-an LU solve):
+a Cholesky solve, stacked: :mod:`tasksim.solvers.batched_linalg`):
 
 ``vanilla``, ``random-gating`` (eq_W1_W2_expression; F_mu = A_mu or D_mu A_mu)
     M = G_11^+ G_12, N = G_22^+ G_21, H = G_11^+ G_11 (= I at full rank).
@@ -31,7 +31,10 @@ an LU solve):
 These are the fixed points of :mod:`tasksim.solvers.linear_models` written out for two tasks
 (the tests check them against :func:`tasksim.solvers.linear_models.solve_features` and
 :func:`tasksim.solvers.metrics.error_matrix` sample by sample); the generic solvers stay the
-reference, this module is the fast path of the finite-size probe.
+reference, this module is the fast path of the finite-size probe. Vanilla and random gating
+run, where numba is installed, through the compiled per-sample kernels of
+:mod:`tasksim.solvers.gram_kernels` (vanilla from the Gram's triangular factor, never
+forming G_11); a sample a kernel cannot solve as invertible takes the numpy route here.
 
 Examples
 --------
