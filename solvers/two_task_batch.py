@@ -342,19 +342,27 @@ def vanilla_transfer_retention_seeded(seeds: Sequence[np.random.SeedSequence], *
 def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
                             lam: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
     """Transfer and retention of ``model`` for every Gram of the batch (module docstring), in
-    cache-sized slices of :data:`tasksim.solvers.gram.SLICE` samples. Vanilla and random
-    gating go through the compiled kernel of :mod:`tasksim.solvers.gram_kernels` where numba
-    is installed; a sample it flags (a system not solved as invertible) takes this route."""
+    cache-sized slices of :data:`tasksim.solvers.gram.SLICE` samples. Vanilla, random and
+    plasticity gating go through the compiled kernel of :mod:`tasksim.solvers.gram_kernels`
+    where numba is installed (plasticity gating: its systems P_mu^T A_mu, symmetric, and
+    right-hand sides P_mu^T A_nu are the lower half of its Gram, and its condition threshold
+    that of :func:`_plastic_solve`); a sample the kernel flags (a system not solved as
+    invertible) takes the numpy route."""
     from . import gram_kernels
 
     grams = np.asarray(grams, dtype=float)
     if grams.ndim != 3:
         raise ValueError(f"grams must have shape (batch, k Ns, k Ns), got {grams.shape}")
-    if (model in ("vanilla", "random-gating") and gram_kernels.AVAILABLE
-            and grams.shape[1:] == (2 * ns, 2 * ns) and grams.shape[0] > 0):
+    k = len(BLOCKS.get(model, ()))
+    if (model in ("vanilla", "random-gating", "plasticity-gating") and gram_kernels.AVAILABLE
+            and grams.shape[1:] == (k * ns, k * ns) and grams.shape[0] > 0):
         rho_b = check_unit_interval("rho_b", rho_b)
-        rcond = RCOND_CHOLESKY if model == "random-gating" else 0.0
-        transfer, retention, ok = gram_kernels.pair_transfer_retention(grams, ns, rho_b, rcond)
+        pair = grams
+        if model == "plasticity-gating":  # [[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]]
+            pair = grams[:, 2 * ns:, :2 * ns]
+        rcond = {"vanilla": 0.0, "random-gating": RCOND_CHOLESKY, "plasticity-gating": 1e-2}
+        transfer, retention, ok = gram_kernels.pair_transfer_retention(pair, ns, rho_b,
+                                                                       rcond[model])
         if not ok.all():
             transfer[~ok], retention[~ok] = _sliced_transfer_retention(
                 model, grams[~ok], ns=ns, rho_b=rho_b, lam=lam)
