@@ -610,6 +610,14 @@ def _format_bench(f: dict[str, Any]) -> str:
                      f"sample, floor {gt['floor_flop_per_sample'] / 1e6:.2f} MFLOP = "
                      f"{1e6 * gt['floor_flop_per_sample'] / gt['matrix_product_flops']:.1f} us:"
                      f" {1 / gt['fraction_of_floor_cpu']:.1f}x the floor (required: within 5x)")
+        if "draw_cpu_seconds_per_sample" in gt:  # where the time goes
+            draw, cpu = gt["draw_cpu_seconds_per_sample"], gt["cpu_seconds_per_sample"]
+            need = gt["necessary_flop_per_sample"] / gt["matrix_product_flops"]
+            lines.append(f"    of which drawing the random numbers {1e6 * draw:.1f} us "
+                         f"({100 * draw / cpu:.0f} %); the rest, {1e6 * (cpu - draw):.1f} us, "
+                         f"against the arithmetic it needs "
+                         f"({gt['necessary_flop_per_sample'] / 1e6:.2f} MFLOP = "
+                         f"{1e6 * need:.1f} us): {(cpu - draw) / need:.1f}x")
     if gated:
         lines.append(f"  random-gating, wall clock: {gated['samples']} samples in "
                      f"{gated['seconds']:.1f} s on {gated['workers']} processes; "
