@@ -30,7 +30,8 @@ from tasksim.derivations.symbols import alpha, alpha_t, gamma, gamma_f, rho_a, r
 from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
 from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label, theory_line
-from .pmnist_predictions import PREDICTIONS, StatementVerdict, StoredGrids, sec7_verdicts
+from .pmnist_predictions import (PREDICTIONS, SECONDARY_DATASET, StatementVerdict, StoredGrids,
+                                 sec7_verdicts, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -48,16 +49,35 @@ def _stored(ctx: FigureContext) -> StoredGrids:
     return ctx.cache["pmnist-stored"]
 
 
+def _secondary(ctx: FigureContext) -> StoredGrids:
+    if "pmnist-secondary" not in ctx.cache:
+        ctx.cache["pmnist-secondary"] = StoredGrids.load(RESULTS_DIR / SECONDARY_DATASET)
+    return ctx.cache["pmnist-secondary"]
+
+
 def _verdicts(ctx: FigureContext) -> list[StatementVerdict]:
     if "pmnist-verdicts" not in ctx.cache:
-        ctx.cache["pmnist-verdicts"] = sec7_verdicts(_stored(ctx))
+        verdicts = sec7_verdicts(_stored(ctx))
+        digits = _secondary(ctx)
+        if digits.datasets:
+            verdicts = with_secondary(verdicts, sec7_verdicts(digits))
+        ctx.cache["pmnist-verdicts"] = verdicts
     return ctx.cache["pmnist-verdicts"]
 
 
 def _verdict_text(ctx: FigureContext, lines: Sequence[int]) -> str:
-    return "; ".join(f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
-                     f"{v.verdict.upper()}: {v.evidence}" for v in _verdicts(ctx)
-                     if v.line in lines)
+    """The verdicts of the statements at ``lines``, each followed by its secondary row (the
+    digits runs) where that differs."""
+    def one(v: StatementVerdict) -> str:
+        text = (f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
+                f"{v.verdict.upper()}: {v.evidence}")
+        if v.secondary is not None:
+            s = v.secondary
+            text += (f" [secondary row, {s.dataset} (differs): {s.verdict.upper()}: "
+                     f"{s.evidence}]")
+        return text
+
+    return "; ".join(one(v) for v in _verdicts(ctx) if v.line in lines)
 
 
 def _estimate(series: Mapping[int, float]) -> tuple[float, float, int]:
