@@ -155,6 +155,16 @@ def _grid_means(g: StoredGrids, name: str, axis_a: Sequence[float], axis_b: Sequ
                       for a in axis_a] for b in axis_b])
 
 
+def _stored_mean(g: StoredGrids, name: str, a: float, b: float, which: str = "retention",
+                 after: Optional[int] = None) -> float:
+    """The mean over finished seeds of the vanilla point (a, b) of grid ``name``; nan where
+    the grid has no such point (a file computed before the point was added)."""
+    try:
+        return _estimate(g.values(name, "vanilla", a, b, which, after=after))[0]
+    except KeyError:
+        return math.nan
+
+
 def _linear_map(ax, fig, claim: str, label: str) -> None:
     fine = np.linspace(0, 1, 101)
     fn = theory.curve(claim, (rho_a, rho_b))
@@ -413,12 +423,17 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                            np.array([e[1] for e in est]), color, label=label)
         ax[2].legend(fontsize=6.5)
         coarse = (0.0, 0.5, 1.0)
-        values = _grid_means(g, "fig9CD", coarse, coarse, "retention", after=100)
+        values = np.array([[_stored_mean(g, "fig9CD", a, b, after=100) for a in coarse]
+                           for b in coarse])
         heatmap(fig, ax[3], values, extent=_extent(coarse), label="$\\Delta\\epsilon_{RT}$",
                 centred=True)
+        blank = [f"({a:g}, {b:g})" for i, b in enumerate(coarse) for k, a in enumerate(coarse)
+                 if not np.isfinite(values[i, k])]
         captions.append("**C**: the network's retention at rho_b = 1 after 10 (black) and 100 "
                         "(gray) epochs of task 2; **D**: after 100 epochs on rho_a, rho_b in "
-                        f"{{0, 0.5, 1}} (`results/fig9CD.nc`, {_seeds_done(g, 'fig9CD')} seeds); "
+                        f"{{0, 0.5, 1}} (`results/fig9CD.nc`, {_seeds_done(g, 'fig9CD')} seeds"
+                        + (f"; blank, not stored yet: {', '.join(blank)}, which `tasksim "
+                           "pmnist-grid fig9CD` adds" if blank else "") + "); "
                         "below them the linear model's `vanilla.retention` (its fixed point: "
                         "no training time)")
     else:
