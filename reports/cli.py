@@ -843,8 +843,11 @@ def _run_pmnist_grid(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                          progress=progress, restart=args.restart,
                          command=shlex.split(args.command_line))
             except KeyboardInterrupt:
-                raise OutputError(f"interrupted; {grid_path(folder, name)} holds the runs that "
+                raise Interrupted(f"interrupted; {grid_path(folder, name)} holds the runs that "
                                   "finished, and the same command continues it") from None
+            except OSError as problem:
+                raise OutputError(f"{_os_reason(problem)} (--out chooses another folder; a "
+                                  "stored grid keeps the runs that finished)") from None
             out.write(f"{grid_path(folder, name)}\n")
     return EXIT_OK
 

@@ -53,7 +53,7 @@ from tasksim.solvers.pmnist.run import FirstTask, RunRecord
 from .provenance import provenance
 
 __all__ = ["RESULTS_DIR", "grid_path", "load_grid", "run_grid", "GridProgress",
-           "empty_grid", "stored_settings"]
+           "empty_grid", "stored_settings", "check_writable"]
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 """The checkout's ``results/`` folder (DESIGN.md: stored results of long experiments)."""
@@ -120,6 +120,20 @@ def load_grid(path: Union[str, Path]):
 
 def stored_settings(ds) -> dict[str, Any]:
     return json.loads(ds.attrs["settings"])
+
+
+def check_writable(folder: Path) -> None:
+    """Make ``folder`` (and ``folder/cache``) and write a file there, so that a folder the
+    grid cannot be stored in fails before any work (an OSError naming the folder), not after
+    task 1 has been learned."""
+    try:
+        (folder / "cache").mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as problem:
+        reason = problem.strerror or type(problem).__name__
+        raise OSError(problem.errno, f"cannot store grids in {folder}: {reason}") from None
 
 
 def _save(ds, path: Path) -> None:
@@ -197,7 +211,7 @@ def run_grid(spec: GridSpec, folder: Union[str, Path] = RESULTS_DIR, *,
     ``workers`` at a time; ``max_jobs`` stops after that many jobs (as an interruption
     would: the file holds what finished)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    check_writable(folder)
     path = grid_path(folder, spec.name)
     points = resolved_points(spec)
     ds = _open_grid(spec, path, points, restart)

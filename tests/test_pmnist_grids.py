@@ -157,3 +157,14 @@ def test_a_stored_grid_grows_to_more_points_keeping_the_runs_it_has(tmp_path):
     # points that do not continue the stored ones are other settings
     with pytest.raises(ValueError, match="other settings"):
         run_grid(replace(spec, points=spec.points[1:]), tmp_path / "grown")
+
+
+def test_a_folder_that_cannot_be_written_fails_before_any_work(tmp_path, monkeypatch):
+    import tasksim.reports.pmnist_results as results
+
+    learned = []
+    monkeypatch.setattr(results, "learn_first_task", lambda job: learned.append(job))
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(OSError, match="cannot store grids in .*a-file/results: Not a directory"):
+        run_grid(tiny_grid(), tmp_path / "a-file" / "results")
+    assert learned == []
