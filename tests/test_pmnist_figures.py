@@ -94,3 +94,32 @@ def test_a_fig9cd_of_the_first_12_points_leaves_fig9d_s_missing_cell_blank_and_s
     assert np.isnan(image[2, 1]) and np.isfinite(np.delete(image.ravel(), 7)).all()
     assert "blank, not stored yet: (0.5, 1), which `tasksim pmnist-grid fig9CD` adds" in \
         result.caption
+
+
+def _fig9a(fall: float) -> object:
+    """A stored fig9A (digits protocol, 3 seeds) whose task-1 error ends at 0.2, ``fall``
+    (relative) below its value 10 epochs before the switch."""
+    import json
+
+    from tasksim.reports.pmnist_results import empty_grid
+    from tasksim.solvers.pmnist.grids import paper_grids, resolved_points
+
+    spec = paper_grids("digits", seeds=3)["fig9A"]
+    ds = empty_grid(spec, resolved_points(spec))
+    epochs = json.loads(ds.attrs["protocol"])["epochs"]
+    curve = np.full((ds.sizes["epoch"], 2), 0.5)
+    curve[:epochs + 1, 0] = np.linspace(0.9, 0.2 * (1 + fall), epochs + 1)
+    curve[epochs - 10, 0], curve[epochs, 0] = 0.2 * (1 + fall), 0.2
+    ds["curves"].values[0] = curve
+    ds["done"].values[0] = 1
+    return ds
+
+
+def test_fig9a_states_steps_against_the_paper_and_whether_task_1_converged_on_both_data_sets():
+    ctx = _context({"fig9A": _fig9a(0.10)}, {"fig9A": _fig9a(0.005)})
+    caption = figure_9(ctx)[0].caption
+    # the main row: 205 steps per epoch on digits' 1,437 images, batch 7
+    assert "error at epoch 100 (20,500 SGD steps; the paper's: 20,000) is 0.2000, 10.0% below" \
+        in caption and "still decreasing: not converged" in caption
+    assert "`results/digits/fig9A.nc`, 3 seeds" in caption
+    assert "0.5% below 10 epochs earlier: converged to within 1 % per 10 epochs" in caption
