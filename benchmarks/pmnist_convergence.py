@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.optimize import curve_fit
@@ -79,11 +80,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--epochs", type=int, default=1000)
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--results", default=str(RESULTS_DIR),
+                        help="folder of the stored grids (default: the checkout's results/)")
     args = parser.parse_args()
+    if args.epochs < 200 or args.seeds < 1:
+        parser.error("--epochs must be at least 200 (epoch 100 and a plateau of the last 100 "
+                     "epochs after it) and --seeds at least 1")
 
     print("1. stored Fig. 9A curves: task 1's test error")
-    for label, path in (("mnist-5k", grid_path(RESULTS_DIR, "fig9A")),
-                        ("digits", grid_path(RESULTS_DIR / "digits", "fig9A"))):
+    folder = Path(args.results)
+    for label, path in (("mnist-5k", grid_path(folder, "fig9A")),
+                        ("digits", grid_path(folder / "digits", "fig9A"))):
         if not path.is_file():
             print(f"   {label}: {path} not stored")
             continue
