@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
@@ -264,7 +264,7 @@ class StatementVerdict:
     dataset: str
     evidence: str
     condition: str = ""
-    secondary: Optional["StatementVerdict"] = None
+    secondary: Optional["StatementVerdict"] = field(default=None, kw_only=True)
 
     def as_record(self) -> dict[str, object]:
         def number(x: float) -> Optional[float]:
