@@ -233,3 +233,16 @@ def test_pmnist_grid_into_a_read_only_results_folder_is_one_line(tmp_path):
     finally:
         folder.chmod(0o700)
     assert code == 1 and err.count("\n") == 1 and "Permission denied" in err
+
+
+def test_report_rerun_pmnist_recomputes_the_mnist_grids_then_the_digits_row(monkeypatch):
+    import argparse
+
+    from tasksim.reports import cli
+    from tasksim.solvers.pmnist.grids import GRID_NAMES
+
+    calls = []
+    monkeypatch.setattr(cli, "main", lambda argv, **kw: calls.append(argv) or 0)
+    cli._rerun_pmnist_grids(argparse.Namespace(), io.StringIO())
+    assert calls == [["pmnist-grid", *GRID_NAMES, "--restart"],
+                     ["pmnist-grid", *GRID_NAMES, "--restart", "--dataset", "digits"]]
