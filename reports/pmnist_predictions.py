@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
@@ -33,7 +33,8 @@ from tasksim.solvers.sweep import Estimate
 __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "paired_difference", "fmt_estimate", "near_zero", "corner_verdicts", "interior_peak",
            "retention_dip", "regularizer_comparison", "best_against_best", "VERDICTS",
-           "StatementVerdict", "StoredGrids", "sec7_verdicts", "decided", "seeds_to_decide"]
+           "StatementVerdict", "StoredGrids", "sec7_verdicts", "decided", "seeds_to_decide",
+           "SECONDARY_DATASET", "with_secondary", "sec7_verdicts_with_secondary"]
 
 CONFIDENCE = 0.95
 """A difference shows when zero lies outside its two-sided confidence interval at this level."""
@@ -249,7 +250,9 @@ class StatementVerdict:
     """One Sec. 7 statement judged on stored runs: its line in paper.tex, claim id, the
     prediction in words, the verdict word, the effect (test error, the unit of Delta eps_TF and
     Delta eps_RT) with its paired-seed standard error and number of seeds, the data set, one
-    sentence with the numbers, and where it holds (for "holds under a stronger condition")."""
+    sentence with the numbers, and where it holds (for "holds under a stronger condition");
+    ``secondary``: the same statement judged on another data set's runs (the 8 x 8 digits),
+    kept where its word differs (:func:`with_secondary`)."""
 
     line: int
     claim_id: str
@@ -264,6 +267,7 @@ class StatementVerdict:
     claim: str = ""
     """What the paper claims of the effect: a sign or a band (``"retention (0, 1) minus
     (1, 0) > 0"``), a boundary, never a printed value."""
+    secondary: Optional["StatementVerdict"] = field(default=None, kw_only=True)
 
     def as_record(self) -> dict[str, object]:
         def number(x: float) -> Optional[float]:
@@ -272,7 +276,8 @@ class StatementVerdict:
         return {"line": self.line, "claim_id": self.claim_id, "prediction": self.prediction,
                 "verdict": self.verdict, "effect": number(self.effect), "se": number(self.se),
                 "n": self.n, "dataset": self.dataset, "evidence": self.evidence,
-                "condition": self.condition, "claim": self.claim}
+                "condition": self.condition, "claim": self.claim,
+                "secondary": None if self.secondary is None else self.secondary.as_record()}
 
 
 class StoredGrids:
@@ -441,7 +446,9 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     if g.has("fig9CD"):
         long_word, long_gap = retention_dip(axis, _row(g, "fig9CD", 1.0, axis, "retention",
                                                        after=100))
-        long_text = f"after 100 epochs {long_word} ({fmt_estimate(long_gap)})"
+        long_text = f"after 100 epochs {long_word} ({fmt_estimate(long_gap)}, n = {long_gap.n})"
+        if _too_few(long_gap):  # one seed cannot show a dip: its absence decides nothing
+            long_word, long_text = "unknown", long_text + ": fewer than 2 finished seeds"
     else:
         long_word, long_gap, long_text = "unknown", None, "after 100 epochs: fig9CD not stored"
     # a dip after 10 epochs that is still shown after 100 makes the second half wrong; no
@@ -760,3 +767,48 @@ def sec7_verdicts(grids: Optional[StoredGrids] = None, folder: Any = None
                                        verdict.evidence + " (fewer than 2 finished seeds)")
         out.append(decided(verdict))
     return sorted(out, key=lambda v: v.line)
+
+
+# --- the secondary row: the same statements on the 8 x 8 digits (results/digits/) ---------------
+
+SECONDARY_DATASET = "digits"
+"""The data set of the secondary row (issue 16: scikit-learn's 8 x 8 digits, the quick
+protocol), stored in ``results/digits/`` by ``tasksim pmnist-grid all --dataset digits``."""
+
+
+def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[StatementVerdict]
+                   ) -> list[StatementVerdict]:
+    """``primary`` (the verdicts on the main data set), each carrying the same statement's
+    verdict on the secondary data set where the two words differ and the secondary one was
+    judged on stored runs (n > 0: a grid missing there is no finding). The verdict itself
+    stays the primary one.
+
+    Examples
+    --------
+    >>> a = StatementVerdict(358, "x", "p", "wrong", 0.1, 0.01, 5, "mnist-5k", "e")
+    >>> b = replace(a, verdict="holds in the stated limit", dataset="digits")
+    >>> with_secondary([a], [b])[0].secondary.dataset, with_secondary([a], [a])[0].secondary
+    ('digits', None)
+    """
+    other = {(v.line, v.claim_id): v for v in secondary}
+    out = []
+    for v in primary:
+        s = other.get((v.line, v.claim_id))
+        keep = s is not None and s.n > 0 and s.verdict != v.verdict
+        out.append(replace(v, secondary=s) if keep else v)
+    return out
+
+
+def sec7_verdicts_with_secondary(folder: Any = None, secondary_folder: Any = None
+                                 ) -> list[StatementVerdict]:
+    """:func:`sec7_verdicts` on the grids of ``folder`` (default ``results/``: mnist-5k), with
+    the digits row (``secondary_folder``, default ``results/digits/``) where it differs
+    (:func:`with_secondary`); no secondary row when no digits grid is stored."""
+    from .pmnist_results import RESULTS_DIR
+
+    primary = sec7_verdicts(folder=RESULTS_DIR if folder is None else folder)
+    digits = StoredGrids.load(RESULTS_DIR / SECONDARY_DATASET if secondary_folder is None
+                              else secondary_folder)
+    if not digits.datasets:
+        return primary
+    return with_secondary(primary, sec7_verdicts(digits))

@@ -340,10 +340,10 @@ def _network_verdicts() -> dict[str, Any]:
     (:func:`tasksim.reports.pmnist_predictions.sec7_verdicts`), by claim id; none where the
     files cannot be read (the statements then stay "not decided", saying what would decide
     them)."""
-    from .pmnist_predictions import sec7_verdicts
+    from .pmnist_predictions import sec7_verdicts_with_secondary
 
-    try:
-        return {v.claim_id: v for v in sec7_verdicts()}
+    try:  # with the digits runs as a secondary row where their verdict differs
+        return {v.claim_id: v for v in sec7_verdicts_with_secondary()}
     except (OSError, ValueError):
         return {}
 
@@ -370,6 +370,14 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
              "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
              "finding": net.evidence}
+    second = getattr(net, "secondary", None)
+    rows = (entry,) if second is None else (entry, {
+        "id": f"{s.id} (network runs, secondary row: {second.dataset})", "line": s.line,
+        "dataset": second.dataset, "verdict": second.verdict,
+        "effect": second.effect if math.isfinite(second.effect) else None,
+        "se": second.se if math.isfinite(second.se) else None, "seeds": second.n,
+        "finding": f"differs from the {net.dataset} verdict ({net.verdict}): "
+                   f"{second.evidence}"})
     return replace(
         s, verdict=net.verdict, observable=f"test error of the network ({net.dataset})",
         size=None if effect is None or net.verdict == "not decided" else abs(effect),
@@ -378,7 +386,7 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
                      "not decided on the stored runs: " + net.evidence),
         cause=s.id if net.verdict in ERRATA_VERDICTS else None, confirmation=confirm,
         condition=net.condition or s.condition, note=net.evidence,
-        evidence=(entry,) + tuple(s.evidence))
+        evidence=rows + tuple(s.evidence))
 
 
 def _evaluated() -> tuple[Verdict, ...]:
