@@ -7,7 +7,8 @@
    benchmark path on the same grid (required: at most twice its time);
 2. the processor time per sample of the vanilla and the random-gating Gram paths (Ns = 30)
    against their arithmetic floors at this machine's matrix-product rate (required: within
-   5x), one process.
+   5x), one process; and where it goes: the random draws alone, and the rest against the
+   arithmetic the path needs (solvers/probe_benchmark.py).
 
 Runs on one BLAS thread (set before numpy loads); see reports/sweep_command.py and
 solvers/probe_benchmark.py.
@@ -38,6 +39,12 @@ def main() -> None:
               f"sample; floor {g['floor_flop_per_sample'] / 1e6:.2f} MFLOP = {floor_us:.1f} us "
               f"at {g['matrix_product_flops'] / 1e9:.1f} GFLOP/s: "
               f"{1 / g['fraction_of_floor_cpu']:.1f}x (required: within 5x)")
+        draw, cpu = g["draw_cpu_seconds_per_sample"], g["cpu_seconds_per_sample"]
+        need_us = 1e6 * g["necessary_flop_per_sample"] / g["matrix_product_flops"]
+        print(f"  drawing the random numbers {1e6 * draw:.1f} us ({100 * draw / cpu:.0f} %); "
+              f"the rest {1e6 * (cpu - draw):.1f} us against the necessary arithmetic "
+              f"{g['necessary_flop_per_sample'] / 1e6:.2f} MFLOP = {need_us:.1f} us: "
+              f"{1e6 * (cpu - draw) / need_us:.1f}x")
     print(f"load average after: {os.getloadavg()}")
 
 

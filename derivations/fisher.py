@@ -1095,7 +1095,10 @@ CLAIMS: list[Claim] = annotate(_claims(), {
     **{f"fisher.retention_piece.cross_printed.{g}": dict(
         cause="fisher-cross-term-typo", observable="Delta eps_RT",
         misprint_of=f"fisher.retention_piece.cross.{g}",
-        carry=lambda d: -2 * _PIECE_SCALE * d) for g in ("appendix", "gaussian")},
+        # the expansion holds for rho_a < 1 (c = Ns/(Nx(1 - rho_a^2))); rho_a = 1 is another
+        # fixed point (fisher.rho1.*), where the piece has no effect
+        carry=lambda d: sp.Piecewise((-2 * _PIECE_SCALE * d, rho_a < 1), (0, True)))
+       for g in ("appendix", "gaussian")},
     "fisher.rho1.retention": dict(cause="fisher-rho1-retention", observable="Delta eps_RT"),
     "fisher.rho1.retention_no_regularization": dict(cause="fisher-rho1-retention",
                                                     observable="Delta eps_RT"),

@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
 import sympy as sp
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
     from .claims import Verdict
 
 __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_change",
-           "observable_size"]
+           "observable_size", "LimitTerm", "LIMIT_TERMS", "NO_LIMIT_TERM", "LIMIT_REASON",
+           "leading_order_error"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
 """The paper's sizes for the linear models."""
@@ -67,6 +69,24 @@ class Size:
         return f"{self.value:.3g}" + (f" at {where}" if where else "")
 
 
+def _erfcinv(y: float) -> float:
+    """The inverse of math.erfc on (0, 2) by bisection (the math module has none)."""
+    if not 0 < y < 2:
+        raise ValueError(f"erfcinv needs 0 < y < 2, got {y}")
+    low, high = -10.0, 10.0
+    for _ in range(200):
+        middle = (low + high) / 2
+        if math.erfc(middle) > y:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
+_SPECIAL = {"erfcinv": _erfcinv, "erfinv": lambda y: _erfcinv(1 - y)}
+"""Functions sympy prints that the math module lacks (the soft threshold h(alpha))."""
+
+
 def _name(symbol: sp.Symbol) -> str:
     return {alpha_t: "alpha~", lam: "lambda"}.get(symbol, str(symbol))
 
@@ -84,7 +104,7 @@ def size_at_paper_sizes(expr: sp.Basic) -> Optional[Size]:
     params = sorted(fixed.free_symbols, key=str)
     if any(p not in GRIDS for p in params):
         return None
-    function = sp.lambdify(params, fixed, modules="math")
+    function = sp.lambdify(params, fixed, modules=[_SPECIAL, "math"])
     best: Optional[tuple[float, tuple[float, ...]]] = None
     for values in itertools.product(*(GRIDS[p] for p in params)):
         try:
@@ -98,12 +118,19 @@ def size_at_paper_sizes(expr: sp.Basic) -> Optional[Size]:
     return Size(best[0], {_name(p): v for p, v in zip(params, best[1])})
 
 
+def _scalar(x: object) -> bool:
+    return (isinstance(x, sp.Expr) and not isinstance(x, sp.MatrixExpr)
+            and not x.has(sp.MatrixSymbol))
+
+
 def observable_change(v: "Verdict") -> Optional[sp.Expr]:
     """What a reader who used the printed form would get wrong, as an expression in the
     statement's observable (``Claim.observable``): derived - printed, carried through the
-    claim's ``carry`` (the coefficient of an intermediate term in the observable); for a
-    statement that holds in a limit, its finite-size correction. None when there is no
-    scalar difference (matrices, relations, sets, an open claim)."""
+    claim's ``carry`` (the coefficient of an intermediate term in the observable, or, for a
+    statement that is not a number, such as a matrix, the change its error makes in the
+    observable; ``carry`` then receives None); for a statement that holds in a limit, its
+    finite-size correction. None when there is no scalar difference (matrices, relations,
+    sets without a ``carry``, an open claim)."""
     claim = v.claim
     derived, printed = v.derived, claim.printed
     if v.status == "leading order" and v.correction is not None:
@@ -112,22 +139,40 @@ def observable_change(v: "Verdict") -> Optional[sp.Expr]:
         return derived if isinstance(derived, sp.Expr) else None
     if v.status != "erratum":
         return None
-    if not (isinstance(derived, sp.Expr) and isinstance(printed, sp.Expr)) or any(
-            isinstance(x, (sp.MatrixExpr, sp.logic.boolalg.Boolean)) or x.has(sp.MatrixSymbol)
-            for x in (derived, printed)):
-        return None
-    difference = derived - printed
-    return claim.carry(difference) if claim.carry is not None else difference
+    numbers = _scalar(derived) and _scalar(printed)
+    if claim.carry is not None:
+        change = claim.carry(derived - printed if numbers else None)
+        return change if _scalar(change) else None
+    return derived - printed if numbers else None
+
+
+def _how(v: "Verdict", verdict: str, change: sp.Expr) -> str:
+    """How a size was obtained, in words (the record's ``size_reason`` beside its number)."""
+    if not change.free_symbols:
+        return ("a change of the observable that depends on no size or parameter (the "
+                "claim's carry; its observable says why)")
+    grid = ("at Nx = 3000, Ns = 30, Ny = 10, the largest magnitude on the grid of the "
+            "parameters left free (sizes.GRIDS; the point is given)")
+    if verdict in ("wrong", "misprint"):
+        route = ("derived - printed of the term, carried to the observable by the claim's "
+                 "carry (its coefficient in the observable, or the change its error makes "
+                 "there)" if v.claim.carry is not None else
+                 "the derived form minus the printed form, evaluated")
+        return f"{route}, {grid}"
+    if v.status == "leading order":
+        return f"the derivation's finite-size correction to the printed form, {grid}"
+    return f"derived - printed, {grid}"
 
 
 def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
     """The size of ``verdict`` on ``v``'s statement at the paper's sizes, in the units of the
-    statement's observable, and, when there is no number, why (module docstring).
+    statement's observable, and how it was obtained or, when there is no number, why (module
+    docstring).
 
     ``exact`` has size 0 (the printed form is right at every size); ``not decided`` has none.
     """
     if verdict == "exact":
-        return Size(0.0, {}), ""
+        return Size(0.0, {}), "exact: the printed form holds at every size"
     if verdict == "not decided":
         what = v.claim.decide or v.note
         return None, f"not decided: {what}" if what else "not decided"
@@ -144,4 +189,215 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
     size = size_at_paper_sizes(change)
     if size is None:
         return None, "the difference is not a number on the parameters' grid"
-    return size, ""
+    return size, _how(v, verdict, change)
+
+
+# -- the leading order's error at the paper's sizes, from the exact 1/Nx coefficients ------
+
+@dataclass(frozen=True)
+class LimitTerm:
+    """Which exact 1/Nx coefficients (:func:`tasksim.derivations.finite_size.finite_size`)
+    size a statement that holds in the stated limit, and where: ``terms`` are (model,
+    quantity) pairs in finite_size's names; ``average`` over the uniform prior 0 <= rho_a,
+    rho_b <= 1; ``points`` are the statement's stated points (substitutions; empty: none);
+    ``region`` the statement's range (a sympy condition; the grid's points outside count 0);
+    ``where`` says it in words."""
+
+    terms: tuple[tuple[str, str], ...]
+    where: str
+    average: bool = False
+    points: tuple[tuple[tuple[sp.Symbol, sp.Expr], ...], ...] = ((),)
+    region: sp.Basic = sp.true
+
+
+def _terms(model: str, *quantities: str) -> tuple[tuple[str, str], ...]:
+    return tuple((model, q) for q in quantities)
+
+
+_BOTH = ("transfer", "retention")
+_DOMAIN = "max over the parameters' grid (the statement's whole range)"
+_GATES = ("max over the grid; independent gates (alpha~ = alpha, rho_g = 0), the case the "
+          "exact coefficient is derived for")
+_THREE_QUARTERS = ((alpha, sp.Rational(3, 4)),)
+
+LIMIT_TERMS: dict[str, LimitTerm] = {
+    # Sec. 4, vanilla (eq_epsilon_vanilla) and its readings
+    "vanilla.transfer": LimitTerm(_terms("vanilla", "transfer"), _DOMAIN),
+    "vanilla.retention": LimitTerm(_terms("vanilla", "retention"), _DOMAIN),
+    "vanilla.transfer.asymmetry": LimitTerm(_terms("vanilla", "transfer"), _DOMAIN),
+    "vanilla.retention.asymmetry": LimitTerm(_terms("vanilla", "retention"), _DOMAIN),
+    "vanilla.transfer.corners": LimitTerm(
+        _terms("vanilla", "transfer"), "at the stated points (rho_a, rho_b) = (0, 0), (1, 1)",
+        points=(((rho_a, 0), (rho_b, 0)), ((rho_a, 1), (rho_b, 1)))),
+    "vanilla.transfer.argmax_rho_a": LimitTerm(
+        _terms("vanilla", "transfer"), "on the stated line rho_a = rho_b, max over rho_b",
+        points=(((rho_a, rho_b),),)),
+    "vanilla.retention.low_rho_a": LimitTerm(
+        _terms("vanilla", "retention"), "at the stated rho_a = 0, max over rho_b",
+        points=(((rho_a, 0),),)),
+    "vanilla.retention.sign_at_high_rho_a": LimitTerm(
+        _terms("vanilla", "retention"), "at high rho_a (rho_a = 1), max over rho_b",
+        points=(((rho_a, 1),),)),
+    "vanilla.retention.extrema": LimitTerm(
+        _terms("vanilla", "retention"), "where the extrema exist (rho_b >= 2 sqrt2/3), max",
+        region=sp.Ge(rho_b, 2 * sp.sqrt(2) / 3)),
+    "vanilla.retention.intermediate_minimum": LimitTerm(
+        _terms("vanilla", "retention"), "at high rho_b (>= 0.9), max over the grid",
+        region=sp.Ge(rho_b, sp.Rational(9, 10))),
+    "vanilla.benign_region": LimitTerm(
+        _terms("vanilla", *_BOTH), "over the stated region rho_a <= rho_b, max",
+        region=sp.Le(rho_a, rho_b)),
+    "vanilla.negative_at_high_rho_a_low_rho_b": LimitTerm(
+        _terms("vanilla", *_BOTH), "at rho_a = 1, rho_b < 1/2 (the stated region), max",
+        points=(((rho_a, 1),),), region=sp.Lt(rho_b, sp.Rational(1, 2))),
+    "averages.vanilla.transfer": LimitTerm(
+        _terms("vanilla", "transfer"), "the uniform prior's average", average=True),
+    "averages.vanilla.retention": LimitTerm(
+        _terms("vanilla", "retention"), "the uniform prior's average", average=True),
+    # Sec. 5.1 and Appendix B.1, random activity gating
+    **{i: LimitTerm(_terms("random-gating", "transfer"), _GATES) for i in (
+        "gating.transfer.random", "gating.transfer.random.appendix", "gating.transfer",
+        "gating.transfer.dense_gating_helps")},
+    **{i: LimitTerm(_terms("random-gating", "retention"), _GATES) for i in (
+        "gating.retention.random", "gating.retention.random.appendix", "gating.retention",
+        "gating.retention.optimized_at_alpha_to_zero", "gating.retention.alpha_to_zero")},
+    "gating.random_scales_rho_a": LimitTerm(_terms("random-gating", *_BOTH), _GATES),
+    "phase_diagram.rising_region": LimitTerm(_terms("random-gating", *_BOTH), _GATES),
+    "phase_diagram.tradeoff": LimitTerm(
+        _terms("random-gating", *_BOTH), "over the stated region rho_b > rho_a, max",
+        region=sp.Gt(rho_b, rho_a)),
+    "phase_diagram.high_alpha_hurts_both": LimitTerm(
+        _terms("random-gating", *_BOTH), "over the stated region rho_b < rho_a, "
+        "alpha > rho_b/rho_a, max", region=sp.And(sp.Lt(rho_b, rho_a),
+                                                 sp.Gt(alpha * rho_a, rho_b))),
+    "averages.random.transfer": LimitTerm(
+        _terms("random-gating", "transfer"), "the uniform prior's average, max over alpha",
+        average=True),
+    "averages.random.retention": LimitTerm(
+        _terms("random-gating", "retention"), "the uniform prior's average, max over alpha",
+        average=True),
+    "averages.random.retention.decreasing": LimitTerm(
+        _terms("random-gating", "retention"), "the uniform prior's average, max over alpha",
+        average=True),
+    "averages.random.moderate_gating_helps_both": LimitTerm(
+        _terms("random-gating", *_BOTH), "the uniform prior's averages at the stated "
+        "alpha = 3/4", average=True, points=(_THREE_QUARTERS,)),
+    "averages.random.retention_below_one": LimitTerm(
+        _terms("random-gating", "retention"), "the uniform prior's average at the stated "
+        "alpha = 3/4", average=True, points=(_THREE_QUARTERS,)),
+    "averages.optimal_alpha.transfer": LimitTerm(
+        _terms("random-gating", "transfer"), "the uniform prior's average at alpha* = 3/4",
+        average=True, points=(_THREE_QUARTERS,)),
+    # Sec. 6.1 and Appendix C.1, Euclidean regularization (lam = (Nx/Ns)(1/gamma - 1))
+    **{i: LimitTerm(_terms("euclidean", "transfer"), _DOMAIN) for i in (
+        "euclidean.transfer", "euclidean.transfer_equals_random_gating")},
+    **{i: LimitTerm(_terms("euclidean", "retention"), _DOMAIN) for i in (
+        "euclidean.retention", "euclidean.retention_optimum_interior")},
+    "euclidean.error_task1_after_task2": LimitTerm(
+        _terms("euclidean", "retention"), "eps_1[W_2] = 1 - Delta eps_RT (eps_o = 1 exactly): "
+        + _DOMAIN),
+    "euclidean.optimal_average_retention_low": LimitTerm(
+        _terms("euclidean", "retention"), "the uniform prior's average, max over gamma",
+        average=True),
+    "euclidean.less_robust_than_fisher": LimitTerm(
+        _terms("euclidean", "retention") + _terms("fisher", "retention"), _DOMAIN),
+    # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
+    **{i: LimitTerm(_terms("fisher", "transfer"), _DOMAIN) for i in (
+        "fisher.transfer_equals_vanilla.independent_metric",
+        "fisher.transfer_equals_vanilla.unregularized")},
+}
+"""The statements that hold in the stated limit whose observable has an exact 1/Nx
+coefficient: their size at the paper's sizes is the leading order's error there, |c|/Nx."""
+
+NO_LIMIT_TERM: dict[str, str] = {
+    "gating.optimal_alpha": "a location (the optimal alpha), not a value of Delta eps: its "
+                            "1/Nx shift is not derived",
+    "averages.random.transfer.argmax": "a location (alpha = 3/4), not a value of Delta eps: "
+                                       "its 1/Nx shift is not derived",
+    "euclidean.optimal_gamma_transfer": "a location (the optimal gamma), not a value of "
+                                        "Delta eps: its 1/Nx shift is not derived",
+    "averages.adaptive.improves_transfer": "adaptive gating correlates the gates (rho_g > 0): "
+                                           "the exact 1/Nx coefficient is derived for "
+                                           "independent gates only",
+    "gating.probe_error": "the probe error of adaptive gating: no exact 1/Nx coefficient is "
+                          "derived for it",
+    "gating.adaptive_rho_g": "adaptive gating's rho_g: no exact 1/Nx coefficient is derived "
+                             "for it",
+    "gating.adaptive_alpha_tilde": "adaptive gating's alpha~: no exact 1/Nx coefficient is "
+                                   "derived for it",
+    "euclidean.impairs_acquisition": "the error on the task just learned, (1 - gamma)^2: no "
+                                     "exact 1/Nx coefficient is derived for it",
+    "fisher_diagonal.transfer_invariance_lost": "the diagonal Fisher metric: no exact 1/Nx "
+                                                "coefficient is derived for it",
+    "fisher_diagonal.attenuates_robustness": "the diagonal Fisher metric: no exact 1/Nx "
+                                             "coefficient is derived for it",
+    "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny: no exact 1/Nx coefficient "
+                            "is derived for it",
+    "vanilla.is_gating_at_alpha_tilde_one": "a relation between two closed forms (gating at "
+                                            "alpha~ = 1 is vanilla); both have the same exact "
+                                            "1/Nx coefficient at alpha = 1",
+}
+"""Why a statement that holds in the stated limit has no size, where the reason is more
+specific than :data:`LIMIT_REASON`."""
+
+LIMIT_REASON = ("no exact 1/Nx coefficient for this statement's observable: "
+                "derivations/finite_size.py has those of Delta eps_TF and Delta eps_RT of the "
+                "vanilla, random-gating (independent gates), plasticity-gating, Euclidean and "
+                "Fisher models; an intermediate step (a matrix, an expansion's term) enters "
+                "them through the statements sized with those")
+
+
+@lru_cache(maxsize=None)
+def _limit_coefficient(model: str, quantity: str, generator: str, average: bool) -> sp.Expr:
+    from .finite_size import finite_size  # derivations of the models: imported when used
+
+    c = finite_size(model, quantity, generator).nlo
+    if average:
+        c = sp.integrate(sp.expand(c), (rho_a, 0, 1), (rho_b, 0, 1))
+    return sp.factor(c)
+
+
+@lru_cache(maxsize=None)
+def _limit_size(model: str, quantity: str, generator: str, average: bool,
+                point: tuple[tuple[sp.Symbol, sp.Expr], ...], region: sp.Basic
+                ) -> Optional[Size]:
+    term = _limit_coefficient(model, quantity, generator, average) / Nx
+    if region is not sp.true:
+        term = sp.Piecewise((term, region), (0, True))
+    size = size_at_paper_sizes(term.subs(dict(point)))
+    if size is None:
+        return None
+    stated = {_name(s): float(v) for s, v in point if sp.sympify(v).is_number}
+    return Size(size.value, {**stated, **size.point})
+
+
+def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
+    """The size at the paper's sizes of a statement that holds in the stated limit: the error
+    of its leading order there, |c|/Nx with c the exact 1/Nx coefficient of its observable
+    (:data:`LIMIT_TERMS`), the largest over its terms, both task generators and its range,
+    with how it was obtained; or None with why there is none.
+
+    >>> size, how = leading_order_error("vanilla.transfer")
+    >>> size.value, size.point
+    (0.01, {'rho_a': 0.0})
+    >>> leading_order_error("gating.optimal_alpha")[0] is None
+    True
+    """
+    spec = LIMIT_TERMS.get(claim_id)
+    if spec is None:
+        return None, NO_LIMIT_TERM.get(claim_id, LIMIT_REASON)
+    best: Optional[tuple[Size, str, str, str]] = None
+    for model, quantity in spec.terms:
+        for generator in ("gaussian", "appendix"):
+            for point in spec.points:
+                size = _limit_size(model, quantity, generator, spec.average, point,
+                                   spec.region)
+                if size is not None and (best is None or size.value > best[0].value):
+                    best = (size, model, quantity, generator)
+    if best is None:
+        return None, "the exact 1/Nx term is not a number on the parameters' grid"
+    size, model, quantity, generator = best
+    return size, (f"the leading order's error at Nx = 3000, Ns = 30: |c|/Nx with c the exact "
+                  f"1/Nx coefficient of the {model} model's {quantity} "
+                  f"(derivations/finite_size.py; {generator} generator, the larger of the "
+                  f"two), {spec.where}")

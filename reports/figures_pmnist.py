@@ -30,7 +30,8 @@ from tasksim.derivations.symbols import alpha, alpha_t, gamma, gamma_f, rho_a, r
 from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
 from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label, theory_line
-from .pmnist_predictions import PREDICTIONS, StatementVerdict, StoredGrids, sec7_verdicts
+from .pmnist_predictions import (PREDICTIONS, SECONDARY_DATASET, StatementVerdict, StoredGrids,
+                                 sec7_verdicts, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -48,16 +49,35 @@ def _stored(ctx: FigureContext) -> StoredGrids:
     return ctx.cache["pmnist-stored"]
 
 
+def _secondary(ctx: FigureContext) -> StoredGrids:
+    if "pmnist-secondary" not in ctx.cache:
+        ctx.cache["pmnist-secondary"] = StoredGrids.load(RESULTS_DIR / SECONDARY_DATASET)
+    return ctx.cache["pmnist-secondary"]
+
+
 def _verdicts(ctx: FigureContext) -> list[StatementVerdict]:
     if "pmnist-verdicts" not in ctx.cache:
-        ctx.cache["pmnist-verdicts"] = sec7_verdicts(_stored(ctx))
+        verdicts = sec7_verdicts(_stored(ctx))
+        digits = _secondary(ctx)
+        if digits.datasets:
+            verdicts = with_secondary(verdicts, sec7_verdicts(digits))
+        ctx.cache["pmnist-verdicts"] = verdicts
     return ctx.cache["pmnist-verdicts"]
 
 
 def _verdict_text(ctx: FigureContext, lines: Sequence[int]) -> str:
-    return "; ".join(f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
-                     f"{v.verdict.upper()}: {v.evidence}" for v in _verdicts(ctx)
-                     if v.line in lines)
+    """The verdicts of the statements at ``lines``, each followed by its secondary row (the
+    digits runs) where that differs."""
+    def one(v: StatementVerdict) -> str:
+        text = (f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
+                f"{v.verdict.upper()}: {v.evidence}")
+        if v.secondary is not None:
+            s = v.secondary
+            text += (f" [secondary row, {s.dataset} (differs): {s.verdict.upper()}: "
+                     f"{s.evidence}]")
+        return text
+
+    return "; ".join(one(v) for v in _verdicts(ctx) if v.line in lines)
 
 
 def _estimate(series: Mapping[int, float]) -> tuple[float, float, int]:
@@ -100,6 +120,29 @@ def settings_rows(p: Mapping[str, Any], *, seeds: str) -> list[tuple[str, str, s
     ]
 
 
+PAPER_STEPS = 20_000
+"""SGD steps of task 1 in the paper: 100 epochs of MNIST's 60,000 images in batches of 300."""
+
+
+def matched_sentence(p: Mapping[str, Any]) -> str:
+    """What the stored protocol ``p`` matches of the paper's: epochs, and the SGD steps that
+    follow from them.
+
+    Examples
+    --------
+    >>> text = matched_sentence({"n_train": 4000, "batch": 300, "epochs": 100})
+    >>> "1,300 SGD steps instead of 20,000" in text, "15 times more" in text
+    (True, True)
+    """
+    steps = p["epochs"] * (p["n_train"] // p["batch"])
+    ratio = PAPER_STEPS / steps
+    tail = (f"matching steps would cost {ratio:.0f} times more per run" if ratio > 1.5 else
+            "which is close to the paper's number of steps")
+    return (f"Epochs are matched, not SGD steps: each image is seen as often as in the paper "
+            f"({p['epochs']} epochs of task 1), so task 1 gets {steps:,} SGD steps instead of "
+            f"{PAPER_STEPS:,} (Fig. 9A shows how far it is from convergence); {tail}.")
+
+
 def settings_table(p: Mapping[str, Any], *, seeds: str) -> str:
     """:func:`settings_rows` as a Markdown table."""
     rows = ["| setting | paper (Appendix E.2) | this run |", "|---|---|---|"]
@@ -133,6 +176,16 @@ def _grid_means(g: StoredGrids, name: str, axis_a: Sequence[float], axis_b: Sequ
                 which: str, after: Optional[int] = None) -> np.ndarray:
     return np.array([[_estimate(g.values(name, "vanilla", a, b, which, after=after))[0]
                       for a in axis_a] for b in axis_b])
+
+
+def _stored_mean(g: StoredGrids, name: str, a: float, b: float, which: str = "retention",
+                 after: Optional[int] = None) -> float:
+    """The mean over finished seeds of the vanilla point (a, b) of grid ``name``; nan where
+    the grid has no such point (a file computed before the point was added)."""
+    try:
+        return _estimate(g.values(name, "vanilla", a, b, which, after=after))[0]
+    except KeyError:
+        return math.nan
 
 
 def _linear_map(ax, fig, claim: str, label: str) -> None:
@@ -178,11 +231,9 @@ def figure_6_vanilla(ctx: FigureContext) -> list[FigureResult]:
         f"(eq_def_delta_epsilon_TF_RT). Right: the linear teacher-student model's prediction "
         f"at leading order in Ns/Nx (Fig. 1D, F). P1: {PREDICTIONS['P1']}; P2: "
         f"{PREDICTIONS['P2']}; P3: {PREDICTIONS['P3']}.\n\n"
-        + settings_table(p, seeds=_seeds_done(g, "fig6AB")) + "\n\nEpochs are matched, not "
-        "SGD steps: each image is seen as often as in the paper, but task 1 gets 1,300 steps "
-        "instead of 20,000 (Fig. 9A shows how far it is from convergence); matching steps "
-        "would cost 15 times more per run. The initial weights follow the paper's text "
-        "(standard deviations 1/Nh and 1/Ny), the specification under test.")
+        + settings_table(p, seeds=_seeds_done(g, "fig6AB")) + "\n\n" + matched_sentence(p)
+        + " The initial weights follow the paper's text (standard deviations 1/Nh and 1/Ny), "
+        "the specification under test.")
     verdict = _verdict_text(ctx, (357, 358, 359, 360, 372))
     return [FigureResult("fig6_pmnist_vanilla", title, caption, fig, verdict)]
 
@@ -317,6 +368,48 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
                          _verdict_text(ctx, (366, 371)))]
 
 
+def _steps(p: Mapping[str, Any]) -> int:
+    return p["epochs"] * (p["n_train"] // p["batch"])
+
+
+def task1_fall(curves: np.ndarray, epochs: int) -> tuple[float, float]:
+    """Task 1's mean test error at the switch (``curves[seed, epoch, task]``) and its mean
+    relative fall over the last 10 epochs of task 1.
+
+    Examples
+    --------
+    >>> c = np.zeros((2, 21, 2)); c[:, 10, 0], c[:, 20, 0] = 0.22, 0.20
+    >>> [round(x, 3) for x in task1_fall(c, 20)]
+    [0.2, 0.1]
+    """
+    t1 = curves[:, :, 0]
+    last = t1[:, epochs]
+    return float(last.mean()), float(np.mean((t1[:, epochs - 10] - last) / last))
+
+
+def _converged(drop: float) -> str:
+    return ("converged to within 1 % per 10 epochs" if drop < 0.01 else
+            "still decreasing: not converged")
+
+
+def _secondary_fall(digits: StoredGrids) -> str:
+    """The same measure on the digits' Fig. 9A, whose epoch 100 is about the paper's number
+    of SGD steps (empty when not stored)."""
+    if not digits.has("fig9A"):
+        return ""
+    ds = digits.datasets["fig9A"]
+    p = json.loads(ds.attrs["protocol"])
+    curves = ds["curves"].values[0][ds["done"].values[0].astype(bool)]
+    if len(curves) == 0:
+        return ""
+    last, drop = task1_fall(curves, p["epochs"])
+    return (f"; on {p['dataset']} (`results/digits/fig9A.nc`, {len(curves)} seeds), whose "
+            f"epoch {p['epochs']} is {_steps(p):,} SGD steps, about the paper's, it is "
+            f"{last:.4f}, {drop:.1%} below 10 epochs earlier: {_converged(drop)} "
+            f"(`python benchmarks/pmnist_convergence.py` trains it 1000 epochs and more to "
+            f"measure how far above its plateau epoch {p['epochs']} lies)")
+
+
 def figure_9(ctx: FigureContext) -> list[FigureResult]:
     """Fig. 9A-F: learning curves (A), transfer lines (B), retention after 10 and 100 epochs
     (C, D), layer-wise and diagonal Fisher with one amplitude per layer (E, F), each beside
@@ -345,16 +438,14 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                       linestyle="--")
         ax[0].set(xlabel="epoch", ylabel="test error $\\epsilon_\\mu$", ylim=(0, None))
         ax[0].legend(fontsize=6.5)
-        t1 = curves[:, :, 0]
-        last = t1[:, p["epochs"]]
-        ten_before = t1[:, p["epochs"] - 10]
-        drop = float(np.mean((ten_before - last) / last))
+        last, drop = task1_fall(curves, p["epochs"])
         captions.append(f"**A**: test error of task 1 (dark) and task 2 (red) per epoch at "
                         f"(rho_a, rho_b) = (0.8, 0.2), {len(curves)} seeds (`results/fig9A.nc`); "
                         f"dotted: the switch, dashed: where retention is measured. Task 1's test "
-                        f"error at epoch {p['epochs']} is {float(last.mean()):.4f}, "
-                        f"{drop:.1%} below its value 10 epochs earlier (relative): "
-                        f"{'converged to within 1 % per 10 epochs' if drop < 0.01 else 'still decreasing: not converged'}")
+                        f"error at epoch {p['epochs']} ({_steps(p):,} SGD steps; the paper's: "
+                        f"{PAPER_STEPS:,}) is {last:.4f}, {drop:.1%} below its value 10 epochs "
+                        f"earlier (relative): {_converged(drop)}"
+                        + _secondary_fall(_secondary(ctx)))
     else:
         _empty(ax[0], "not stored: tasksim pmnist-grid fig9A")
     panel_label(ax[0], "A", "learning curves, network, (0.8, 0.2)")
@@ -393,12 +484,17 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                            np.array([e[1] for e in est]), color, label=label)
         ax[2].legend(fontsize=6.5)
         coarse = (0.0, 0.5, 1.0)
-        values = _grid_means(g, "fig9CD", coarse, coarse, "retention", after=100)
+        values = np.array([[_stored_mean(g, "fig9CD", a, b, after=100) for a in coarse]
+                           for b in coarse])
         heatmap(fig, ax[3], values, extent=_extent(coarse), label="$\\Delta\\epsilon_{RT}$",
                 centred=True)
+        blank = [f"({a:g}, {b:g})" for i, b in enumerate(coarse) for k, a in enumerate(coarse)
+                 if not np.isfinite(values[i, k])]
         captions.append("**C**: the network's retention at rho_b = 1 after 10 (black) and 100 "
                         "(gray) epochs of task 2; **D**: after 100 epochs on rho_a, rho_b in "
-                        f"{{0, 0.5, 1}} (`results/fig9CD.nc`, {_seeds_done(g, 'fig9CD')} seeds); "
+                        f"{{0, 0.5, 1}} (`results/fig9CD.nc`, {_seeds_done(g, 'fig9CD')} seeds"
+                        + (f"; blank, not stored yet: {', '.join(blank)}, which `tasksim "
+                           "pmnist-grid fig9CD` adds" if blank else "") + "); "
                         "below them the linear model's `vanilla.retention` (its fixed point: "
                         "no training time)")
     else:

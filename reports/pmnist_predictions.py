@@ -21,7 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
@@ -33,7 +33,8 @@ from tasksim.solvers.sweep import Estimate
 __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "paired_difference", "fmt_estimate", "near_zero", "corner_verdicts", "interior_peak",
            "retention_dip", "regularizer_comparison", "best_against_best", "VERDICTS",
-           "StatementVerdict", "StoredGrids", "sec7_verdicts"]
+           "StatementVerdict", "StoredGrids", "sec7_verdicts", "decided", "seeds_to_decide",
+           "SECONDARY_DATASET", "with_secondary", "sec7_verdicts_with_secondary"]
 
 CONFIDENCE = 0.95
 """A difference shows when zero lies outside its two-sided confidence interval at this level."""
@@ -249,7 +250,9 @@ class StatementVerdict:
     """One Sec. 7 statement judged on stored runs: its line in paper.tex, claim id, the
     prediction in words, the verdict word, the effect (test error, the unit of Delta eps_TF and
     Delta eps_RT) with its paired-seed standard error and number of seeds, the data set, one
-    sentence with the numbers, and where it holds (for "holds under a stronger condition")."""
+    sentence with the numbers, and where it holds (for "holds under a stronger condition");
+    ``secondary``: the same statement judged on another data set's runs (the 8 x 8 digits),
+    kept where its word differs (:func:`with_secondary`)."""
 
     line: int
     claim_id: str
@@ -261,6 +264,10 @@ class StatementVerdict:
     dataset: str
     evidence: str
     condition: str = ""
+    claim: str = ""
+    """What the paper claims of the effect: a sign or a band (``"retention (0, 1) minus
+    (1, 0) > 0"``), a boundary, never a printed value."""
+    secondary: Optional["StatementVerdict"] = field(default=None, kw_only=True)
 
     def as_record(self) -> dict[str, object]:
         def number(x: float) -> Optional[float]:
@@ -269,7 +276,8 @@ class StatementVerdict:
         return {"line": self.line, "claim_id": self.claim_id, "prediction": self.prediction,
                 "verdict": self.verdict, "effect": number(self.effect), "se": number(self.se),
                 "n": self.n, "dataset": self.dataset, "evidence": self.evidence,
-                "condition": self.condition}
+                "condition": self.condition, "claim": self.claim,
+                "secondary": None if self.secondary is None else self.secondary.as_record()}
 
 
 class StoredGrids:
@@ -372,7 +380,8 @@ def _p1(g: StoredGrids, ds: str) -> StatementVerdict:
     return StatementVerdict(358, "pmnist.below_zero_at_high_feature_low_readout",
                             PREDICTIONS["P1"], word, worst.mean, worst.sem, worst.n, ds,
                             f"at (1, 0): transfer {fmt_estimate(tf)}, retention "
-                            f"{fmt_estimate(rt)} (n = {tf.n}); effect: the larger of the two")
+                            f"{fmt_estimate(rt)} (n = {tf.n}); effect: the larger of the two",
+                            claim=f"{'transfer' if worst is tf else 'retention'} at (1, 0) < 0")
 
 
 def _p2(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -389,14 +398,17 @@ def _p2(g: StoredGrids, ds: str) -> StatementVerdict:
         word = "holds in the stated limit"
     else:
         word = "not decided"
-    # the effect is the part that decides: the transfer when it is shown away from zero
-    lead = transfer if zero == "not near zero" else high
+    # the effect is the part that decides: the transfer when it is shown away from zero, else
+    # a retention shown against the statement, else the retention's lead over (1, 0)
+    lead, claim = ((transfer, "transfer at (0, 1) near 0") if zero == "not near zero" else
+                   (level, "retention at (0, 1) > 0") if level.sign() == -1 else
+                   (high, "retention (0, 1) minus (1, 0) > 0"))
     return StatementVerdict(359, "pmnist.high_retention_zero_transfer", PREDICTIONS["P2"], word,
                             lead.mean, lead.sem, lead.n, ds,
                             f"at (0, 1): retention {fmt_estimate(level)}, "
                             f"{fmt_estimate(high)} above (1, 0); transfer "
                             f"{fmt_estimate(transfer)} ({zero}; near zero means within "
-                            f"+-{NEAR_ZERO:g} at {CONFIDENCE:.0%} confidence)")
+                            f"+-{NEAR_ZERO:g} at {CONFIDENCE:.0%} confidence)", claim=claim)
 
 
 def _row(g: StoredGrids, grid: str, rho_b: float, axis: Sequence[float], which: str,
@@ -424,7 +436,8 @@ def _p3(g: StoredGrids, ds: str) -> StatementVerdict:
                             + "; effect: the interior peak's smaller lead over the two ends at "
                             "rho_b = 0.5",
                             f"non-monotonic at rho_b = {', '.join(f'{b:g}' for b in shown)}"
-                            if word == "holds under a stronger condition" else "")
+                            if word == "holds under a stronger condition" else "",
+                            claim="interior peak minus each end > 0 at rho_b = 0.5")
 
 
 def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -433,19 +446,24 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     if g.has("fig9CD"):
         long_word, long_gap = retention_dip(axis, _row(g, "fig9CD", 1.0, axis, "retention",
                                                        after=100))
-        long_text = f"after 100 epochs {long_word} ({fmt_estimate(long_gap)})"
+        long_text = f"after 100 epochs {long_word} ({fmt_estimate(long_gap)}, n = {long_gap.n})"
+        if _too_few(long_gap):  # one seed cannot show a dip: its absence decides nothing
+            long_word, long_text = "unknown", long_text + ": fewer than 2 finished seeds"
     else:
         long_word, long_gap, long_text = "unknown", None, "after 100 epochs: fig9CD not stored"
     # a dip after 10 epochs that is still shown after 100 makes the second half wrong; no
     # dip after 10 epochs leaves the first half undecided (a dip may be below resolution)
     word = {("dip", "no dip"): "holds in the stated limit", ("dip", "dip"): "wrong"}.get(
         (short_word, long_word), "not decided")
-    condition = ""
+    # a wrong one is decided by the dip still shown after 100 epochs
+    lead, claim = ((long_gap, "after 100 epochs, end minus lowest interior point <= 0")
+                   if word == "wrong" else
+                   (short_gap, "after 10 epochs, end minus lowest interior point > 0"))
     return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
-                            PREDICTIONS["P4"], word, short_gap.mean, short_gap.sem, short_gap.n,
+                            PREDICTIONS["P4"], word, lead.mean, lead.sem, lead.n,
                             ds, f"at rho_b = 1, retention after 10 epochs of task 2 shows "
                             f"{short_word} (end minus lowest interior point "
-                            f"{fmt_estimate(short_gap)}), {long_text}", condition)
+                            f"{fmt_estimate(short_gap)}), {long_text}", "", claim)
 
 
 def _gating_pair(g: StoredGrids, method: str, alpha: float, rho_b: float, which: str
@@ -467,7 +485,8 @@ def _p5(g: StoredGrids, ds: str) -> StatementVerdict:
     word = ("holds in the stated limit" if len(both) == len(ALPHAS) else
             "wrong" if against and not both else
             "holds under a stronger condition" if both else "not decided")
-    lead = gain[min(ALPHAS)]
+    lead = (min((gain[al] for al in against), key=lambda d: d.mean) if word == "wrong"
+            else gain[min(ALPHAS)])
     return StatementVerdict(363, "pmnist.random_gating_tradeoff", PREDICTIONS["P5"], word,
                             lead.mean, lead.sem, lead.n, ds,
                             "random gating minus vanilla at rho_a = 1: retention at rho_b = 0 "
@@ -476,7 +495,8 @@ def _p5(g: StoredGrids, ds: str) -> StatementVerdict:
                             + "; transfer at rho_b = 1 "
                             + ", ".join(fmt_estimate(cost[al]) for al in ALPHAS),
                             f"at alpha in {{{', '.join(f'{a:g}' for a in both)}}}"
-                            if word == "holds under a stronger condition" else "")
+                            if word == "holds under a stronger condition" else "",
+                            claim="random gating minus vanilla retention at rho_b = 0 > 0")
 
 
 def _p6(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -492,7 +512,8 @@ def _p6(g: StoredGrids, ds: str) -> StatementVerdict:
     word = ("holds in the stated limit" if len(shown) == len(low) else
             "holds under a stronger condition" if shown else
             "wrong" if any(high[al].sign() == -1 for al in low) else "not decided")
-    lead = high[min(low)]
+    lead = (min((high[al] for al in low), key=lambda d: d.mean) if word == "wrong"
+            else high[min(low)])
     return StatementVerdict(364, "pmnist.adaptive_gating", PREDICTIONS["P6"], word, lead.mean,
                             lead.sem, lead.n, ds,
                             "adaptive minus random transfer at rho_a = 1, rho_b = 1: "
@@ -501,7 +522,8 @@ def _p6(g: StoredGrids, ds: str) -> StatementVerdict:
                             + "; at rho_b = 0: " + ", ".join(fmt_estimate(zero[al])
                                                              for al in ALPHAS),
                             f"at alpha = {', '.join(f'{a:g}' for a in shown)}"
-                            if word == "holds under a stronger condition" else "")
+                            if word == "holds under a stronger condition" else "",
+                            claim="adaptive minus random transfer at rho_b = 1, low alpha > 0")
 
 
 PAIRS = ((1.0, 0.0), (0.5, 0.5), (0.2, 0.8))
@@ -532,7 +554,7 @@ def _p7(g: StoredGrids, ds: str) -> StatementVerdict:
                                         f"{a:g} vs {b:g})" for p, d, a, b in best)
                             + f"; at equal amplitudes ahead in {equal.count(1)}, behind in "
                             f"{equal.count(-1)} of {len(equal)}; effect: the smallest lead",
-                            "")
+                            "", "layer-wise minus Euclidean retention > 0")
 
 
 def _p8(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -550,7 +572,8 @@ def _p8(g: StoredGrids, ds: str) -> StatementVerdict:
                             _all([est.sign()]), est.mean, est.sem, est.n, ds,
                             f"|layer-wise - Euclidean| minus |diagonal - layer-wise| retention, "
                             f"averaged over {len(per_seed)} (pair, amplitude) comparisons: "
-                            f"{fmt_estimate(est)}")
+                            f"{fmt_estimate(est)}",
+                            claim="|layer-wise - Euclidean| minus |diagonal - layer-wise| > 0")
 
 
 def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -560,11 +583,13 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
                          g.values("fig6AB", "vanilla", 1.0, 0.0, "transfer"))
     rt, tf = paired_difference(rt01, rt10), paired_difference(tf01, tf10)
     word = _all([rt.sign(), tf.sign()])
+    lead, which = (tf, "transfer") if word == "wrong" and tf.sign() == -1 else (rt, "retention")
     return StatementVerdict(357, "pmnist.asymmetric_non_monotonic",
                             "transfer and retention depend asymmetrically (and non-monotonically,"
-                            " lines 360-361) on the similarities", word, rt.mean, rt.sem, rt.n,
-                            ds, f"(0, 1) minus (1, 0): retention {fmt_estimate(rt)}, transfer "
-                            f"{fmt_estimate(tf)}; non-monotonicity: lines 360, 361")
+                            " lines 360-361) on the similarities", word, lead.mean, lead.sem,
+                            lead.n, ds, f"(0, 1) minus (1, 0): retention {fmt_estimate(rt)}, "
+                            f"transfer {fmt_estimate(tf)}; non-monotonicity: lines 360, 361",
+                            claim=f"{which} (0, 1) minus (1, 0) > 0")
 
 
 def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -574,11 +599,13 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
                        g.values("fig9CD", "vanilla", 1.0, 0.0, after=after))
         out.append(paired_difference(a, b))
     word = _all([d.sign() for d in out])
+    k = 0 if word == "wrong" and out[0].sign() == -1 else 1
     return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training",
                             "retention at (0, 1) exceeds retention at (1, 0) after 10 and after "
-                            "100 epochs of task 2", word, out[1].mean, out[1].sem, out[1].n, ds,
+                            "100 epochs of task 2", word, out[k].mean, out[k].sem, out[k].n, ds,
                             f"retention (0, 1) minus (1, 0): {fmt_estimate(out[0])} after 10, "
-                            f"{fmt_estimate(out[1])} after 100 epochs")
+                            f"{fmt_estimate(out[1])} after 100 epochs",
+                            claim=f"retention (0, 1) minus (1, 0) after {(10, 100)[k]} epochs > 0")
 
 
 def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -588,17 +615,22 @@ def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
     return StatementVerdict(372, "pmnist.readout_remapping_forgets_more",
                             "a vanilla network forgets more under readout remapping (1, 0) than "
                             "under input permutation (0, 1)", _all([d.sign()]), d.mean, d.sem,
-                            d.n, ds, f"retention (0, 1) minus (1, 0): {fmt_estimate(d)}")
+                            d.n, ds, f"retention (0, 1) minus (1, 0): {fmt_estimate(d)}",
+                            claim="retention (0, 1) minus (1, 0) > 0")
 
 
 def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
-    parts, signs = [], []
+    parts, signs, against = [], [], []
     for al in (0.1, 0.3):
         gain = _gating_pair(g, "adaptive-gating", al, 0.0, "retention")
         cost = _gating_pair(g, "adaptive-gating", al, 0.0, "transfer")
         parts.append(f"adaptive gating (alpha = {al:g}) minus vanilla at (1, 0): retention "
                      f"{fmt_estimate(gain)}, transfer {fmt_estimate(cost)}")
         signs += [gain.sign(), 1 if cost.sign() >= 0 else -1]
+        against += [(d, f"adaptive gating (alpha = {al:g}) minus vanilla {which} at (1, 0) "
+                     f"{rel}") for d, which, rel in ((gain, "retention", "> 0"),
+                                                     (cost, "transfer", ">= 0"))
+                    if d.sign() == -1]
     lw = _regularized(g, "fisher-layerwise", (1.0, 0.0))
     vanilla = g.values("fig6AB", "vanilla", 1.0, 0.0, "retention")
     best = max(AMPLITUDES, key=lambda lam: np.mean(list(lw[lam].values())))
@@ -607,11 +639,17 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     signs.append(fisher.sign())
     parts.append(f"layer-wise Fisher (lambda = {best:g}) minus vanilla retention at (1, 0): "
                  f"{fmt_estimate(fisher)} (its transfer is vanilla's: task 1 is unregularized)")
+    claimed = "layer-wise Fisher minus vanilla retention at (1, 0) > 0"
+    if fisher.sign() == -1:
+        against.append((fisher, claimed))
+    word = _all(signs)
+    lead, claim = (max(against, key=lambda x: abs(x[0].mean) / x[0].sem)
+                   if word == "wrong" and against else (fisher, claimed))
     return StatementVerdict(371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout",
                             "at high feature and low readout similarity, adaptive gating and "
                             "Fisher regularization help retention without sacrificing transfer",
-                            _all(signs), fisher.mean, fisher.sem, fisher.n, ds,
-                            "; ".join(parts))
+                            word, lead.mean, lead.sem, lead.n, ds, "; ".join(parts),
+                            claim=claim)
 
 
 def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -629,7 +667,8 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                             lead.mean, lead.sem, lead.n, ds,
                             "layer-wise minus diagonal retention at (0.5, 0.5), lambda_2 = 100: "
                             + ", ".join(f"{fmt_estimate(d)} (lambda_1 = {l1:g})"
-                                        for l1, d in diffs.items()))
+                                        for l1, d in diffs.items()),
+                            claim="layer-wise minus diagonal retention > 0, every lambda_1")
 
 
 _JUDGES = (
@@ -648,6 +687,50 @@ _IDS = {_line_357: (357, "pmnist.asymmetric_non_monotonic"),
         _line_372: (372, "pmnist.readout_remapping_forgets_more"),
         _line_1361: (1361, "pmnist.asymmetry_short_and_long_training"),
         _line_1434: (1434, "pmnist.layerwise_beats_diagonal")}
+
+
+def seeds_to_decide(effect: float, se: float, n: int, z: float) -> Optional[int]:
+    """Paired seeds at which ``effect`` would lie ``z`` standard errors from zero if it and
+    the spread of the per-seed differences stay as measured (the SE falls as 1/sqrt(n); ``n``
+    itself when it already does); None when the effect is zero or not finite.
+
+    >>> seeds_to_decide(0.079, 0.022, 5, 5.0)
+    10
+    """
+    if not (math.isfinite(effect) and math.isfinite(se)) or effect == 0 or n < 1:
+        return None
+    return max(n, math.ceil(n * (z * se / abs(effect)) ** 2))
+
+
+def decided(v: StatementVerdict) -> StatementVerdict:
+    """The decision rule on a judged statement. ``wrong`` needs the effect to lie at least
+    :data:`tasksim.reports.measurements.REJECT_Z` standard errors from the paper's boundary
+    (its ``claim``: a sign or a band, never a value); a difference shown against the paper
+    at 95 % confidence but short of that is "not decided", saying how many paired seeds would
+    decide it. A statement that holds says it holds at the measured sizes (the paper's
+    protocol, the stored data set and seeds) with its effect and standard error."""
+    from .measurements import REJECT_Z
+
+    finite = math.isfinite(v.effect) and math.isfinite(v.se) and v.se > 0
+    z = abs(v.effect) / v.se if finite else math.nan
+    numbers = (f"effect {v.effect:+.3f} +- {v.se:.3f}, {z:.1f} standard errors from 0, with "
+               f"{v.n} paired seeds on {v.dataset}" if finite else "")
+    claim = f"the paper's claim: {v.claim}" if v.claim else "the paper's claim: a sign"
+    if v.verdict == "wrong":
+        if finite and z >= REJECT_Z:
+            return replace(v, evidence=f"{claim}, rejected at {z:.1f} standard errors "
+                                       f"(>= {REJECT_Z:g}): {numbers}; {v.evidence}")
+        need = seeds_to_decide(v.effect, v.se, v.n, REJECT_Z)
+        return replace(v, verdict="not decided", evidence=(
+            f"{claim}; the measurement leans against it but does not reject it at "
+            f"{REJECT_Z:g} standard errors ({numbers}); would decide: "
+            + (f"about {need} paired seeds (now {v.n}), if the effect and its spread stay"
+               if need is not None else "more paired seeds")
+            + f"; {v.evidence}"))
+    if v.verdict.startswith("holds") and finite:
+        return replace(v, evidence=f"holds at the measured sizes (the paper's protocol): "
+                                   f"{claim}, {numbers}; {v.evidence}")
+    return v
 
 
 def sec7_verdicts(grids: Optional[StoredGrids] = None, folder: Any = None
@@ -682,5 +765,50 @@ def sec7_verdicts(grids: Optional[StoredGrids] = None, folder: Any = None
             verdict = StatementVerdict(line, claim_id, verdict.prediction, "not decided",
                                        verdict.effect, verdict.se, verdict.n, dataset,
                                        verdict.evidence + " (fewer than 2 finished seeds)")
-        out.append(verdict)
+        out.append(decided(verdict))
     return sorted(out, key=lambda v: v.line)
+
+
+# --- the secondary row: the same statements on the 8 x 8 digits (results/digits/) ---------------
+
+SECONDARY_DATASET = "digits"
+"""The data set of the secondary row (issue 16: scikit-learn's 8 x 8 digits, the quick
+protocol), stored in ``results/digits/`` by ``tasksim pmnist-grid all --dataset digits``."""
+
+
+def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[StatementVerdict]
+                   ) -> list[StatementVerdict]:
+    """``primary`` (the verdicts on the main data set), each carrying the same statement's
+    verdict on the secondary data set where the two words differ and the secondary one was
+    judged on stored runs (n > 0: a grid missing there is no finding). The verdict itself
+    stays the primary one.
+
+    Examples
+    --------
+    >>> a = StatementVerdict(358, "x", "p", "wrong", 0.1, 0.01, 5, "mnist-5k", "e")
+    >>> b = replace(a, verdict="holds in the stated limit", dataset="digits")
+    >>> with_secondary([a], [b])[0].secondary.dataset, with_secondary([a], [a])[0].secondary
+    ('digits', None)
+    """
+    other = {(v.line, v.claim_id): v for v in secondary}
+    out = []
+    for v in primary:
+        s = other.get((v.line, v.claim_id))
+        keep = s is not None and s.n > 0 and s.verdict != v.verdict
+        out.append(replace(v, secondary=s) if keep else v)
+    return out
+
+
+def sec7_verdicts_with_secondary(folder: Any = None, secondary_folder: Any = None
+                                 ) -> list[StatementVerdict]:
+    """:func:`sec7_verdicts` on the grids of ``folder`` (default ``results/``: mnist-5k), with
+    the digits row (``secondary_folder``, default ``results/digits/``) where it differs
+    (:func:`with_secondary`); no secondary row when no digits grid is stored."""
+    from .pmnist_results import RESULTS_DIR
+
+    primary = sec7_verdicts(folder=RESULTS_DIR if folder is None else folder)
+    digits = StoredGrids.load(RESULTS_DIR / SECONDARY_DATASET if secondary_folder is None
+                              else secondary_folder)
+    if not digits.datasets:
+        return primary
+    return with_secondary(primary, sec7_verdicts(digits))

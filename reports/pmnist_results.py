@@ -38,6 +38,7 @@ import json
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -52,7 +53,7 @@ from tasksim.solvers.pmnist.run import FirstTask, RunRecord
 from .provenance import provenance
 
 __all__ = ["RESULTS_DIR", "grid_path", "load_grid", "run_grid", "GridProgress",
-           "empty_grid", "stored_settings"]
+           "empty_grid", "stored_settings", "check_writable"]
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 """The checkout's ``results/`` folder (DESIGN.md: stored results of long experiments)."""
@@ -121,6 +122,20 @@ def stored_settings(ds) -> dict[str, Any]:
     return json.loads(ds.attrs["settings"])
 
 
+def check_writable(folder: Path) -> None:
+    """Make ``folder`` (and ``folder/cache``) and write a file there, so that a folder the
+    grid cannot be stored in fails before any work (an OSError naming the folder), not after
+    task 1 has been learned."""
+    try:
+        (folder / "cache").mkdir(parents=True, exist_ok=True)
+        probe = folder / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as problem:
+        reason = problem.strerror or type(problem).__name__
+        raise OSError(problem.errno, f"cannot store grids in {folder}: {reason}") from None
+
+
 def _save(ds, path: Path) -> None:
     tmp = path.with_name(path.name + ".part")
     ds.to_netcdf(tmp, engine="scipy")
@@ -165,21 +180,23 @@ def _timed_chunk(job: ChunkJob, learned: Optional[FirstTask]) -> tuple[list[RunR
 
 
 def _open_grid(spec: GridSpec, path: Path, points: list[dict[str, Any]], restart: bool):
-    """The stored grid to continue (with more seeds when ``spec`` asks for more: the runs of
-    the first seeds do not depend on how many follow; with fewer, only its first seeds are
-    run, and the file keeps its size), or a new one."""
+    """The stored grid to continue, or a new one. It grows to more seeds when ``spec`` asks
+    for more (the runs of the first seeds do not depend on how many follow; with fewer, only
+    its first seeds are run, and the file keeps its size), and to more points when ``spec``'s
+    points continue the stored ones (a run depends on its point and seed only)."""
     if not path.exists() or restart:
         return empty_grid(spec, points)
     ds = load_grid(path)
     stored, wanted = stored_settings(ds), json.loads(json.dumps(spec.settings(), sort_keys=True))
-    have = stored.pop("seeds")
-    if stored != {k: v for k, v in wanted.items() if k != "seeds"}:
+    have, had = stored.pop("seeds"), stored.pop("points")
+    rest = {k: v for k, v in wanted.items() if k not in ("seeds", "points")}
+    if stored != rest or had != wanted["points"][:len(had)]:
         raise InputError(f"{path} holds a grid with other settings than {spec.name}'s; "
                          "pass --restart to discard it, or --out another folder")
-    if have < spec.seeds:
-        grown = empty_grid(spec, points)
+    if have < spec.seeds or len(had) < len(points):
+        grown = empty_grid(replace(spec, seeds=max(have, spec.seeds)), points)
         for name in ("transfer", "retention", "gate_correlation", "curves", "done"):
-            grown[name].values[:, :have] = ds[name].values
+            grown[name].values[:len(had), :have] = ds[name].values
         grown.attrs["seconds"] = ds.attrs.get("seconds", 0.0)
         return grown
     return ds
@@ -194,7 +211,7 @@ def run_grid(spec: GridSpec, folder: Union[str, Path] = RESULTS_DIR, *,
     ``workers`` at a time; ``max_jobs`` stops after that many jobs (as an interruption
     would: the file holds what finished)."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    check_writable(folder)
     path = grid_path(folder, spec.name)
     points = resolved_points(spec)
     ds = _open_grid(spec, path, points, restart)

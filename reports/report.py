@@ -76,7 +76,8 @@ from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (confirmation_text, definitions_markdown, escape_cell, math,
                       quote_markdown, size_text)
 from .summary import summary_markdown as _headline_summary
-from .verdicts import StatementVerdict, build_statement_verdicts, causes, statement_of
+from .verdicts import (StatementVerdict, build_statement_verdicts, causes, statement_of,
+                       step_status)
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
            "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",
@@ -174,7 +175,7 @@ def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         if record is not None:
             kind = f"**{record.verdict}** (clause {record.clause})"
         elif c.finding:
-            kind = f"finding `{c.finding}` (step: {v.status})"
+            kind = f"finding `{c.finding}` (step: {step_status(v)})"
         else:
             kind = f"evidence (step: {v.status})"
         derived = "" if v.derived is None else math(_shown(latex(v.derived), "claims.json"))
@@ -292,6 +293,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     records = []
     for v in verdicts:
         r = v.as_record()
+        r["status"] = step_status(v)  # a finding's step is never shown as an erratum
         c = v.claim
         r["place"] = paper.place(c.line) if paper is not None and c.line else ""
         r["reading"] = latex(c.printed) if c.printed is not None else ""
@@ -301,7 +303,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         statement = by_id.get(c.id)
         r["size"] = (None if statement is None or statement.size is None else
                      {"value": statement.size, "at": statement.size_point})
-        if v.status == "erratum":
+        if r["status"] == "erratum":
             m = measured.get(c.id)
             r["correction"] = ("not measured" if m is None else
                                m.confirmation.state if m.confirmation else m.verdict)
@@ -487,7 +489,7 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
             continue
         where = f" (line {v.claim.line})" if v.claim.line else ""
         out.append(f"\\paragraph{{{tex_text(v.claim.id)}}}{where} "
-                   f"Status: {tex_text(str(getattr(v, 'verdict', '') or v.status))}.")
+                   f"Status: {tex_text(str(getattr(v, 'verdict', '') or step_status(v)))}.")
         out.append("\\begin{enumerate}")
         for name, formula, note in steps:
             shown = formula if len(formula) <= LARGE_LATEX else \
@@ -802,8 +804,11 @@ def errata_by_cause_markdown(records: Sequence[dict[str, Any]]) -> str:
     misprints = [r for r in records if r.get("headline") and verdict_word(r) == "misprint"]
     if misprints:
         lines += ["", "Misprints (typos in a step whose stated result is right; not ranked):", ""]
-        lines += [f"- [line {r['line']}](index.html#line-{r['line']}): `{r['id']}`"
-                  for r in misprints]
+        for r in sorted(misprints, key=lambda r: rank([r])):  # by size, as claims.json
+            size = size_text(r)
+            lines.append(f"- **{r.get('cause') or r['id']}**: [line {r['line']}]"
+                         f"(index.html#line-{r['line']}): `{r['id']}`"
+                         + (f"; size {size}" if size else ""))
     return "\n".join(lines) + "\n"
 
 

@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence
 from tasksim.derivations.claims import VERDICTS
 from tasksim.derivations.sizes import PAPER_SIZES
 
-from .html.cards import is_prose
+from .html.cards import is_prose, verdict_totals
 from .verdicts import Cause, StatementVerdict
 
 __all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief",
@@ -156,10 +156,10 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
     undecided = [s for s in statements if s.verdict == "not decided"]
     confirmed = sum(c.confirmed for c in wrong)
     sizes = ", ".join(f"{k} = {v}" for k, v in PAPER_SIZES.items()).replace("N_", "N")
-    decided = len(statements) - len(undecided)
+    total, decided = verdict_totals(s.verdict for s in statements)
     return "\n".join([
         f"{coverage_line}\n",
-        f"{len(statements)} statements carry a verdict, one per (line, clause); {decided} are "
+        f"{total} statements carry a verdict, one per (line, clause); {decided} are "
         "decided. The step-level claims under them (the paper's intermediate algebra, the "
         "other task generator, finite-N variants) are evidence, listed under each statement "
         "in claims.json and the claims table, never a second verdict.\n",

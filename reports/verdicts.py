@@ -10,8 +10,11 @@ notebook API all read :func:`statement_verdicts`, so no statement can carry two 
 
 Each record (:meth:`StatementVerdict.as_record`) has the contract's fields: ``verdict``,
 ``observable`` (what the size is a change of), ``size_at_paper_sizes`` (in that unit at
-Nx = 3000, Ns = 30, Ny = 10, or None with ``size_reason``), ``cause`` (wrong and misprint: the
-root cause's id), ``clause``, ``confirmation`` (wrong: the test of
+Nx = 3000, Ns = 30, Ny = 10: for an erratum the change a reader of the printed form gets
+wrong, an intermediate term carried to the observable; for a statement that holds in the
+stated limit the error of its leading order there, |c|/Nx from the exact 1/Nx coefficients;
+or None), ``size_reason`` (how the size was obtained, or why there is none), ``cause``
+(wrong and misprint: the root cause's id), ``clause``, ``confirmation`` (wrong: the test of
 :func:`tasksim.reports.measurements.confirmation` at the largest size) and ``evidence``.
 
 :func:`causes` groups the errata by root cause, one row per cause ranked by its size (the
@@ -35,7 +38,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
-from tasksim.derivations.sizes import observable_size
+from tasksim.derivations.sizes import leading_order_error, observable_size
 
 from .measurements import (REJECT_Z, UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
                            confirmation, measurement_for, not_measured)
@@ -43,7 +46,7 @@ from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
            "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
-           "statement_of", "verdict_phrase"]
+           "statement_of", "verdict_phrase", "step_status"]
 
 ERRATA_VERDICTS = ("wrong", "misprint")
 COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
@@ -159,8 +162,15 @@ def _same_words(a: str, b: str) -> bool:
     return x in y or y in x
 
 
+def step_status(v: Verdict) -> str:
+    """A step's status as every output shows it: "finding" where its print differs from the
+    model for a reason the report files as a finding beyond the paper (``claim.finding``: the
+    paper's surrogate 1/Nx terms are not errata of the paper), else the derivation's status."""
+    return "finding" if v.claim.finding and v.status == "erratum" else v.status
+
+
 def _evidence_entry(v: Verdict, measured: Mapping[str, MeasuredVerdict]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"id": v.claim.id, "line": v.claim.line, "status": v.status}
+    entry: dict[str, Any] = {"id": v.claim.id, "line": v.claim.line, "status": step_status(v)}
     if v.claim.finding:
         entry["finding"] = v.claim.finding
     m = measured.get(v.claim.id)
@@ -238,18 +248,46 @@ def _confirmation(v: Verdict, evidence: Sequence[Verdict],
 
 # -- the records -----------------------------------------------------------------------------
 
+def _with_carry(v: Verdict) -> Verdict:
+    """``v`` with its claim's ``carry`` restored from the registry when a worker process
+    stripped it to pickle the verdict (:func:`tasksim.reports.report_jobs.picklable` sets
+    every callable field to None): without it an intermediate term's size would be reported
+    in the term's own units, not carried to the observable."""
+    claim = v.claim
+    if claim.carry is not None:
+        return v
+    original = _claims_by_id().get(claim.id)
+    if original is None or original.carry is None or original.line != claim.line:
+        return v
+    return replace(v, claim=replace(claim, carry=original.carry))
+
+
 def _size(v: Verdict, word: str, evidence: Sequence[Verdict]
           ) -> tuple[Optional[float], dict[str, float], str]:
+    """The size of the statement's verdict in its observable's units at the paper's sizes,
+    where it is reached, and how it was obtained (or why there is none). A statement that
+    holds in the stated limit is sized by the error of its leading order there, from the
+    exact 1/Nx coefficients where they exist (:func:`leading_order_error`), else by its own
+    or its evidence's finite-size correction."""
+    v = _with_carry(v)
+    evidence = [_with_carry(e) for e in evidence]
+    if word == "holds in the stated limit":
+        exact, why = leading_order_error(v.claim.id)
+        if exact is not None:
+            return float(f"{exact.value:.6g}"), dict(exact.point), why
     size, reason = observable_size(v, word)
     if size is None and word == "holds in the stated limit":
-        found = [observable_size(e, word)[0] for e in evidence if e.status == "leading order"]
-        found = [s for s in found if s is not None]
+        found = [(observable_size(e, word), e.claim.id) for e in evidence
+                 if e.status == "leading order"]
+        found = [(s, how, i) for (s, how), i in found if s is not None]
         if found:
-            best = max(found, key=lambda s: s.value)
-            return float(f"{best.value:.6g}"), dict(best.point), ""
+            best, how, source = max(found, key=lambda x: x[0].value)
+            return (float(f"{best.value:.6g}"), dict(best.point),
+                    f"from the evidence {source}: {how}")
+        reason = why if reason.startswith("derived at leading order only") else reason
     if size is None:
         return None, {}, reason
-    return float(f"{size.value:.6g}"), dict(size.point), ""
+    return float(f"{size.value:.6g}"), dict(size.point), reason
 
 
 def _derived_latex(v: Verdict) -> str:
@@ -302,10 +340,10 @@ def _network_verdicts() -> dict[str, Any]:
     (:func:`tasksim.reports.pmnist_predictions.sec7_verdicts`), by claim id; none where the
     files cannot be read (the statements then stay "not decided", saying what would decide
     them)."""
-    from .pmnist_predictions import sec7_verdicts
+    from .pmnist_predictions import sec7_verdicts_with_secondary
 
-    try:
-        return {v.claim_id: v for v in sec7_verdicts()}
+    try:  # with the digits runs as a secondary row where their verdict differs
+        return {v.claim_id: v for v in sec7_verdicts_with_secondary()}
     except (OSError, ValueError):
         return {}
 
@@ -319,17 +357,27 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     confirm = None
     if net.verdict == "wrong":
         # An empirical statement has no derived correction: what a measurement confirms is
-        # that the paper's boundary (zero effect) is rejected at REJECT_Z standard errors.
+        # that the paper's boundary (a sign, not a printed value) is rejected at REJECT_Z SE.
         rejected = finite and abs(net.effect) >= REJECT_Z * net.se
         confirm = Confirmation(
             state="confirmed" if rejected else "not confirmed", measured=effect,
-            se=float(net.se) if finite else None, derived=None, printed=0.0, size=None,
-            reason=(f"{net.dataset}, {net.n} paired seeds: the paper's zero effect "
+            se=float(net.se) if finite else None, derived=None, printed=None, size=None,
+            reason=(f"{net.dataset}, {net.n} paired seeds: {net.evidence}"
+                    if getattr(net, "claim", "") else  # the evidence names claim and test
+                    f"{net.dataset}, {net.n} paired seeds: the paper's boundary "
                     f"{'rejected' if rejected else 'not rejected'} at {REJECT_Z:g} standard "
                     f"errors; {net.evidence}"))
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
              "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
              "finding": net.evidence}
+    second = getattr(net, "secondary", None)
+    rows = (entry,) if second is None else (entry, {
+        "id": f"{s.id} (network runs, secondary row: {second.dataset})", "line": s.line,
+        "dataset": second.dataset, "verdict": second.verdict,
+        "effect": second.effect if math.isfinite(second.effect) else None,
+        "se": second.se if math.isfinite(second.se) else None, "seeds": second.n,
+        "finding": f"differs from the {net.dataset} verdict ({net.verdict}): "
+                   f"{second.evidence}"})
     return replace(
         s, verdict=net.verdict, observable=f"test error of the network ({net.dataset})",
         size=None if effect is None or net.verdict == "not decided" else abs(effect),
@@ -338,7 +386,7 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
                      "not decided on the stored runs: " + net.evidence),
         cause=s.id if net.verdict in ERRATA_VERDICTS else None, confirmation=confirm,
         condition=net.condition or s.condition, note=net.evidence,
-        evidence=(entry,) + tuple(s.evidence))
+        evidence=rows + tuple(s.evidence))
 
 
 def _evaluated() -> tuple[Verdict, ...]:

@@ -12,8 +12,10 @@ Three measurements, returned as plain numbers (printing is the CLI's):
    should not grow with Nx.
 3. the finite-size probe (:mod:`tasksim.solvers.probe_benchmark`): the vanilla probe at
    Nx = 10^3 .. 10^6 with 2000 seeds per Nx on two processes (time, cost ratio), and 10^6
-   samples of the vanilla Gram path against the arithmetic floor of 1.2 MFLOP per sample, and
-   10^5 of the random-gating one (four gate classes) against its own floor.
+   samples of the vanilla Gram path against the arithmetic floor (the issue's count, 1.04
+   MFLOP per sample at Ns = 30, "about 1.2"), and 10^5 of the random-gating one (four gate
+   classes) against its own floor, with where the time goes (the random draws, and the rest
+   against the arithmetic the path needs: tasksim.solvers.probe_benchmark).
 4. :func:`fig1_exact_vs_gd` -- the Fig. 1 numerics (a 6 x 6 grid of (rho_a, rho_b) in
    {0, 0.2, .., 1}, 10 seeds, Nx = 3000, Ns = 30, Ny = 10, gaussian generator, vanilla) by
    exact fixed points and by the paper's GD protocol (100 epochs per task, eta = 0.001;

@@ -42,7 +42,7 @@ True
 from __future__ import annotations
 
 import itertools
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -61,6 +61,8 @@ __all__ = [
     "sample_gram",
     "GramPlan",
     "sample_gram_seeded",
+    "sample_gram_factor_seeded",
+    "draw_bartlett_seeded",
     "sample_features",
     "sample_features_batch",
 ]
@@ -296,6 +298,21 @@ class GramPlan:
             self.classes, self.probabilities = gate_classes(alpha, rho_g, self.n_tasks)
         else:
             self.classes, self.probabilities = ((1,) * self.n_tasks,), np.ones(1)
+        self.used = [c for c, pattern in enumerate(self.classes)
+                     if any(self._open(a, pattern) for a in range(len(names)))]
+        """The gate classes some named block is open in (the others add nothing to the Gram:
+        class (0, 0) of random gating)."""
+        self.single = []
+        """Per used class, the one task whose blocks alone it adds to (-1: several): gate
+        class (1, 0) of random gating adds to D1A1 only, so only A_1's rows of the class
+        matter, a Wishart of Ns dimensions instead of n Ns."""
+        for c in self.used:
+            needed = {self.tasks[a] for a in range(len(names)) if self._open(a, self.classes[c])}
+            self.single.append(needed.pop() if len(needed) == 1 and self.n_tasks > 1 else -1)
+        self.single_scale = [np.sqrt(np.sum(self.chain[t] ** 2) / ns) if t >= 0 else 0.0
+                             for t in self.single]
+        """The standard deviation of an entry of A_t (the chain's row t; 1/sqrt(Ns) for
+        both structures), which scales the single-task class's Bartlett factor."""
 
     def times_factor(self, X: np.ndarray, *, inplace: bool = False) -> np.ndarray:
         """F X for (..., nNs, m) X, with F = (C kron I_Ns)/sqrt(Ns) the factor of
@@ -335,6 +352,44 @@ class GramPlan:
         gram = gram.reshape(batch, k * ns, k * ns)
         return 0.5 * (gram + np.swapaxes(gram, -1, -2))
 
+    def assemble_from_factors(self, Mt: np.ndarray) -> np.ndarray:
+        """:meth:`assemble` of the class Grams Mt Mt^T, from their factors Mt (batch,
+        len(used), nNs, nNs) of the :attr:`used` classes, lower block-triangular (F R^T: both
+        factors are), computing only the blocks the named blocks need: block (i, j) of a
+        class is the sum over t <= min(i, j) of Mt[i, t] Mt[j, t]^T, an Ns x Ns product each.
+        The diagonal blocks are symmetrized, as :meth:`assemble` does the whole Gram."""
+        batch, n, ns, k = Mt.shape[0], self.n_tasks, self.ns, len(self.names)
+        if not self.gated and self.tasks == list(range(n)):  # every block: one product
+            return self.assemble(Mt @ np.swapaxes(Mt, -1, -2))
+        products: dict[tuple[int, int, int], np.ndarray] = {}
+        gram = np.zeros((batch, k, ns, k, ns))
+        for a in range(k):
+            for b in range(a, k):
+                i, j = self.tasks[a], self.tasks[b]
+                low, high = min(i, j), max(i, j)
+                for c, pattern in enumerate(self.classes[u] for u in self.used):
+                    if not (self._open(a, pattern) and self._open(b, pattern)):
+                        continue
+                    if (c, low, high) not in products:
+                        products[(c, low, high)] = _lower_block(Mt[:, c], low, high, ns)
+                    block = products[(c, low, high)]
+                    gram[:, a, :, b, :] += block if i <= j else np.swapaxes(block, -1, -2)
+                if a == b:
+                    diagonal = gram[:, a, :, a, :]
+                    diagonal[...] = 0.5 * (diagonal + np.swapaxes(diagonal, -1, -2))
+                else:
+                    gram[:, b, :, a, :] = np.swapaxes(gram[:, a, :, b, :], -1, -2)
+        return gram.reshape(batch, k * ns, k * ns)
+
+
+def _lower_block(Mt: np.ndarray, i: int, j: int, ns: int) -> np.ndarray:
+    """Block (i, j), i <= j, of Mt Mt^T for a stack (batch, p, p) of lower block-triangular Mt:
+    row blocks i and j times each other over the first (i + 1) Ns columns (beyond them row
+    block i is zero), one stacked product."""
+    width = (i + 1) * ns
+    return (Mt[:, i * ns:(i + 1) * ns, :width]
+            @ np.swapaxes(Mt[:, j * ns:(j + 1) * ns, :width], -1, -2))
+
 
 def sample_gram_seeded(
     seeds: Sequence[np.random.SeedSequence],
@@ -352,9 +407,13 @@ def sample_gram_seeded(
     :func:`sample_gram`; sample j is drawn from ``seeds[j]`` alone.
 
     So a sample does not depend on the batch it is computed in: a probe split into chunks on
-    any number of workers gives the same numbers. The random draws (gate-class counts, the
-    strict upper triangle and the chi diagonal of each class's Bartlett factor: about half the
-    normals of :func:`sample_wishart`) are made per seed; the products are batched. Cost
+    any number of workers gives the same numbers. The random draws
+    (:func:`draw_bartlett_seeded`: gate-class counts, then the strict upper triangle and the
+    chi diagonal of the Bartlett factor of each class some block needs, of Ns dimensions
+    when the class adds to one task's blocks only; about half the normals of
+    :func:`sample_wishart`) are made per seed; the factors F R^T are filled in one compiled
+    pass where numba is installed (:func:`tasksim.solvers.gram_kernels.class_factors`), and
+    only the Gram blocks the names need are multiplied, in stacks. Cost
     O(len(seeds) 2^n (n Ns)^3), independent of ``nx``.
 
     Examples
@@ -374,38 +433,155 @@ def sample_gram_seeded(
     if not seeds:
         raise ValueError("seeds must hold at least one SeedSequence")
     plan = GramPlan(names, nx, ns, rho_a, alpha, rho_g, n_tasks, structure)
-    p, n_classes = plan.n_tasks * ns, len(plan.classes)
-    rows, cols = np.triu_indices(p, k=1)
-    normals = np.empty((len(seeds), n_classes, rows.size))
-    chi = np.empty((len(seeds), n_classes, p))
-    dofs = np.empty((len(seeds), n_classes, 1), dtype=np.int64)
+    out = np.empty((len(seeds), len(plan.names) * ns, len(plan.names) * ns))
+    for start, stop, Mt in _class_factors_seeded(seeds, plan):
+        out[start:stop] = plan.assemble_from_factors(Mt)
+    return out
+
+
+def sample_gram_factor_seeded(
+    seeds: Sequence[np.random.SeedSequence],
+    *,
+    nx: int,
+    ns: int,
+    rho_a: float,
+    n_tasks: int = 2,
+    structure: str = "chain",
+) -> np.ndarray:
+    """Lower-triangular L, shape (len(seeds), n Ns, n Ns), whose L L^T is the Gram of the
+    ungated blocks A_1 .. A_n that :func:`sample_gram_seeded` draws from the same seeds (to
+    rounding): L = F R^T, F the covariance factor and R the Bartlett factor. L is the
+    Cholesky factor of the Gram (up to the signs of its columns when rho_a = 1), so a solver
+    can skip forming and factoring the Gram (:func:`tasksim.solvers.two_task_batch.
+    vanilla_maps_from_factor`).
+
+    Examples
+    --------
+    >>> seeds = np.random.SeedSequence(0).spawn(2)
+    >>> L = sample_gram_factor_seeded(seeds, nx=100, ns=2, rho_a=0.5)
+    >>> bool(np.allclose(L @ np.swapaxes(L, -1, -2),
+    ...                  sample_gram_seeded(seeds, nx=100, ns=2, rho_a=0.5)))
+    True
+    """
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    n_tasks = check_positive_int("n_tasks", n_tasks)
+    if not seeds:
+        raise ValueError("seeds must hold at least one SeedSequence")
+    names = tuple(f"A{mu}" for mu in range(1, n_tasks + 1))
+    plan = GramPlan(names, nx, ns, rho_a, None, 0.0, n_tasks, structure)
+    out = np.empty((len(seeds), n_tasks * ns, n_tasks * ns))
+    for start, stop, Mt in _class_factors_seeded(seeds, plan):
+        out[start:stop] = Mt[:, 0]
+    return out
+
+
+def draw_bartlett_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPlan
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The random numbers of :func:`sample_gram_seeded`, sample j from ``seeds[j]`` alone:
+    (normals, chi, dofs) of shapes (S, U, p(p - 1)/2), (S, U, p), (S, U, 1) for the U
+    classes of ``plan.used`` (p = n Ns): the strict upper triangle of each class's Bartlett
+    factor row by row, the chi-squares of its diagonal, and the class count. A class of
+    ``plan.single`` fills only the first Ns (Ns - 1)/2 normals and Ns chi-squares.
+
+    Examples
+    --------
+    >>> plan = GramPlan(("A1", "A2"), 100, 2, 0.5, None, 0.0, None)
+    >>> normals, chi, dofs = draw_bartlett_seeded(np.random.SeedSequence(0).spawn(3), plan)
+    >>> normals.shape, chi.shape, dofs[:, 0, 0].tolist()
+    ((3, 1, 6), (3, 1, 4), [100, 100, 100])
+    """
+    nx, ns = plan.nx, plan.ns
+    p, n_used = plan.n_tasks * ns, len(plan.used)
+    size = p * (p - 1) // 2
+    normals = np.empty((len(seeds), n_used, size))
+    chi = np.zeros((len(seeds), n_used, p))
+    dofs = np.empty((len(seeds), n_used, 1), dtype=np.int64)
+    slot = {c: u for u, c in enumerate(plan.used)}
+    small = ns * (ns - 1) // 2  # the normals of a single-task class (first in its row)
     steps = np.arange(p)
+    half_nx = np.maximum(nx - steps, 1) / 2.0
     for j, seed in enumerate(seeds):
-        # per seed: the class counts, then for each class the strict upper triangle of its
-        # Bartlett factor (row-major) and chi^2(dof - i) for its diagonal
+        # per seed: the class counts, then for each class some block needs, the strict upper
+        # triangle of its Bartlett factor (row-major) and chi^2(dof - i) for its diagonal:
+        # of n Ns dimensions, or of Ns for a class that adds to one task's blocks only.
+        # chi^2(k) is drawn as 2 Gamma(k / 2), which is how numpy draws it (the same
+        # numbers, and the same stream), into the array
         rng = np.random.Generator(np.random.PCG64(seed))
         counts = rng.multinomial(nx, plan.probabilities) if plan.gated else (nx,)
         for c, count in enumerate(counts):
-            rng.standard_normal(out=normals[j, c])
-            chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))
-            dofs[j, c] = count
+            u = slot.get(c)
+            if u is None:
+                continue
+            dofs[j, u] = count
+            half = half_nx if count == nx else np.maximum(count - steps, 1) / 2.0
+            if plan.single[u] >= 0:
+                rng.standard_normal(out=normals[j, u, :small])
+                rng.standard_gamma(half[:ns], out=chi[j, u, :ns])
+            else:
+                rng.standard_normal(out=normals[j, u])
+                rng.standard_gamma(half, out=chi[j, u])
+    chi *= 2.0
+    return normals, chi, dofs
+
+
+def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPlan
+                          ) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(start, stop, Mt) for slices of :data:`SLICE` seeds: Mt (stop - start, len(plan.used),
+    nNs, nNs) the lower-triangular factors F R^T of the used gate classes' Grams Mt Mt^T, R
+    drawn from each seed alone (:func:`draw_bartlett_seeded`)."""
+    from . import gram_kernels
+
+    ns, p, n_used = plan.ns, plan.n_tasks * plan.ns, len(plan.used)
+    normals, chi, dofs = draw_bartlett_seeded(seeds, plan)
+    rows, cols = np.triu_indices(p, k=1)
+    steps = np.arange(p)
+    if gram_kernels.AVAILABLE:  # F R^T from the draws in one compiled pass
+        coef = plan.chain / np.sqrt(ns)
+        single = np.array(plan.single, dtype=np.int64)
+        scale = np.array(plan.single_scale)
+        for start in range(0, len(seeds), SLICE):
+            stop = min(len(seeds), start + SLICE)
+            yield start, stop, gram_kernels.class_factors(
+                normals[start:stop], chi[start:stop], dofs[start:stop, :, 0], coef, ns,
+                single, scale)
+        return
     alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
     # R^T, filled directly (its columns beyond the class count are zero), then
-    # M^T = factor R^T by row blocks, and the class Grams M^T M in one stacked product; in
-    # slices of SLICE samples, so that every pass over the arrays stays in the cache
+    # M^T = factor R^T by row blocks; in slices of SLICE samples, so that every pass over
+    # the arrays stays in the cache
     upper, diagonal = cols * p + rows, steps * (p + 1)
-    out = np.empty((len(seeds), len(plan.names) * ns, len(plan.names) * ns))
     for start in range(0, len(seeds), SLICE):
         stop = min(len(seeds), start + SLICE)
-        Rt = np.zeros((stop - start, n_classes, p * p))
+        Rt = np.zeros((stop - start, n_used, p * p))
         Rt[:, :, upper] = normals[start:stop]
         Rt[:, :, diagonal] = np.sqrt(chi[start:stop])
-        Rt = Rt.reshape(stop - start, n_classes, p, p)
+        Rt = Rt.reshape(stop - start, n_used, p, p)
         if not alive[start:stop].all():
             Rt *= alive[start:stop, :, None, :]
         Mt = plan.times_factor(Rt, inplace=True)
-        out[start:stop] = plan.assemble(Mt @ np.swapaxes(Mt, -1, -2))
-    return out
+        for u, t in enumerate(plan.single):  # an Ns-dimensional class: its factor in block t
+            if t >= 0:
+                Mt[:, u] = 0.0
+                Mt[:, u, t * ns:(t + 1) * ns, t * ns:(t + 1) * ns] = plan.single_scale[u] * (
+                    _small_bartlett_transposed(normals[start:stop, u], chi[start:stop, u],
+                                               dofs[start:stop, u], ns))
+        yield start, stop, Mt
+
+
+def _small_bartlett_transposed(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray,
+                               ns: int) -> np.ndarray:
+    """R^T (batch, Ns, Ns) of Ns-dimensional Bartlett factors from the first Ns (Ns - 1)/2
+    normals and Ns chi-squares of each row of ``normals``, ``chi``; rows of R at or beyond
+    the count ``dofs`` (batch, 1) zero."""
+    rows, cols = np.triu_indices(ns, k=1)
+    R = np.zeros((normals.shape[0], ns, ns))
+    R[:, rows, cols] = normals[:, :rows.size]
+    steps = np.arange(ns)
+    R[:, steps, steps] = np.sqrt(chi[:, :ns])
+    R *= (steps < dofs)[:, :, None]
+    return np.swapaxes(R, -1, -2)
 
 
 def sample_features(

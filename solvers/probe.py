@@ -49,7 +49,8 @@ from .resources import check_memory, human_bytes, machine_bytes
 from .span import ExplicitBlocks
 from .sweep import Estimate, Progress
 from .tasks import draw_gates, draw_tasks
-from .two_task_batch import BLOCKS, GRAM_MODELS, gram_transfer_retention
+from .two_task_batch import (BLOCKS, GRAM_MODELS, gram_transfer_retention,
+                             vanilla_transfer_retention_seeded)
 from .validation import check_positive_int
 
 __all__ = ["CHUNK", "QUANTITIES", "ProbeSpec", "Moments", "ChunkResult", "PointResult",
@@ -202,6 +203,9 @@ def chunk_samples(spec: ProbeSpec, nx: int, seeds: Sequence[np.random.SeedSequen
     """
     params = spec.params(nx)
     if spec.path == "gram":
+        if spec.generator == "gaussian" and spec.model == "vanilla":  # the Gram's factor
+            return vanilla_transfer_retention_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
+                                                     rho_b=spec.rho_b)
         if spec.generator == "gaussian":
             grams = sample_gram_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
                                        names=BLOCKS[spec.model], alpha=spec.alpha)

@@ -16,7 +16,7 @@ with F_mu the input the network sees on task mu. Averaged exactly over the reado
 Per model, with G_uv = X_u^T X_v the Gram blocks and ^+ the pseudo-inverse of
 :func:`tasksim.solvers.fixed_points.psd_pinv` (eigenvalues below EIG_RTOL times the largest
 count as zero; for ungated blocks of tall matrices, positive definite with probability one,
-an LU solve):
+a Cholesky solve, stacked: :mod:`tasksim.solvers.batched_linalg`):
 
 ``vanilla``, ``random-gating`` (eq_W1_W2_expression; F_mu = A_mu or D_mu A_mu)
     M = G_11^+ G_12, N = G_22^+ G_21, H = G_11^+ G_11 (= I at full rank).
@@ -31,7 +31,10 @@ an LU solve):
 These are the fixed points of :mod:`tasksim.solvers.linear_models` written out for two tasks
 (the tests check them against :func:`tasksim.solvers.linear_models.solve_features` and
 :func:`tasksim.solvers.metrics.error_matrix` sample by sample); the generic solvers stay the
-reference, this module is the fast path of the finite-size probe.
+reference, this module is the fast path of the finite-size probe. Vanilla and random gating
+run, where numba is installed, through the compiled per-sample kernels of
+:mod:`tasksim.solvers.gram_kernels` (vanilla from the Gram's triangular factor, never
+forming G_11); a sample a kernel cannot solve as invertible takes the numpy route here.
 
 Examples
 --------
@@ -43,16 +46,19 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
+from .batched_linalg import cholesky_factors, lower_inverse, spd_inverse
 from .fixed_points import EIG_RTOL
-from .gram import SLICE
+from .gram import SLICE, GramPlan, draw_bartlett_seeded, sample_gram_factor_seeded
 from .validation import check_nonnegative, check_positive_int, check_unit_interval
 
 __all__ = ["GRAM_MODELS", "BLOCKS", "psd_pinv_batch", "two_task_maps",
-           "transfer_retention_from_maps", "gram_transfer_retention"]
+           "transfer_retention_from_maps", "gram_transfer_retention",
+           "vanilla_maps_from_factor", "vanilla_factor_transfer_retention",
+           "vanilla_transfer_retention_seeded"]
 
 GRAM_MODELS: tuple[str, ...] = ("vanilla", "random-gating", "plasticity-gating", "euclidean",
                                 "fisher")
@@ -85,37 +91,10 @@ def psd_pinv_batch(K: np.ndarray, rtol: float = EIG_RTOL) -> np.ndarray:
 
 RCOND_CHOLESKY = 1e-6
 """A matrix that may be rank deficient (a gated Gram block, a Fisher metric) is solved by
-Cholesky when LAPACK's estimate of its reciprocal 1-norm condition number exceeds this, else
-by the pseudo-inverse. At this margin the pseudo-inverse would keep every eigenvalue
-(EIG_RTOL = 1e-10 of the largest, four orders below, more than the estimator's error and the
-factor Ns between the norms), so both give the inverse, to rounding."""
-
-
-def _cholesky_solve(K: np.ndarray, R: np.ndarray, rcond_min: Optional[float]
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(X, ok): X[j] = K[j]^{-1} R[j] by LAPACK's Cholesky (potrf, potrs), one call per matrix
-    of the batch, for every K[j] that is numerically positive definite and, with
-    ``rcond_min``, has a reciprocal condition estimate (pocon) above it; ok[j] says which.
-
-    LAPACK on each small matrix in turn is several times faster than numpy's batched LU
-    (``numpy.linalg.solve`` copies and pivots) and than ``eigh``, for Ns of tens.
-    """
-    from scipy.linalg import lapack
-
-    X = np.zeros(R.shape)
-    ok = np.zeros(K.shape[0], dtype=bool)
-    norms = np.abs(K).sum(axis=-2).max(axis=-1) if rcond_min is not None else None
-    for j in range(K.shape[0]):
-        factor, info = lapack.dpotrf(K[j])  # K[j] = U^T U from its upper triangle
-        if info != 0:
-            continue
-        if norms is not None:
-            rcond, info = lapack.dpocon(factor, norms[j])
-            if info != 0 or not rcond > rcond_min:
-                continue
-        X[j], info = lapack.dpotrs(factor, R[j])
-        ok[j] = info == 0 and bool(np.isfinite(X[j]).all())
-    return X, ok
+Cholesky when its reciprocal 1-norm condition number exceeds this, else by the
+pseudo-inverse. At this margin the pseudo-inverse would keep every eigenvalue (EIG_RTOL =
+1e-10 of the largest, four orders below, more than the factor Ns between the norms), so both
+give the inverse, to rounding."""
 
 
 def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool
@@ -127,11 +106,13 @@ def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool
     ``full_rank``: every K is positive definite by construction (an ungated Gram block of a
     tall Gaussian block, or one shifted by lam > 0): a Cholesky solve, falling back to the
     pseudo-inverse if a matrix is numerically not positive definite. Otherwise (gated blocks,
-    whose rank is the number of open inputs) a Cholesky solve where the condition estimate
+    whose rank is the number of open inputs) a Cholesky solve where the condition number
     shows full rank (:data:`RCOND_CHOLESKY`) and the eigenvalue pseudo-inverse, as the
-    reference solver has it, for the rest.
+    reference solver has it, for the rest. The Cholesky solves are stacked
+    (:func:`tasksim.solvers.batched_linalg.spd_inverse`, then one product with R).
     """
-    X, ok = _cholesky_solve(K, R, None if full_rank else RCOND_CHOLESKY)
+    inverse, ok = spd_inverse(K, None if full_rank else RCOND_CHOLESKY)
+    X = inverse @ R
     if ok.all():
         return X, ok, None
     inverse = psd_pinv_batch(K[~ok])
@@ -179,12 +160,15 @@ def two_task_maps(model: str, grams: np.ndarray, *, ns: int, lam: Optional[float
         both, _, _ = _solve_psd(K, np.concatenate([G[0][1], G[0][0]], axis=-1),
                                 full_rank=True)
         M, H = both[..., :ns], both[..., ns:]
+    elif model != "fisher":  # M and N: both systems in one stack
+        batch = K.shape[0]
+        X, ok, inverse = _solve_psd(np.concatenate([K, G[1][1]]),
+                                    np.concatenate([G[0][1], G[1][0]]), full_rank=full_rank)
+        M, N = X[:batch], X[batch:]
+        return M, N, _projector(eye, M.shape, ok[:batch], inverse, G[0][0])
     else:
         M, ok, inverse = _solve_psd(K, G[0][1], full_rank=full_rank)
-        H = np.broadcast_to(eye, M.shape)
-        if inverse is not None:  # pseudo-inverse: H = K^+ G_11, a projector
-            H = H.copy()
-            H[~ok] = inverse @ G[0][0][~ok]
+        H = _projector(eye, M.shape, ok, inverse, G[0][0])
     if model == "fisher":
         h = np.concatenate([np.full(ns, np.sqrt(lam)), np.ones(ns)])
         Z = grams  # the Gram of [A_1, A_2] (metric block A_1, fit block A_2)
@@ -195,12 +179,26 @@ def two_task_maps(model: str, grams: np.ndarray, *, ns: int, lam: Optional[float
     return M, N, H
 
 
+def _projector(eye: np.ndarray, shape: tuple[int, ...], ok: np.ndarray,
+               inverse: Optional[np.ndarray], G11: np.ndarray) -> np.ndarray:
+    """H = K^+ G_11: the identity where K was solved as invertible, else the projector from
+    the pseudo-inverses ``inverse`` (those of the first len(ok) - ok.sum() matrices not ok,
+    in order; later rows belong to another system of the same stack)."""
+    H = np.broadcast_to(eye, shape)
+    if inverse is None or ok.all():
+        return H
+    H = H.copy()
+    H[~ok] = inverse[:int((~ok).sum())] @ G11[~ok]
+    return H
+
+
 def _plastic_solve(K: np.ndarray, R: np.ndarray) -> np.ndarray:
     """K^{-1} R for K = A^T D A of plasticity gating; ValueError when a K is singular (fewer
     than Ns plastic inputs): eigenvalues at or below sqrt(EIG_RTOL) times the largest, as
     :func:`tasksim.solvers.fixed_points.readout_map` decides. A condition estimate above 1e-2
     (a condition number below about 1e3, far from that limit) skips the eigenvalues."""
-    X, ok = _cholesky_solve(K, R, 1e-2)
+    inverse, ok = spd_inverse(K, 1e-2)
+    X = inverse @ R
     if not ok.all():
         doubtful = 0.5 * (K[~ok] + np.swapaxes(K[~ok], -1, -2))
         eigenvalues = np.linalg.eigvalsh(doubtful)
@@ -230,13 +228,150 @@ def transfer_retention_from_maps(M: np.ndarray, N: np.ndarray, H: np.ndarray, rh
     return transfer, 1.0 - error
 
 
+def vanilla_maps_from_factor(L: np.ndarray, *, ns: int
+                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M, N, H) of ``vanilla`` from lower-triangular factors L (batch, 2 Ns, 2 Ns) of its Grams,
+    G = L L^T (:func:`tasksim.solvers.gram.sample_gram_factor_seeded`), without forming or
+    factoring G_11. With L = [[L_11, 0], [L_21, L_22]]:
+
+        M = G_11^{-1} G_12 = L_11^{-T} L_21^T,
+        N = G_22^{-1} G_21,  G_22 = L_21 L_21^T + L_22 L_22^T,  G_21 = L_21 L_11^T,
+
+    G_22 by its Cholesky factor C; L_11^{-1} and C^{-1} in one stack
+    (:func:`tasksim.solvers.batched_linalg.lower_inverse`); H = I. A sample whose L_11 or
+    G_22 is numerically singular goes through :func:`two_task_maps` on its Gram (the
+    pseudo-inverse; then H = G_11^+ G_11, a projector).
+
+    Examples
+    --------
+    >>> from tasksim.solvers.gram import sample_gram_factor_seeded
+    >>> L = sample_gram_factor_seeded(np.random.SeedSequence(0).spawn(2), nx=50, ns=3,
+    ...                               rho_a=0.5)
+    >>> M, N, _ = vanilla_maps_from_factor(L, ns=3)
+    >>> M2, N2, _ = two_task_maps("vanilla", L @ np.swapaxes(L, -1, -2), ns=3)
+    >>> bool(np.allclose(M, M2) and np.allclose(N, N2))
+    True
+    """
+    ns = check_positive_int("ns", ns)
+    L = np.asarray(L, dtype=float)
+    if L.ndim != 3 or L.shape[1:] != (2 * ns, 2 * ns):
+        raise ValueError(f"L must have shape (batch, {2 * ns}, {2 * ns}), got {L.shape}")
+    batch = L.shape[0]
+    L11, L21, L22 = L[:, :ns, :ns], L[:, ns:, :ns], L[:, ns:, ns:]
+    G22 = L21 @ np.swapaxes(L21, -1, -2) + L22 @ np.swapaxes(L22, -1, -2)
+    C, ok = cholesky_factors(0.5 * (G22 + np.swapaxes(G22, -1, -2)))
+    inverse = lower_inverse(np.concatenate([L11, C]))
+    L11_inv, C_inv = inverse[:batch], inverse[batch:]
+    M = np.swapaxes(L21 @ L11_inv, -1, -2)
+    N = np.swapaxes(C_inv, -1, -2) @ (C_inv @ (L21 @ np.swapaxes(L11, -1, -2)))
+    ok &= np.isfinite(M).all(axis=(-2, -1)) & np.isfinite(N).all(axis=(-2, -1))
+    H = np.broadcast_to(np.eye(ns), M.shape)
+    if not ok.all():
+        bad = L[~ok]
+        H = H.copy()
+        M[~ok], N[~ok], H[~ok] = two_task_maps("vanilla", bad @ np.swapaxes(bad, -1, -2), ns=ns)
+    return M, N, H
+
+
+def vanilla_factor_transfer_retention(L: np.ndarray, *, ns: int, rho_b: float
+                                      ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gram_transfer_retention` of ``vanilla`` from the factors L of its Grams: by the
+    compiled kernel of :mod:`tasksim.solvers.gram_kernels` where numba is installed (a
+    sample it flags goes through :func:`vanilla_maps_from_factor`), else by
+    :func:`vanilla_maps_from_factor` in slices of :data:`tasksim.solvers.gram.SLICE`."""
+    from . import gram_kernels
+
+    ns = check_positive_int("ns", ns)
+    rho_b = check_unit_interval("rho_b", rho_b)
+    L = np.asarray(L, dtype=float)
+    if L.ndim != 3 or L.shape[1:] != (2 * ns, 2 * ns):
+        raise ValueError(f"L must have shape (batch, {2 * ns}, {2 * ns}), got {L.shape}")
+    if gram_kernels.AVAILABLE:
+        transfer, retention, ok = gram_kernels.factor_transfer_retention(L, ns, rho_b)
+        if not ok.all():
+            transfer[~ok], retention[~ok] = transfer_retention_from_maps(
+                *vanilla_maps_from_factor(L[~ok], ns=ns), rho_b)
+        return transfer, retention
+    parts = [transfer_retention_from_maps(*vanilla_maps_from_factor(L[start:start + SLICE],
+                                                                    ns=ns), rho_b)
+             for start in range(0, max(1, L.shape[0]), SLICE)]
+    return (np.concatenate([tf for tf, _ in parts]), np.concatenate([rt for _, rt in parts]))
+
+
+def vanilla_transfer_retention_seeded(seeds: Sequence[np.random.SeedSequence], *, nx: int,
+                                      ns: int, rho_a: float, rho_b: float
+                                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Vanilla transfer and retention of one sample per seed, gaussian generator: the numbers
+    of :func:`gram_transfer_retention` on :func:`tasksim.solvers.gram.sample_gram_seeded`'s
+    Grams (to rounding), the fast path of the finite-size probe. With numba, each sample's
+    draws go through :func:`tasksim.solvers.gram_kernels.draws_transfer_retention` (factor
+    and solve in the cache; a flagged sample through :func:`vanilla_maps_from_factor`);
+    without, :func:`vanilla_factor_transfer_retention` on
+    :func:`tasksim.solvers.gram.sample_gram_factor_seeded`.
+
+    Examples
+    --------
+    >>> seeds = np.random.SeedSequence(0).spawn(2)
+    >>> tf, rt = vanilla_transfer_retention_seeded(seeds, nx=10**6, ns=3, rho_a=1.0, rho_b=1.0)
+    >>> np.round(tf, 6).tolist(), np.round(rt, 6).tolist()     # identical tasks
+    ([1.0, 1.0], [1.0, 1.0])
+    """
+    from . import gram_kernels
+
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    rho_b = check_unit_interval("rho_b", rho_b)
+    if not gram_kernels.AVAILABLE:
+        factors = sample_gram_factor_seeded(seeds, nx=nx, ns=ns, rho_a=rho_a)
+        return vanilla_factor_transfer_retention(factors, ns=ns, rho_b=rho_b)
+    if not seeds:
+        raise ValueError("seeds must hold at least one SeedSequence")
+    plan = GramPlan(("A1", "A2"), nx, ns, rho_a, None, 0.0, 2)
+    normals, chi, dofs = draw_bartlett_seeded(seeds, plan)
+    coef = plan.chain / np.sqrt(ns)
+    transfer, retention, ok = gram_kernels.draws_transfer_retention(normals, chi, dofs[:, :, 0],
+                                                                    coef, ns, rho_b)
+    if not ok.all():
+        L = gram_kernels.class_factors(normals[~ok], chi[~ok], dofs[~ok, :, 0], coef, ns)
+        transfer[~ok], retention[~ok] = transfer_retention_from_maps(
+            *vanilla_maps_from_factor(L[:, 0], ns=ns), rho_b)
+    return transfer, retention
+
+
 def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
                             lam: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
     """Transfer and retention of ``model`` for every Gram of the batch (module docstring), in
-    cache-sized slices of :data:`tasksim.solvers.gram.SLICE` samples."""
+    cache-sized slices of :data:`tasksim.solvers.gram.SLICE` samples. Vanilla, random and
+    plasticity gating go through the compiled kernel of :mod:`tasksim.solvers.gram_kernels`
+    where numba is installed (plasticity gating: its systems P_mu^T A_mu, symmetric, and
+    right-hand sides P_mu^T A_nu are the lower half of its Gram, and its condition threshold
+    that of :func:`_plastic_solve`); a sample the kernel flags (a system not solved as
+    invertible) takes the numpy route."""
+    from . import gram_kernels
+
     grams = np.asarray(grams, dtype=float)
     if grams.ndim != 3:
         raise ValueError(f"grams must have shape (batch, k Ns, k Ns), got {grams.shape}")
+    k = len(BLOCKS.get(model, ()))
+    if (model in ("vanilla", "random-gating", "plasticity-gating") and gram_kernels.AVAILABLE
+            and grams.shape[1:] == (k * ns, k * ns) and grams.shape[0] > 0):
+        rho_b = check_unit_interval("rho_b", rho_b)
+        pair = grams
+        if model == "plasticity-gating":  # [[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]]
+            pair = grams[:, 2 * ns:, :2 * ns]
+        rcond = {"vanilla": 0.0, "random-gating": RCOND_CHOLESKY, "plasticity-gating": 1e-2}
+        transfer, retention, ok = gram_kernels.pair_transfer_retention(pair, ns, rho_b,
+                                                                       rcond[model])
+        if not ok.all():
+            transfer[~ok], retention[~ok] = _sliced_transfer_retention(
+                model, grams[~ok], ns=ns, rho_b=rho_b, lam=lam)
+        return transfer, retention
+    return _sliced_transfer_retention(model, grams, ns=ns, rho_b=rho_b, lam=lam)
+
+
+def _sliced_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
+                               lam: Optional[float]) -> tuple[np.ndarray, np.ndarray]:
     parts = [transfer_retention_from_maps(*two_task_maps(model, grams[start:start + SLICE],
                                                          ns=ns, lam=lam), rho_b)
              for start in range(0, max(1, grams.shape[0]), SLICE)]

@@ -176,3 +176,73 @@ def test_pmnist_grid_runs_a_grid_into_a_results_file_and_reports_progress(tmp_pa
 def test_pmnist_grid_refuses_an_unknown_data_set_in_one_line(tmp_path):
     code, out, err = run("pmnist-grid", "fig9A", "--dataset", "cifar", "--out", str(tmp_path))
     assert code == 2 and err.count("\n") == 1 and "dataset must be mnist-5k or digits" in err
+
+
+def test_pmnist_grid_interrupted_exits_130_and_the_same_command_continues_it(tmp_path,
+                                                                           monkeypatch):
+    import xarray as xr
+
+    from tasksim.reports import pmnist_results
+
+    argv = ["pmnist-grid", "fig9A", "--dataset", "digits", "--seeds", "2", "--out"]
+    code, _, err = run(*argv, str(tmp_path / "whole"))
+    assert code == 0, err
+    calls = {"n": 0}
+    real = pmnist_results.run_chunk
+
+    def interrupted_after_one(job, learned):  # Ctrl-C during seed 1's run
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise KeyboardInterrupt
+        return real(job, learned)
+
+    monkeypatch.setattr(pmnist_results, "run_chunk", interrupted_after_one)
+    code, out, err = run(*argv, str(tmp_path / "cut"))
+    assert code == 130 and out == ""
+    assert err.strip().endswith("holds the runs that finished, and the same command continues it")
+    assert err.strip().count("\n") == err.count("runs, ")  # progress lines, then one error line
+    cut = xr.load_dataset(tmp_path / "cut" / "fig9A.nc", engine="scipy")
+    assert cut["done"].values.tolist() == [[1, 0]]
+    monkeypatch.setattr(pmnist_results, "run_chunk", real)
+    code, _, err = run(*argv, str(tmp_path / "cut"))
+    assert code == 0, err
+    resumed = xr.load_dataset(tmp_path / "cut" / "fig9A.nc", engine="scipy")
+    whole = xr.load_dataset(tmp_path / "whole" / "fig9A.nc", engine="scipy")
+    assert int(resumed["done"].sum()) == resumed["done"].size
+    for name in ("transfer", "retention", "curves"):
+        assert np.array_equal(resumed[name].values, whole[name].values, equal_nan=True)
+
+
+def test_pmnist_grid_into_a_folder_it_cannot_write_is_one_line_before_any_work(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    code, out, err = run("pmnist-grid", "fig9A", "--dataset", "digits", "--seeds", "1",
+                         "--out", str(tmp_path / "a-file" / "results"))
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "cannot store grids in" in err and "a-file" in err and "runs, " not in err
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
+                    reason="root writes into a read-only directory")
+def test_pmnist_grid_into_a_read_only_results_folder_is_one_line(tmp_path):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        code, _, err = run("pmnist-grid", "fig9A", "--dataset", "digits", "--seeds", "1",
+                           "--out", str(folder))
+    finally:
+        folder.chmod(0o700)
+    assert code == 1 and err.count("\n") == 1 and "Permission denied" in err
+
+
+def test_report_rerun_pmnist_recomputes_the_mnist_grids_then_the_digits_row(monkeypatch):
+    import argparse
+
+    from tasksim.reports import cli
+    from tasksim.solvers.pmnist.grids import GRID_NAMES
+
+    calls = []
+    monkeypatch.setattr(cli, "main", lambda argv, **kw: calls.append(argv) or 0)
+    cli._rerun_pmnist_grids(argparse.Namespace(), io.StringIO())
+    assert calls == [["pmnist-grid", *GRID_NAMES, "--restart"],
+                     ["pmnist-grid", *GRID_NAMES, "--restart", "--dataset", "digits"]]

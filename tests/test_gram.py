@@ -144,7 +144,9 @@ def test_three_task_gated_gram_matches_explicit_draws():
 
 
 @pytest.mark.parametrize("names, alpha, dof_below_p", [
-    (("A1", "A2"), None, False), (GATED_BLOCKS, 0.5, False), (("A1", "A2"), None, True)])
+    (("A1", "A2"), None, False), (GATED_BLOCKS, 0.5, False), (("A1", "A2"), None, True),
+    # random gating draws Ns-dimensional Wisharts for the classes that add to one task
+    (("D1A1", "D2A2"), 0.5, False), (("D1A1", "D2A2"), 0.5, True)])
 def test_per_seed_grams_have_the_law_of_the_batch_sampler(names, alpha, dof_below_p):
     nx = 3 if dof_below_p else 40  # nx < 2 Ns: a singular Wishart, rows of R beyond dof zero
     kwargs = dict(nx=nx, ns=2, rho_a=0.6, names=names, alpha=alpha)

@@ -114,6 +114,76 @@ def test_every_statement_is_a_card_in_the_papers_order_anchored_by_its_line(buil
     assert set(parser.links) <= set(parser.ids), "every in-page link resolves"
 
 
+class _Cards(HTMLParser):
+    """Each card's id and the verdict sections inside it: (claim, line, clause, word)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.card = ""
+        self.claims: list[tuple[str, str, int, int, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article":
+            self.card = attrs["id"]
+        if tag == "section" and "data-claim" in attrs:
+            self.claims.append((self.card, attrs["data-claim"], int(attrs["data-line"]),
+                                int(attrs["data-clause"]), attrs["data-verdict"]))
+
+
+def test_every_headline_verdict_is_on_the_card_of_its_line_and_clause(built):
+    """The page reads claims.json's (line, clause): the card id="line-N" of a headline claim
+    at line N shows that claim's verdict word, each headline once, and no (line, clause)
+    shows two verdict words."""
+    parser = _Cards()
+    parser.feed((built / "index.html").read_text())
+    records = json.loads((built / "claims.json").read_text())["claims"]
+    heads = [r for r in records if r["headline"] and r["line"] is not None]
+    shown: dict[str, list] = {}
+    for card, claim_id, line, clause, word in parser.claims:
+        shown.setdefault(claim_id, []).append((card, line, clause, word))
+    assert heads and set(shown) == {r["id"] for r in heads}, "every headline, and only those"
+    for r in heads:
+        assert shown[r["id"]] == [(f"line-{r['line']}", r["line"], r["clause"], r["verdict"])], \
+            (r["id"], r["line"], r["clause"], r["verdict"], shown[r["id"]])
+    words: dict[tuple[int, int], set[str]] = {}
+    for _, _, line, clause, word in parser.claims:
+        words.setdefault((line, clause), set()).add(word)
+    assert all(len(w) == 1 for w in words.values()), {k: w for k, w in words.items()
+                                                      if len(w) > 1}
+
+
+def test_the_page_and_report_md_count_the_same_decided_statements(built):
+    page = html.unescape(re.sub(r"<[^>]+>", "", (built / "index.html").read_text()))
+    report = (built / "REPORT.md").read_text()
+    pattern = r"(\d+) statements carry a verdict, one per \(line, clause\); (\d+) are\s+decided"
+    on_page, in_report = re.search(pattern, page), re.search(pattern, report)
+    assert on_page and in_report
+    assert on_page.groups() == in_report.groups()
+    records = json.loads((built / "claims.json").read_text())["claims"]
+    words = [r["verdict"] for r in records if r["headline"] and r["line"] is not None]
+    assert on_page.groups() == (str(len(words)), str(sum(w != "not decided" for w in words)))
+
+
+def test_a_step_of_a_finding_beyond_the_paper_is_never_labelled_an_erratum(built):
+    """The surrogate's 1/Nx terms are one finding, not errata (issue 13, item 5): their steps
+    carry status "finding" in claims.json, in the evidence under the statements and on the
+    page, which names the finding."""
+    records = json.loads((built / "claims.json").read_text())["claims"]
+    steps = [r for r in records if r.get("finding") and not r["headline"]]
+    assert any(r["id"].startswith("vanilla.transfer.nlo") for r in steps)
+    for r in steps:
+        assert r["status"] != "erratum" and "correction" not in r, r["id"]
+    for r in records:
+        for e in r.get("evidence") or []:
+            assert not (e.get("finding") and e.get("status") == "erratum"), (r["id"], e)
+    page = (built / "index.html").read_text()
+    for r in steps:
+        if r["status"] == "finding":
+            shown = page.split(f"<code>{r['id']}</code>: ")[1].split("</p>")[0]
+            assert r["finding"] in shown and "not an erratum" in shown, shown
+
+
 def test_line_1265_shows_its_verdict_size_and_the_derived_form_beside_the_print(built):
     page = (built / "index.html").read_text()
     card = page.split('id="line-1265"')[1].split("</article>")[0]
@@ -128,7 +198,7 @@ def test_report_md_is_a_landing_page_linking_to_the_cards(built):
     assert "## Summary" in report and "## Errata by cause" in report
     links = re.findall(r"index\.html#(line-\d+)", report)
     assert links, "the errata link to their cards"
-    assert set(links) <= set(_parsed(built).ids)
+    assert set(links) <= set(_parsed(built).cards), "each link lands on a card, not inside one"
 
 
 def test_every_figure_has_its_data_beside_it(built):
@@ -218,9 +288,7 @@ def test_the_page_renders_in_a_real_browser(built):
     assert found["images"] > 0 and not found["broken"], found["broken"]
     assert not found["missing"], found["missing"]
     assert (built / "first-screen.png").stat().st_size > 0
-    if not in_view:  # a known, open defect (issue 13's referee read): not a pass
-        pytest.xfail("#line-1265 does not scroll its card into view: the page joins claims to "
-                     "statements by the old coverage join, not the verdict record's (line, clause)")
+    assert in_view, "#line-1265 scrolls its card into view"
 
 
 # --- the cards and the summary from records (the registry's vocabulary, no build) --------------
@@ -243,17 +311,25 @@ def _record(claim_id, line, verdict, **more):
             "status": "open", "verdict": verdict, **more}
 
 
-def test_cards_join_claims_by_line_and_answer_for_every_line_they_cover():
-    cards = _cards([_record("a", 11, "exact"), _record("b", 20, "wrong", cause="c1"),
-                    _record("orphan", 40, "not decided"),
-                    {**_record("a.step", 12, "exact"), "headline": False}])
-    assert [c.anchor for c in cards] == ["line-10", "line-20", "line-20-2", "line-30", "line-40"]
-    assert [v.id for v in cards[0].headlines] == ["a"] and cards[0].aliases == ["line-11",
-                                                                               "line-12"]
-    assert [v.id for v in cards[0].steps] == ["a.step"], "steps are evidence, not verdicts"
-    assert cards[1].verdict == "wrong" and cards[2].verdict == "no claim"
-    assert cards[3].verdict == "out of scope"
-    assert cards[4].headlines[0].id == "orphan", "a claim on no statement gets its own card"
+def test_cards_are_keyed_by_the_records_line_and_clause():
+    cards = _cards([_record("a", 11, "exact", clause=0),
+                    _record("b2", 20, "not decided", clause=1),
+                    _record("b", 20, "wrong", cause="c1", clause=0),
+                    _record("orphan", 40, "not decided", clause=0, restates=[30]),
+                    {**_record("a.step", 12, "exact"), "headline": False},
+                    {**_record("b.step", 20, "exact"), "headline": False, "evidence_of": "b"}])
+    assert [c.anchor for c in cards] == ["line-10", "line-11", "line-20", "line-30", "line-40"]
+    display, a, b, prior, orphan = cards
+    assert [v.id for v in a.headlines] == ["a"] and a.within == ("line-10", 10, 12), \
+        "a claim inside a display is the card of its own line, naming the display"
+    assert display.answered_on == [11] and display.verdict == "see its lines"
+    assert display.aliases == ["line-12"] and [v.id for v in display.steps] == ["a.step"]
+    assert [(v.id, v.clause) for v in b.headlines] == [("b", 0), ("b2", 1)], \
+        "one card per line, its clauses in order"
+    assert b.verdict == "wrong / not decided" and [v.id for v in b.steps] == ["b.step"]
+    assert "It also holds." in b.quote, "the index's statements on the line are its words"
+    assert prior.verdict == "out of scope" and prior.restates == [("line-40", 40, "orphan")]
+    assert orphan.headlines[0].id == "orphan", "a claim on no statement gets its own card"
 
 
 def test_the_summary_groups_errata_by_cause_ranks_them_by_size_and_keeps_misprints_apart():

@@ -144,3 +144,27 @@ def test_a_dask_cluster_gives_the_serial_numbers(tmp_path, uninterrupted):
             open_executor(dask=cluster.scheduler_address) as executor:
         remote = run_grid(tiny_grid(seeds=3), tmp_path, executor=executor, workers=2)
     assert _same(remote, uninterrupted)
+
+
+def test_a_stored_grid_grows_to_more_points_keeping_the_runs_it_has(tmp_path):
+    spec = tiny_grid(seeds=2)
+    more = replace(spec, points=spec.points + (dict(spec.points[0], rho_b=1.0),))
+    whole = run_grid(more, tmp_path / "whole")
+    run_grid(spec, tmp_path / "grown")
+    grown = run_grid(more, tmp_path / "grown")
+    assert grown.sizes["point"] == 4 and int(grown["done"].sum()) == 8
+    assert _same(grown, whole)  # a run depends on its point and seed, not on the grid
+    # points that do not continue the stored ones are other settings
+    with pytest.raises(ValueError, match="other settings"):
+        run_grid(replace(spec, points=spec.points[1:]), tmp_path / "grown")
+
+
+def test_a_folder_that_cannot_be_written_fails_before_any_work(tmp_path, monkeypatch):
+    import tasksim.reports.pmnist_results as results
+
+    learned = []
+    monkeypatch.setattr(results, "learn_first_task", lambda job: learned.append(job))
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(OSError, match="cannot store grids in .*a-file/results: Not a directory"):
+        run_grid(tiny_grid(), tmp_path / "a-file" / "results")
+    assert learned == []

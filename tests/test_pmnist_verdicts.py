@@ -72,3 +72,202 @@ def test_every_verdict_is_a_word_of_the_vocabulary_and_records_are_json_ready():
     for v in sec7_verdicts(grids):
         assert v.verdict in VERDICTS
         json.dumps(v.as_record())
+
+
+def _p2_transfer(offset: float, spread: float):
+    """The linear model's corners, but transfer at (0, 1) is ``offset`` with a per-seed spread
+    of ``spread`` (seeds j = 0..4 at offset + spread (j - 2) / sqrt(2.5): that standard
+    deviation)."""
+    def value(p, which, j):
+        if which == "transfer" and (p["rho_a"], p["rho_b"]) == (0.0, 1.0):
+            return offset + spread * (j - 2) / 2.5 ** 0.5
+        return _linear_like(p, which, j)
+    return value
+
+
+def test_a_difference_short_of_five_standard_errors_is_not_decided_and_says_how_many_seeds():
+    """Line 359 (P2): transfer at (0, 1) shown away from zero at 95 % (about 3.6 SE) but not
+    at 5 SE does not make the statement wrong; the record says how many seeds would decide."""
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 5, _p2_transfer(0.08, 0.05))})
+    v = {x.claim_id: x for x in sec7_verdicts(grids)}["pmnist.high_retention_zero_transfer"]
+    assert 3 < abs(v.effect) / v.se < 5
+    assert v.verdict == "not decided"
+    assert "would decide: about 10 paired seeds (now 5)" in v.evidence, v.evidence
+    assert "the paper's claim: transfer at (0, 1) near 0" in v.evidence
+
+
+def test_a_difference_beyond_five_standard_errors_is_wrong_against_a_boundary_not_a_value():
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 5, _p2_transfer(0.3, 0.05))})
+    v = {x.claim_id: x for x in sec7_verdicts(grids)}["pmnist.high_retention_zero_transfer"]
+    assert v.verdict == "wrong" and abs(v.effect) / v.se >= 5
+    assert v.evidence.startswith("the paper's claim: transfer at (0, 1) near 0, rejected at")
+    assert "printed" not in v.evidence
+
+
+def test_a_statement_that_holds_says_so_at_the_measured_sizes_with_its_effect():
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 5, _linear_like)})
+    v = {x.claim_id: x for x in sec7_verdicts(grids)}["pmnist.readout_remapping_forgets_more"]
+    assert v.verdict == "holds in the stated limit"
+    assert v.evidence.startswith("holds at the measured sizes (the paper's protocol): the "
+                                 "paper's claim: retention (0, 1) minus (1, 0) > 0, effect +")
+    assert "standard errors from 0, with 5 paired seeds on digits" in v.evidence
+
+
+def test_the_seeds_that_would_decide_follow_the_standard_error_as_one_over_root_n():
+    from tasksim.reports.pmnist_predictions import seeds_to_decide
+
+    assert seeds_to_decide(0.079, 0.022, 5, 5.0) == 10
+    assert seeds_to_decide(0.1, 0.01, 4, 5.0) == 4, "already decided with the seeds it has"
+    assert seeds_to_decide(0.0, 0.01, 4, 5.0) is None
+
+
+# --- Fig. 9C, D: retention after 100 epochs of task 2 (P4's second half, line 1361) -----------
+
+def _long_grid(seeds: int, after10, after100, done_seeds: int | None = None) -> object:
+    """A stored fig9CD (digits protocol) whose task-1 curve drops to 0.1 at the switch and
+    whose retention after 10 and 100 epochs of task 2 is ``after10(point)``,
+    ``after100(point)`` (plus a little seed noise), read off the curves as the report does;
+    only the first ``done_seeds`` seeds finished."""
+    import json
+
+    spec = paper_grids("digits", seeds=seeds)["fig9CD"]
+    points = resolved_points(spec)
+    ds = empty_grid(spec, points)
+    epochs = json.loads(ds.attrs["protocol"])["epochs"]
+    rng = np.random.default_rng(1)
+    for i, p in enumerate(points):
+        for j in range(seeds if done_seeds is None else done_seeds):
+            r10, r100 = after10(p) + 0.01 * rng.standard_normal(), after100(p)
+            r100 += 0.01 * rng.standard_normal()
+            curve = np.full(ds.sizes["epoch"], 1.0 - r10)
+            curve[0], curve[1:epochs + 1], curve[epochs + 100] = 1.0, 0.1, 1.0 - r100
+            ds["curves"].values[i, j, :, 0] = curve
+            ds["retention"].values[i, j] = 1.0 - curve[epochs + 10]
+            ds["transfer"].values[i, j] = 0.0
+            ds["done"].values[i, j] = 1
+    return ds
+
+
+def _dip(p, which, j):
+    """Retention at rho_b = 1 dips in the middle of rho_a (1 at the ends, 0.4 at 0.5)."""
+    if which == "transfer":
+        return 0.0
+    return 1.0 - 2.4 * p["rho_a"] * (1 - p["rho_a"]) if p["rho_b"] == 1.0 else 0.2
+
+
+def _flat(p):
+    return 0.9 if p["rho_b"] == 1.0 else 0.2
+
+
+def _dipped(p):
+    return _dip(p, "retention", 0)
+
+
+def _long_verdicts(fig9cd):
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 3, _dip), "fig9CD": fig9cd})
+    return {k[1]: x for k, x in _by_line(sec7_verdicts(grids)).items()}
+
+
+def test_a_dip_that_vanishes_after_100_epochs_confirms_p4_from_fig9cd():
+    v = _long_verdicts(_long_grid(3, _dipped, _flat))
+    p4 = v["pmnist.retention_non_monotonic_then_monotonic"]
+    assert p4.verdict == "holds in the stated limit"
+    assert "shows dip" in p4.evidence and "after 100 epochs no dip" in p4.evidence
+    # the effect is the dip after 10 epochs: an end minus the lowest interior point, with its SE
+    assert p4.effect == pytest.approx(0.6, abs=0.03) and 0 < p4.se < 0.02 and p4.n == 3
+
+
+def test_a_dip_still_there_after_100_epochs_makes_p4_wrong():
+    def shallower(p):  # half the dip of _dipped: 0.288 at rho_a = 0.4 and 0.6
+        return 1.0 - 0.5 * (1.0 - _dipped(p)) if p["rho_b"] == 1.0 else 0.2
+
+    p4 = _long_verdicts(_long_grid(3, _dipped, shallower))[
+        "pmnist.retention_non_monotonic_then_monotonic"]
+    assert p4.verdict == "wrong" and "after 100 epochs dip (+0.2" in p4.evidence
+    # the effect is what decides: the dip that is still there after 100 epochs, from fig9CD
+    assert p4.effect == pytest.approx(0.288, abs=0.03) and p4.n == 3 and 0 < p4.se < 0.02
+
+
+def test_line_1361_compares_the_corners_after_10_and_after_100_epochs_of_fig9cd():
+    def corners(gap10, gap100):
+        def value(after):
+            return lambda p: {(0.0, 1.0): 0.8, (1.0, 0.0): 0.8 - after}.get(
+                (p["rho_a"], p["rho_b"]), 0.5)
+        return _long_verdicts(_long_grid(3, value(gap10), value(gap100)))[
+            "pmnist.asymmetry_short_and_long_training"]
+
+    held = corners(0.5, 0.3)
+    assert held.verdict == "holds in the stated limit" and held.line == 1361
+    assert held.effect == pytest.approx(0.3, abs=0.03) and held.n == 3 and held.se > 0
+    assert "+0.5" in held.evidence and "after 10" in held.evidence
+    assert corners(0.5, -0.3).verdict == "wrong"  # (1, 0) retains better after long training
+
+
+def test_fig9cd_with_one_finished_seed_decides_neither_p4_nor_line_1361():
+    v = _long_verdicts(_long_grid(3, _dipped, _flat, done_seeds=1))
+    p4 = v["pmnist.retention_non_monotonic_then_monotonic"]
+    assert p4.verdict == "not decided" and "fewer than 2 finished seeds" in p4.evidence
+    assert v["pmnist.asymmetry_short_and_long_training"].verdict == "not decided"
+
+
+def test_without_fig9cd_p4_and_line_1361_say_which_command_decides_them():
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 3, _dip)})
+    v = {k[1]: x for k, x in _by_line(sec7_verdicts(grids)).items()}
+    assert v["pmnist.retention_non_monotonic_then_monotonic"].verdict == "not decided"
+    assert "fig9CD not stored" in v["pmnist.retention_non_monotonic_then_monotonic"].evidence
+    assert "tasksim pmnist-grid fig9CD" in v["pmnist.asymmetry_short_and_long_training"].evidence
+
+
+# --- the secondary row: the digits runs where their verdict differs -----------------------------
+
+def _store(folder, *datasets, dataset: str | None = None):
+    """Write grids into ``folder`` as the command does (``dataset`` relabels the protocol)."""
+    import json
+
+    from tasksim.reports.pmnist_results import grid_path
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for ds in datasets:
+        if dataset is not None:
+            ds.attrs["protocol"] = json.dumps({**json.loads(ds.attrs["protocol"]),
+                                               "dataset": dataset})
+        ds.to_netcdf(grid_path(folder, ds.attrs["figure"]), engine="scipy")
+    return folder
+
+
+def test_the_digits_verdict_is_a_secondary_row_only_where_it_differs(tmp_path):
+    from tasksim.reports.pmnist_predictions import sec7_verdicts_with_secondary
+
+    main = _store(tmp_path / "main", _grid("fig6AB", 5, lambda p, w, j: 0.3), dataset="mnist-5k")
+    digits = _store(tmp_path / "digits", _grid("fig6AB", 5, _linear_like))
+    v = {x.claim_id: x for x in sec7_verdicts_with_secondary(main, digits)}
+    p1 = v["pmnist.below_zero_at_high_feature_low_readout"]
+    # the verdict is the main data set's, naming it; the digits one rides along
+    assert (p1.verdict, p1.dataset) == ("wrong", "mnist-5k")
+    assert (p1.secondary.verdict, p1.secondary.dataset) == ("holds in the stated limit", "digits")
+    assert p1.as_record()["secondary"]["dataset"] == "digits"
+    # where both agree, or the digits grid is missing, there is no secondary row
+    assert v["pmnist.random_gating_tradeoff"].secondary is None
+    same = {x.claim_id: x for x in sec7_verdicts_with_secondary(main, main)}
+    assert all(x.secondary is None for x in same.values())
+    alone = sec7_verdicts_with_secondary(main, tmp_path / "nothing")
+    assert all(x.secondary is None for x in alone)
+
+
+def test_the_registry_lists_the_secondary_row_as_a_second_evidence_entry():
+    from dataclasses import replace
+
+    from tasksim.reports.pmnist_predictions import StatementVerdict
+    from tasksim.reports.verdicts import StatementVerdict as Record, _with_network_verdict
+
+    main = StatementVerdict(358, "pmnist.x", "p", "wrong", 0.3, 0.01, 5, "mnist-5k", "at (1, 0)")
+    net = replace(main, secondary=replace(main, verdict="holds in the stated limit",
+                                          effect=-0.5, dataset="digits", evidence="on digits"))
+    blank = Record(id="pmnist.x", line=358, clause=1, quote="", place="", verdict="not decided",
+                   observable="", size=None, size_point={}, size_reason="", cause=None,
+                   confirmation=None, condition="", derived="", note="")
+    rows = _with_network_verdict(blank, net).evidence
+    assert [r["dataset"] for r in rows] == ["mnist-5k", "digits"]
+    assert rows[1]["verdict"] == "holds in the stated limit" and rows[1]["effect"] == -0.5
+    assert "differs from the mnist-5k verdict (wrong)" in rows[1]["finding"]
+    assert len(_with_network_verdict(blank, main).evidence) == 1

@@ -75,9 +75,6 @@ def test_the_summary_gives_each_wrong_statement_one_line_and_no_step(built):
         assert len(mentions) == (1 if r["headline"] else 0), (r["id"], mentions)
 
 
-@pytest.mark.xfail(strict=True, reason="open defect (issue 13): the causes' sizes are not yet in one "
-                   "unit (soft-thresholding's kappa(h) at the grid's edge; coefficients of Ns/Nx "
-                   "or times Ns for the appendix terms), so line 1265 is not ranked first")
 def test_the_errata_read_in_one_order_by_cause_and_size_line_1265_first(built):
     out, _ = built
     document = json.loads((out / "claims.json").read_text())

@@ -2,9 +2,13 @@
 and the summary above them. Pure functions of the claim records (``claims.json``'s
 ``claims``), the statement index and the figures; :mod:`tasksim.reports.html.page` renders them.
 
-A card is keyed by its line (``id="line-1265"``; a second statement on the same line gets
-``line-1265-2``). It shows the paper's words at that line, each headline claim's verdict word
-with its size and condition, and the evidence, folded: the derived expression (in the form a
+A card is keyed as the verdict records are (``claims.json``'s ``line`` and ``clause``): every
+line that carries a headline claim is the card ``id="line-1265"``, with one verdict per clause
+of that line, so ``index.html#line-N`` lands on line N's verdicts; a statement of the index
+with no verdict of its own on its first line gets a card too (a second one on a line is
+``line-1265-2``), pointing to the lines inside it that carry verdicts. A card shows the
+paper's words at that line, each headline claim's verdict word with its size and condition,
+and the evidence, folded: the derived expression (in the form a
 reader compares, :func:`tasksim.reports.formulas.reader_form`), the derivation's steps, the
 paper's intermediate algebra (step claims, which carry no verdict word of their own), the
 measurements and the figures whose captions cite the claim.
@@ -31,7 +35,7 @@ from .mathml import formula_html, markdown_html, prose_html
 
 __all__ = ["StatementRow", "ClaimExtras", "FigureView", "Card", "ClaimView", "Summary",
            "verdict_word", "size_value", "size_text", "build_cards", "build_summary",
-           "VERDICTS", "WRONG"]
+           "VERDICTS", "WRONG", "UNDECIDED", "verdict_totals"]
 
 VERDICTS = ("exact", "holds in the stated limit", "holds under a stronger condition", "wrong",
             "misprint", "not decided")
@@ -39,6 +43,25 @@ VERDICTS = ("exact", "holds in the stated limit", "holds under a stronger condit
 
 WRONG = ("wrong", "erratum")
 """Verdict words of an erratum (the second is the older registry's)."""
+
+FORMULA_KINDS = ("equation", "display")
+"""Kinds of statement whose words are a formula (typeset as display math); the others are
+prose (sentences, figure panels) with their inline math."""
+
+UNDECIDED = ("not decided", "open")
+"""Verdict words of a statement nothing decides yet (the second is the older registry's)."""
+
+
+def verdict_totals(words: Iterable[str]) -> tuple[int, int]:
+    """(statements with a verdict, decided ones) from their verdict words, one word per
+    statement (line, clause): the one definition of "decided" that the page's summary and
+    REPORT.md's both read.
+
+    >>> verdict_totals(["exact", "wrong", "not decided"])
+    (3, 2)
+    """
+    words = list(words)
+    return len(words), sum(w not in UNDECIDED for w in words)
 
 Record = Mapping[str, Any]
 Expand = Callable[[str], str]
@@ -103,6 +126,8 @@ class ClaimView:
     confirmation: str
     evidence: list[str]
     agreement: str = ""
+    line: Optional[int] = None
+    clause: Optional[int] = None
 
 
 @dataclass
@@ -122,16 +147,26 @@ class Card:
     figures: list[FigureView] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     """Anchors of the other lines this card answers for (the rest of a multi-line equation,
-    the lines of its claims), so ``#line-N`` finds the card from any of them."""
+    the lines of its step claims), so ``#line-N`` finds the card from any of them; a line
+    with a headline claim is always a card of its own, never an alias."""
+    answered_on: list[int] = field(default_factory=list)
+    """Lines inside this statement that carry verdicts of their own (their cards follow)."""
+    within: Optional[tuple[str, int, int]] = None
+    """The longer statement (anchor, first and last line) this line's card lies inside."""
+    restates: list[tuple[str, int, str]] = field(default_factory=list)
+    """The claimed statements the paper restates here: (anchor, line, claim id)."""
 
     @property
     def verdict(self) -> str:
-        """The card's verdict word(s) for the filter: its headline claims' words, or "out of
-        scope" / "no claim"."""
+        """The card's verdict word(s) for the filter: its headline claims' words (one per
+        clause of its line), else "see its lines" (a statement whose lines carry the
+        verdicts), "out of scope" or "no claim"."""
         words = list(dict.fromkeys(c.verdict for c in self.headlines))
         if words:
             return " / ".join(words)
-        return "out of scope" if self.out_of_scope else "no claim"
+        if self.out_of_scope:
+            return "out of scope"
+        return "see its lines" if self.answered_on else "no claim"
 
 
 def verdict_word(record: Record) -> str:
@@ -172,6 +207,16 @@ _AGREEMENT = {"verified": "the print equals the derivation",
               "leading order": "the print equals the derivation's leading order",
               "erratum": "the print differs from the derivation",
               "open": "not derived"}
+
+
+def _agreement(record: Record) -> str:
+    """What a step's status says, in words; a step of a finding beyond the paper (status
+    "finding") names the finding and is never called an erratum."""
+    if record.get("status") == "finding":
+        return (f"the print differs from the model for the reason the finding "
+                f"{record.get('finding') or 'beyond the paper'} explains (Findings): not an "
+                "erratum of the paper")
+    return _AGREEMENT.get(str(record.get("status")), "")
 
 
 _WORDS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}\s+[A-Za-z]{2,}\s+[A-Za-z]{2,}")
@@ -254,7 +299,9 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand) ->
                for name, tex, note in extras.steps],
         measured=rows, measured_what=prose_html(what), confirmation=prose_html(
             _confirmation(record)), evidence=_evidence(record),
-        agreement=_AGREEMENT.get(str(record.get("status")), ""))
+        agreement=_agreement(record),
+        line=None if record.get("line") is None else int(record["line"]),
+        clause=None if record.get("clause") is None else int(record["clause"]))
 
 
 def _anchor(line: int, taken: set[str]) -> str:
@@ -266,83 +313,177 @@ def _anchor(line: int, taken: set[str]) -> str:
     return anchor
 
 
+@dataclass
+class _Slot:
+    """A card before it is rendered: the statement rows it shows (none: the claims' own
+    words) and whether it is the card of a line's headline claims (the verdict records)."""
+
+    line: int
+    rows: list[StatementRow]
+    headline: bool
+    quote: str = ""
+
+    @property
+    def end(self) -> int:
+        return max([self.line] + [r.end for r in self.rows])
+
+    def sort_key(self) -> tuple[int, int, int]:
+        return (self.line, 0 if self.headline else 1,
+                min((r.clause for r in self.rows), default=0))
+
+
+def _slots(rows: Sequence[StatementRow], heads: Sequence[Record]) -> list[_Slot]:
+    """The cards' skeleton: one card per line that carries a headline claim (the verdict
+    records' line, all its clauses), showing the in-scope statements of the index that start
+    on it; one card per remaining statement of the index (out-of-scope ones included)."""
+    head_lines: dict[int, list[Record]] = {}
+    for r in heads:
+        head_lines.setdefault(int(r["line"]), []).append(r)
+    slots = {line: _Slot(line, [], True) for line in head_lines}
+    others = []
+    for row in sorted(rows, key=lambda r: (r.line, r.clause)):
+        if row.line in slots and not row.out_of_scope:
+            slots[row.line].rows.append(row)
+        else:
+            others.append(_Slot(row.line, [row], False))
+    for line, slot in slots.items():
+        if not slot.rows:  # a line inside a display, or no statement found: the claims' words
+            quotes = dict.fromkeys(str(r.get("printed") or "") for r in sorted(
+                head_lines[line], key=lambda r: int(r.get("clause") or 0)))
+            slot.quote = " ".join(q for q in quotes if q)
+    return sorted(list(slots.values()) + others, key=_Slot.sort_key)
+
+
+def _home_of_steps(steps: Sequence[Record], slots: Sequence[_Slot],
+                   card_of_head: Mapping[str, int]) -> dict[str, int]:
+    """Where each step claim goes (evidence, no verdict word): under the headline it is
+    evidence of (``evidence_of``), else the card of the statement that lists it
+    (``claim_ids``), else the card starting on its line, else the card whose lines contain it,
+    else the card before it (-1: none before, a card of its own)."""
+    listed: dict[str, int] = {}
+    starts: dict[int, int] = {}
+    for i, slot in enumerate(slots):
+        starts.setdefault(slot.line, i)
+        for row in slot.rows:
+            for claim_id in row.claim_ids:
+                listed.setdefault(claim_id, i)
+    home = {}
+    for r in steps:
+        claim_id, line = str(r["id"]), r.get("line")
+        if line is None:
+            continue
+        line = int(line)
+        head = r.get("evidence_of")
+        if head in card_of_head and int(slots[card_of_head[head]].line) == line:
+            home[claim_id] = card_of_head[head]
+        elif claim_id in listed:
+            home[claim_id] = listed[claim_id]
+        elif line in starts:
+            home[claim_id] = starts[line]
+        else:
+            inside = [i for i, slot in enumerate(slots) if slot.line <= line <= slot.end]
+            before = [i for i, slot in enumerate(slots) if slot.line <= line]
+            home[claim_id] = (inside or before or [-1])[-1]
+    return home
+
+
 def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                 extras: Mapping[str, ClaimExtras], figures: Sequence[FigureView],
                 expand: Expand, place: Callable[[int], str],
                 part: Callable[[int], str]) -> list[Card]:
-    """One card per statement, in the paper's order; a headline claim whose line no statement
-    holds gets a card of its own (its quote as the statement) so every claimed line has an
-    anchor; such a step claim goes under the statement before it.
+    """One card per statement, in the paper's order, keyed as the verdict records are.
 
-    A claim joins the card of the statement that lists it (``claim_ids``), else the first
-    statement starting on its line, else the statement whose lines contain it."""
+    Every line that carries a headline claim (its record's ``line``) has the card
+    ``id="line-<line>"``, holding all the line's headline claims in the order of their
+    ``clause``, with the statements of the index that start on that line as its quote (or
+    the claims' own words when none does: a line inside a display); so a link to
+    ``#line-<line>`` lands on the verdict of that line's statement, and no (line, clause)
+    appears on two cards. The other statements of the index get cards of their own (a second
+    one on a line is ``line-<line>-2``), pointing to the lines of their claims and to the
+    statement they restate. Step claims are evidence under a card
+    (:func:`_home_of_steps`), never a verdict."""
     by_id = {str(r["id"]): r for r in records}
-    home: dict[str, int] = {}
-    ordered = sorted(rows, key=lambda r: (r.line, r.clause))
-    for i, row in enumerate(ordered):
-        for claim_id in row.claim_ids:
-            home.setdefault(claim_id, i)
-    starts: dict[int, int] = {}
-    for i, row in enumerate(ordered):
-        starts.setdefault(row.line, i)
-    orphans: list[Record] = []
-    for r in records:
-        claim_id, line = str(r["id"]), r.get("line")
-        if claim_id in home or line is None:
-            continue
-        if line in starts:
-            home[claim_id] = starts[line]
-            continue
-        inside = next((i for i, row in enumerate(ordered) if row.line <= line <= row.end), None)
-        before = [i for i, row in enumerate(ordered) if row.line <= line]
-        if inside is not None:
-            home[claim_id] = inside
-        elif r.get("headline") or not before:
-            orphans.append(r)
-        else:  # a step of the paper's algebra between statements: under the one before it
-            home[claim_id] = before[-1]
-    extra_rows = []
-    for r in orphans:
-        line = int(r["line"])
-        kind = "sentence" if is_prose(str(r.get("printed", ""))) else "equation"
-        extra_rows.append(StatementRow(line, line, kind, str(r.get("printed", "")), place(line),
-                                       part(line), claim_ids=(str(r["id"]),)))
-    all_rows = sorted(ordered + extra_rows, key=lambda r: (r.line, r.clause))
-    index = {id(row): i for i, row in enumerate(all_rows)}
-    home = {claim_id: index[id(ordered[i])] for claim_id, i in home.items()}
-    for row in extra_rows:
-        home[row.claim_ids[0]] = index[id(row)]
+    heads = [r for r in records if r.get("headline") and r.get("line") is not None]
+    steps = [r for r in records if not r.get("headline") and r.get("line") is not None]
+    slots = _slots(rows, heads)
+    card_of_line = {slot.line: i for i, slot in enumerate(slots) if slot.headline}
+    card_of_head = {str(r["id"]): card_of_line[int(r["line"])] for r in heads}
+    home = _home_of_steps(steps, slots, card_of_head)
+    orphans: dict[int, str] = {}
+    for c, i in home.items():
+        if i < 0:  # steps before every statement: a card of their own, at their line
+            orphans.setdefault(int(by_id[c]["line"]), str(by_id[c].get("printed") or ""))
+    if orphans:
+        slots = sorted(slots + [_Slot(line, [], False, q) for line, q in orphans.items()],
+                       key=_Slot.sort_key)
+        card_of_line = {slot.line: i for i, slot in enumerate(slots) if slot.headline}
+        card_of_head = {str(r["id"]): card_of_line[int(r["line"])] for r in heads}
+        home = _home_of_steps(steps, slots, card_of_head)
 
     figure_of: dict[str, list[FigureView]] = {}
     for f in figures:
         for claim_id in f.cites():
             figure_of.setdefault(claim_id, []).append(f)
 
-    taken: set[str] = set()
+    taken = {f"line-{slot.line}" for slot in slots if slot.headline}
     cards = []
-    for row in all_rows:
-        quote = (formula_html(row.quote, display=True, expand=expand) if row.kind == "equation"
-                 else prose_html(row.quote, expand=expand))
-        cards.append(Card(_anchor(row.line, taken), row.line, row.end, row.kind, row.place,
-                          row.part, quote, prose_html(row.out_of_scope)))
-    for claim_id, i in sorted(home.items(), key=lambda item: (item[1], item[0])):
-        r = by_id.get(claim_id)
-        if r is None:
-            continue
-        view = claim_view(r, extras.get(claim_id), expand)
+    for slot in slots:
+        anchor = f"line-{slot.line}" if slot.headline else _anchor(slot.line, taken)
+        kinds = [row.kind for row in slot.rows]
+        if slot.rows:
+            quote = " ".join(
+                formula_html(row.quote, display=True, expand=expand)
+                if row.kind in FORMULA_KINDS else prose_html(row.quote, expand=expand)
+                for row in slot.rows)
+            kind = kinds[0]
+        else:
+            kind = "sentence" if is_prose(slot.quote) else "equation"
+            quote = (prose_html(slot.quote, expand=expand) if kind == "sentence" else
+                     formula_html(slot.quote, display=True, expand=expand))
+        out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
+        cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
+                          part(slot.line), quote, prose_html(out)))
+
+    placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
+              for r in heads] + [(i, 10**6, c) for c, i in home.items()]
+    for i, _, claim_id in sorted(placed):
+        view = claim_view(by_id[claim_id], extras.get(claim_id), expand)
         (cards[i].headlines if view.headline else cards[i].steps).append(view)
         for f in figure_of.get(claim_id, []):
             if f not in cards[i].figures:
                 cards[i].figures.append(f)
+    _link(cards, heads)
     for i, card in enumerate(cards):
         lines = set(range(card.line + 1, card.end + 1))
-        lines |= {int(by_id[c]["line"]) for c, j in home.items() if j == i and c in by_id
-                  and by_id[c].get("line") is not None}
+        lines |= {int(by_id[c]["line"]) for c, j in home.items() if j == i}
         for line in sorted(lines):
             if f"line-{line}" not in taken:
                 taken.add(f"line-{line}")
                 card.aliases.append(f"line-{line}")
     return cards
+
+
+def _link(cards: Sequence[Card], heads: Sequence[Record]) -> None:
+    """The pointers between cards: a statement spanning lines that carry verdicts of their
+    own lists them (``answered_on``); a line inside a longer statement names it
+    (``within``); a place where the paper restates a claimed statement points to it."""
+    starts = {c.line: c for c in cards if c.headlines or c.anchor == f"line-{c.line}"}
+    verdict_lines = sorted({c.line for c in cards if c.headlines})
+    for card in cards:
+        if card.end > card.line:
+            card.answered_on = [n for n in verdict_lines if card.line < n <= card.end]
+    for card in cards:
+        if card.headlines:
+            host = next((c for c in cards if not c.headlines and c.line < card.line <= c.end),
+                        None)
+            if host is not None:
+                card.within = (host.anchor, host.line, host.end)
+    for r in heads:
+        for line in r.get("restates") or ():
+            target = starts.get(int(line)) or next(
+                (c for c in cards if c.line <= int(line) <= c.end), None)
+            if target is not None and target.line != int(r["line"]):
+                target.restates.append((f"line-{r['line']}", int(r["line"]), str(r["id"])))
 
 
 @dataclass
@@ -406,9 +547,7 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
         return (-max(sizes) if sizes else math.inf, group[0].line)
 
     order = [w for w in VERDICTS if w in counts] + sorted(set(counts) - set(VERDICTS))
-    statements = sum(1 for c in cards if not c.out_of_scope)
-    decided = sum(1 for c in cards if c.headlines and all(
-        v.verdict not in ("not decided", "open") for v in c.headlines))
+    statements, decided = verdict_totals(v.verdict for c in cards for v in c.headlines)
     return Summary([(w, counts[w]) for w in order], statements, decided,
                    sorted(wrong.values(), key=rank), misprints, stronger,
                    [markdown_html(f) for f in findings])

@@ -27,8 +27,9 @@ fig6EH    Euclidean, layer-wise and diagonal Fisher, lambda in {0.01, 1, 100} on
 fig9A     vanilla at (0.8, 0.2), task 2 trained 100 epochs, task 2's error measured during
           task 1 too, 3 seeds
 fig9CD    vanilla, task 2 trained 100 epochs, rho_a in {0, 0.2, ..., 1} at rho_b = 1 (Fig. 9C)
-          and rho_a in {0, 0.5, 1} at rho_b in {0, 0.5} (with rho_b = 1: Fig. 9D's 3 x 3 grid),
-          3 seeds (its first 10 epochs of task 2 are fig6AB's runs, number for number)
+          and rho_a in {0, 0.5, 1} at rho_b in {0, 0.5}, then (0.5, 1) (with rho_b = 1: Fig.
+          9D's 3 x 3 grid; a file of the first 12 points grows to 13), 3 seeds (its first 10
+          epochs of task 2 are fig6AB's runs, number for number)
 fig9EF    layer-wise and diagonal Fisher at (0.5, 0.5), lam1 x lam2 in {0.01, 1, 100}^2,
           3 seeds
 ========  =================================================================================
@@ -126,7 +127,8 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
                  (_point("vanilla", 0.8, 0.2),), seeds=3, task2_epochs=100, track_task2=True),
         GridSpec("fig9CD", "Fig. 9C, D: retention after 100 epochs of task 2",
                  tuple(_point("vanilla", a, 1.0) for a in fifth)
-                 + tuple(_point("vanilla", a, b) for b in (0.0, 0.5) for a in (0.0, 0.5, 1.0)),
+                 + tuple(_point("vanilla", a, b) for b in (0.0, 0.5) for a in (0.0, 0.5, 1.0))
+                 + (_point("vanilla", 0.5, 1.0),),  # Fig. 9D's last cell, added after the rest
                  seeds=3, task2_epochs=100, chunk=6),
         GridSpec("fig9EF", "Fig. 9E, F: layer-wise and diagonal Fisher, one amplitude per layer",
                  tuple(_point(m, 0.5, 0.5, lam1=l1, lam2=l2)

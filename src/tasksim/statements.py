@@ -43,8 +43,11 @@ VERDICTS = ("exact", "holds in the stated limit", "holds under a stronger condit
             "misprint", "not decided")
 """The verdict vocabulary of DESIGN.md."""
 STATUS_VERDICT = {"verified": "exact", "leading order": "holds in the stated limit",
-                  "erratum": "wrong", "open": "not decided"}
-"""The fallback for records written before the verdict field: status -> verdict."""
+                  "erratum": "wrong", "open": "not decided",
+                  "finding": "holds in the stated limit"}
+"""The fallback for records written before the verdict field: status -> verdict. A step of a
+finding beyond the paper (status "finding": the surrogate's 1/Nx terms) is right in the
+paper's own regime, which writes it with an approximate sign and keeps the leading order."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,125 @@
+"""Figs. 6 and 9 from stored grids (reports/figures_pmnist.py): Fig. 9C, D draw the retention
+after 10 and 100 epochs of task 2 read off fig9CD's curves, the caption and verdict name the
+file and the statements it decides (P4, line 1361), and the digits runs appear as a secondary
+row where their verdict differs. Synthetic grids stand in for results/: no network is trained."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tasksim.reports.figures_config import FigureConfig
+from tasksim.reports.figures_context import FigureContext
+from tasksim.reports.figures_pmnist import figure_6_vanilla, figure_9
+from tasksim.reports.pmnist_predictions import StoredGrids
+
+from test_pmnist_verdicts import _dip, _dipped, _flat, _grid, _linear_like, _long_grid
+
+FIFTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def _context(stored: dict, digits: dict | None = None) -> FigureContext:
+    ctx = FigureContext(FigureConfig.quick(), seed=0)
+    ctx.cache["pmnist-stored"] = StoredGrids(stored)
+    ctx.cache["pmnist-secondary"] = StoredGrids(digits or {})
+    return ctx
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    fig9cd = _long_grid(3, _dipped, _flat)
+    ctx = _context({"fig6AB": _grid("fig6AB", 3, _dip), "fig9CD": fig9cd})
+    return figure_9(ctx)[0], fig9cd
+
+
+def _plotted(ax) -> list[np.ndarray]:
+    return [np.asarray(line.get_ydata(), float) for line in ax.lines
+            if len(line.get_xdata()) == len(FIFTHS)]
+
+
+def test_fig9c_draws_retention_after_10_and_after_100_epochs_from_fig9cd(drawn):
+    result, _ = drawn
+    ax_c = result.figure.axes[2]
+    after10 = np.array([_dipped({"rho_a": a, "rho_b": 1.0}) for a in FIFTHS])
+    after100 = np.array([_flat({"rho_a": a, "rho_b": 1.0}) for a in FIFTHS])
+    lines = _plotted(ax_c)
+    assert any(np.allclose(y, after10, atol=0.03) for y in lines)
+    assert any(np.allclose(y, after100, atol=0.03) for y in lines)
+
+
+def test_fig9d_is_the_3_by_3_map_after_100_epochs(drawn):
+    result, fig9cd = drawn
+    image = result.figure.axes[3].images[0].get_array()
+    expected = [[_flat({"rho_a": a, "rho_b": b}) for a in (0.0, 0.5, 1.0)]
+                for b in (0.0, 0.5, 1.0)]
+    assert image.shape == (3, 3) and np.allclose(image, expected, atol=0.03)
+
+
+def test_fig9_caption_names_the_file_and_its_verdicts_come_from_it(drawn):
+    result, _ = drawn
+    assert "`results/fig9CD.nc`, 3 seeds" in result.caption
+    assert "Not stored yet: fig9A, fig9EF." in result.caption  # fig9CD is
+    assert "line 361 (retention_non_monotonic_then_monotonic), digits: HOLDS IN THE STATED " \
+           "LIMIT" in result.verdict
+    assert "after 100 epochs no dip" in result.verdict and "line 1361" in result.verdict
+    assert "not stored" not in result.verdict
+
+
+def test_without_fig9cd_panels_c_and_d_say_which_command_draws_them():
+    result = figure_9(_context({"fig6AB": _grid("fig6AB", 3, _dip)}))[0]
+    texts = [t.get_text() for ax in result.figure.axes[2:4] for t in ax.texts]
+    assert texts == ["not stored: tasksim pmnist-grid fig9CD"] * 2
+    assert "Not stored yet: fig9A, fig9CD, fig9EF" in result.caption
+
+
+def test_a_differing_digits_verdict_is_shown_after_the_main_one():
+    import json
+
+    main = _grid("fig6AB", 5, lambda p, w, j: 0.3)
+    main.attrs["protocol"] = json.dumps({**json.loads(main.attrs["protocol"]),
+                                         "dataset": "mnist-5k"})
+    ctx = _context({"fig6AB": main}, {"fig6AB": _grid("fig6AB", 5, _linear_like)})
+    verdict = figure_6_vanilla(ctx)[0].verdict
+    p1 = verdict.split("; line ")[[k for k, part in enumerate(verdict.split("; line "))
+                                   if "below_zero" in part][0]]
+    assert "mnist-5k: WRONG" in p1
+    assert "[secondary row, digits (differs): HOLDS IN THE STATED LIMIT" in p1
+
+
+def test_a_fig9cd_of_the_first_12_points_leaves_fig9d_s_missing_cell_blank_and_says_so():
+    fig9cd = _long_grid(3, _dipped, _flat)
+    assert (float(fig9cd["rho_a"][12]), float(fig9cd["rho_b"][12])) == (0.5, 1.0)
+    older = fig9cd.isel(point=slice(0, 12))  # as computed before (0.5, 1) joined the grid
+    result = figure_9(_context({"fig6AB": _grid("fig6AB", 3, _dip), "fig9CD": older}))[0]
+    image = np.ma.filled(result.figure.axes[3].images[0].get_array(), np.nan)
+    assert np.isnan(image[2, 1]) and np.isfinite(np.delete(image.ravel(), 7)).all()
+    assert "blank, not stored yet: (0.5, 1), which `tasksim pmnist-grid fig9CD` adds" in \
+        result.caption
+
+
+def _fig9a(fall: float) -> object:
+    """A stored fig9A (digits protocol, 3 seeds) whose task-1 error ends at 0.2, ``fall``
+    (relative) below its value 10 epochs before the switch."""
+    import json
+
+    from tasksim.reports.pmnist_results import empty_grid
+    from tasksim.solvers.pmnist.grids import paper_grids, resolved_points
+
+    spec = paper_grids("digits", seeds=3)["fig9A"]
+    ds = empty_grid(spec, resolved_points(spec))
+    epochs = json.loads(ds.attrs["protocol"])["epochs"]
+    curve = np.full((ds.sizes["epoch"], 2), 0.5)
+    curve[:epochs + 1, 0] = np.linspace(0.9, 0.2 * (1 + fall), epochs + 1)
+    curve[epochs - 10, 0], curve[epochs, 0] = 0.2 * (1 + fall), 0.2
+    ds["curves"].values[0] = curve
+    ds["done"].values[0] = 1
+    return ds
+
+
+def test_fig9a_states_steps_against_the_paper_and_whether_task_1_converged_on_both_data_sets():
+    ctx = _context({"fig9A": _fig9a(0.10)}, {"fig9A": _fig9a(0.005)})
+    caption = figure_9(ctx)[0].caption
+    # the main row: 205 steps per epoch on digits' 1,437 images, batch 7
+    assert "error at epoch 100 (20,500 SGD steps; the paper's: 20,000) is 0.2000, 10.0% below" \
+        in caption and "still decreasing: not converged" in caption
+    assert "`results/digits/fig9A.nc`, 3 seeds" in caption
+    assert "0.5% below 10 epochs earlier: converged to within 1 % per 10 epochs" in caption
