@@ -50,6 +50,7 @@ from .span import ExplicitBlocks
 from .sweep import Estimate, Progress
 from .tasks import draw_gates, draw_tasks
 from .two_task_batch import (BLOCKS, GRAM_MODELS, gram_transfer_retention,
+                             plasticity_transfer_retention_seeded,
                              vanilla_transfer_retention_seeded)
 from .validation import check_positive_int
 
@@ -206,6 +207,10 @@ def chunk_samples(spec: ProbeSpec, nx: int, seeds: Sequence[np.random.SeedSequen
         if spec.generator == "gaussian" and spec.model == "vanilla":  # the Gram's factor
             return vanilla_transfer_retention_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
                                                      rho_b=spec.rho_b)
+        if spec.generator == "gaussian" and spec.model == "plasticity-gating":  # its blocks
+            return plasticity_transfer_retention_seeded(seeds, nx=nx, ns=spec.ns,
+                                                        rho_a=spec.rho_a, rho_b=spec.rho_b,
+                                                        alpha=spec.alpha)
         if spec.generator == "gaussian":
             grams = sample_gram_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
                                        names=BLOCKS[spec.model], alpha=spec.alpha)
