@@ -185,8 +185,8 @@ def gram_throughput(*, samples: int = 10**6, nx: int = 3000, ns: int = 30, worke
     samples; the machine's other load does not count), with the floor
     (:func:`floor_flop_per_sample`, one gate class for vanilla, four for gated models), the
     achieved fractions, the processor time of the draws alone and the necessary arithmetic
-    (:func:`necessary_flop_per_sample`; module docstring). ``rate``: the matrix-product rate to count the floors at (default: measured
-    now)."""
+    (:func:`necessary_flop_per_sample`; module docstring). ``rate``: the matrix-product rate
+    to count the floors at (default: measured now)."""
     samples = check_positive_int("samples", samples)
     workers = check_positive_int("workers", workers)
     spec = ProbeSpec(model, rho_a=0.8, rho_b=0.5, alpha=alpha, ns=ns)
