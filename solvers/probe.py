@@ -9,8 +9,9 @@ Paths
 ``gram`` (vanilla, random and plasticity gating, Euclidean, Fisher: :data:`GRAM_MODELS`)
     batches of Gram matrices and the closed forms of :mod:`tasksim.solvers.two_task_batch`.
     Under the ``gaussian`` generator the Grams are Wishart-sampled
-    (:func:`tasksim.solvers.gram.sample_gram_seeded`): the cost per sample does not depend on
-    Nx. Under ``appendix`` the task matrices are drawn (Appendix A) and their Gram formed:
+    (:func:`tasksim.solvers.gram.sample_gram_seeded`; plasticity gating draws only the
+    blocks it needs, :func:`tasksim.solvers.gram.draw_plastic_seeded`): the cost per sample
+    does not depend on Nx. Under ``appendix`` the task matrices are drawn (Appendix A) and their Gram formed:
     the cost is linear in Nx.
 ``samples`` (adaptive gating, soft-thresholding, diagonal Fisher)
     :func:`tasksim.solvers.api.simulate_samples`, one explicit draw per sample.

@@ -31,10 +31,12 @@ a Cholesky solve, stacked: :mod:`tasksim.solvers.batched_linalg`):
 These are the fixed points of :mod:`tasksim.solvers.linear_models` written out for two tasks
 (the tests check them against :func:`tasksim.solvers.linear_models.solve_features` and
 :func:`tasksim.solvers.metrics.error_matrix` sample by sample); the generic solvers stay the
-reference, this module is the fast path of the finite-size probe. Vanilla and random gating
-run, where numba is installed, through the compiled per-sample kernels of
+reference, this module is the fast path of the finite-size probe. Vanilla, random and
+plasticity gating run, where numba is installed, through the compiled per-sample kernels of
 :mod:`tasksim.solvers.gram_kernels` (vanilla from the Gram's triangular factor, never
-forming G_11); a sample a kernel cannot solve as invertible takes the numpy route here.
+forming G_11; plasticity gating from the draws of the three gate classes its blocks
+P_mu^T A_nu need, :func:`plasticity_transfer_retention_seeded`); a sample a kernel cannot
+solve as invertible takes the numpy route here.
 
 Examples
 --------
