@@ -11,8 +11,8 @@ Paths
     Under the ``gaussian`` generator the Grams are Wishart-sampled
     (:func:`tasksim.solvers.gram.sample_gram_seeded`; plasticity gating draws only the
     blocks it needs, :func:`tasksim.solvers.gram.draw_plastic_seeded`): the cost per sample
-    does not depend on Nx. Under ``appendix`` the task matrices are drawn (Appendix A) and their Gram formed:
-    the cost is linear in Nx.
+    does not depend on Nx. Under ``appendix`` the task matrices are drawn (Appendix A) and
+    their Gram formed: the cost is linear in Nx.
 ``samples`` (adaptive gating, soft-thresholding, diagonal Fisher)
     :func:`tasksim.solvers.api.simulate_samples`, one explicit draw per sample.
 
