@@ -63,6 +63,11 @@ __all__ = [
     "sample_gram_seeded",
     "sample_gram_factor_seeded",
     "draw_bartlett_seeded",
+    "PLASTIC_CLASSES",
+    "draw_plastic_seeded",
+    "plastic_alive_rows",
+    "plastic_cross_grams",
+    "sample_plastic_cross_seeded",
     "sample_features",
     "sample_features_batch",
 ]
@@ -533,10 +538,8 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
     drawn from each seed alone (:func:`draw_bartlett_seeded`)."""
     from . import gram_kernels
 
-    ns, p, n_used = plan.ns, plan.n_tasks * plan.ns, len(plan.used)
+    ns = plan.ns
     normals, chi, dofs = draw_bartlett_seeded(seeds, plan)
-    rows, cols = np.triu_indices(p, k=1)
-    steps = np.arange(p)
     if gram_kernels.AVAILABLE:  # F R^T from the draws in one compiled pass
         coef = plan.chain / np.sqrt(ns)
         single = np.array(plan.single, dtype=np.int64)
@@ -547,20 +550,10 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
                 normals[start:stop], chi[start:stop], dofs[start:stop, :, 0], coef, ns,
                 single, scale)
         return
-    alive = steps < dofs  # (batch, C, p): rows at or beyond the class count are zero
-    # R^T, filled directly (its columns beyond the class count are zero), then
-    # M^T = factor R^T by row blocks; in slices of SLICE samples, so that every pass over
-    # the arrays stays in the cache
-    upper, diagonal = cols * p + rows, steps * (p + 1)
+    # in slices of SLICE samples, so that every pass over the arrays stays in the cache
     for start in range(0, len(seeds), SLICE):
         stop = min(len(seeds), start + SLICE)
-        Rt = np.zeros((stop - start, n_used, p * p))
-        Rt[:, :, upper] = normals[start:stop]
-        Rt[:, :, diagonal] = np.sqrt(chi[start:stop])
-        Rt = Rt.reshape(stop - start, n_used, p, p)
-        if not alive[start:stop].all():
-            Rt *= alive[start:stop, :, None, :]
-        Mt = plan.times_factor(Rt, inplace=True)
+        Mt = _factors_numpy(normals[start:stop], chi[start:stop], dofs[start:stop, :, 0], plan)
         for u, t in enumerate(plan.single):  # an Ns-dimensional class: its factor in block t
             if t >= 0:
                 Mt[:, u] = 0.0
@@ -568,6 +561,144 @@ def _class_factors_seeded(seeds: Sequence[np.random.SeedSequence], plan: GramPla
                     _small_bartlett_transposed(normals[start:stop, u], chi[start:stop, u],
                                                dofs[start:stop, u], ns))
         yield start, stop, Mt
+
+
+def _factors_numpy(normals: np.ndarray, chi: np.ndarray, alive_rows: np.ndarray,
+                   plan: GramPlan) -> np.ndarray:
+    """The numpy route of :func:`tasksim.solvers.gram_kernels.class_factors` for classes of
+    n Ns dimensions: F R^T (S, C, p, p) from the draws (S, C, p(p - 1)/2) and (S, C, p), rows
+    of R at or beyond ``alive_rows`` (S, C) zero. R^T is filled directly (its columns beyond
+    the count are zero), then multiplied by F by row blocks (:meth:`GramPlan.times_factor`)."""
+    p = plan.n_tasks * plan.ns
+    batch, n_used = normals.shape[:2]
+    rows, cols = np.triu_indices(p, k=1)
+    steps = np.arange(p)
+    alive = steps < np.asarray(alive_rows)[:, :, None]  # (S, C, p)
+    Rt = np.zeros((batch, n_used, p * p))
+    Rt[:, :, cols * p + rows] = normals
+    Rt[:, :, steps * (p + 1)] = np.sqrt(chi)
+    Rt = Rt.reshape(batch, n_used, p, p)
+    if not alive.all():
+        Rt *= alive[:, :, None, :]
+    return plan.times_factor(Rt, inplace=True)
+
+
+PLASTIC_CLASSES: tuple[tuple[int, int], ...] = ((0, 1), (1, 0), (1, 1))
+"""The gate classes (g_1, g_2) plasticity gating's blocks P_mu^T A_nu = A_mu^T D_mu A_nu add
+to, in draw order (class (0, 0) adds to none of them)."""
+
+
+def draw_plastic_seeded(seeds: Sequence[np.random.SeedSequence], *, nx: int, ns: int,
+                        alpha: float, rho_g: float = 0.0
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The random numbers of plasticity gating's blocks [[P_1^T A_1, P_1^T A_2],
+    [P_2^T A_1, P_2^T A_2]] (P_mu = D_mu A_mu, two tasks, Appendix B.2), sample j from
+    ``seeds[j]`` alone: (normals, chi, dofs) of shapes (S, 3, p(p - 1)/2), (S, 3, p), (S, 3)
+    for the classes of :data:`PLASTIC_CLASSES` (p = 2 Ns), as :func:`draw_bartlett_seeded`
+    lays them out.
+
+    Per seed: the four class counts (the multinomial of :func:`sample_gram_seeded`, the same
+    numbers), then per class the rows of its Bartlett factor R that the blocks need. Class
+    (1, 1) adds to all four blocks: all of R (p (p - 1)/2 normals, p chi-squares). Class
+    (1, 0) adds to P_1^T A_1 and P_1^T A_2 only, blocks (1, 1) and (1, 2) of its Wishart
+    W = L L^T, L = F R^T lower block-triangular: L_11 L_11^T and L_11 L_21^T, which read R's
+    first Ns rows alone (R_11, R_12: the first Ns (3 Ns - 1)/2 normals of the row-major
+    triangle and Ns chi-squares); R_22 is not drawn. Class (0, 1) adds to P_2^T A_2 and
+    P_2^T A_1 only: the same draw with the tasks in the other order, which has the same law
+    (two tasks' correlation [[1, rho_a], [rho_a, 1]] is symmetric under the swap), so its
+    blocks (1, 1) and (1, 2) are A_2^T A_2 and A_2^T A_1 of the class. The unused normals
+    are zero. This is the law of the corresponding blocks of :func:`sample_gram_seeded` with
+    BLOCKS ("A1", "A2", "D1A1", "D2A2"), not its random stream (which also draws class
+    (0, 0) and R_22).
+
+    Examples
+    --------
+    >>> normals, chi, dofs = draw_plastic_seeded(np.random.SeedSequence(0).spawn(2), nx=100,
+    ...                                          ns=2, alpha=0.5)
+    >>> normals.shape, chi.shape, bool(np.all(normals[:, :2, 5:] == 0))
+    ((2, 3, 6), (2, 3, 4), True)
+    """
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    if not seeds:
+        raise ValueError("seeds must hold at least one SeedSequence")
+    classes, probabilities = gate_classes(alpha, rho_g, 2)
+    slots = [classes.index(c) for c in PLASTIC_CLASSES]
+    p = 2 * ns
+    lead = ns * (3 * ns - 1) // 2  # the normals of R's first Ns rows
+    normals = np.zeros((len(seeds), len(slots), p * (p - 1) // 2))
+    chi = np.zeros((len(seeds), len(slots), p))
+    dofs = np.empty((len(seeds), len(slots)), dtype=np.int64)
+    steps = np.arange(p)
+    half_nx = np.maximum(nx - steps, 1) / 2.0
+    for j, seed in enumerate(seeds):
+        rng = np.random.Generator(np.random.PCG64(seed))
+        counts = rng.multinomial(nx, probabilities)
+        for u, c in enumerate(slots):
+            count = counts[c]
+            dofs[j, u] = count
+            half = half_nx if count == nx else np.maximum(count - steps, 1) / 2.0
+            if PLASTIC_CLASSES[u] == (1, 1):
+                rng.standard_normal(out=normals[j, u])
+                rng.standard_gamma(half, out=chi[j, u])
+            else:
+                rng.standard_normal(out=normals[j, u, :lead])
+                rng.standard_gamma(half[:ns], out=chi[j, u, :ns])
+    chi *= 2.0  # chi^2(k) = 2 Gamma(k / 2), as numpy draws it
+    return normals, chi, dofs
+
+
+def plastic_alive_rows(dofs: np.ndarray, ns: int) -> np.ndarray:
+    """The rows of each class's Bartlett factor that are drawn and nonzero
+    (:func:`draw_plastic_seeded`): the count, at most Ns for the classes (0, 1) and (1, 0)."""
+    limit = np.array([ns if c != (1, 1) else 2 * ns for c in PLASTIC_CLASSES])
+    return np.minimum(dofs, limit)
+
+
+def plastic_cross_grams(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, *, ns: int,
+                        rho_a: float) -> np.ndarray:
+    """[[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]], shape (S, 2 Ns, 2 Ns), from the draws
+    of :func:`draw_plastic_seeded`: the numpy reference route, by full products. Each class's
+    factor L = F R^T (rows of R beyond :func:`plastic_alive_rows` zero), W = L L^T, and
+
+        P_1^T A_1 = W_11(1, 0) + W_11(1, 1),   P_1^T A_2 = W_12(1, 0) + W_12(1, 1),
+        P_2^T A_2 = W_11(0, 1) + W_22(1, 1),   P_2^T A_1 = W_12(0, 1) + W_21(1, 1)
+
+    (class (0, 1) drawn with task 2 first). The P_mu^T A_mu blocks are symmetrized."""
+    plan = GramPlan(UNGATED_BLOCKS, 1, ns, rho_a, None, 0.0, 2)
+    out = np.empty((normals.shape[0], 2 * ns, 2 * ns))
+    alive = plastic_alive_rows(dofs, ns)
+    top, bottom = slice(0, ns), slice(ns, 2 * ns)
+    for start in range(0, normals.shape[0], SLICE):
+        stop = min(normals.shape[0], start + SLICE)
+        L = _factors_numpy(normals[start:stop], chi[start:stop], alive[start:stop], plan)
+        W = L @ np.swapaxes(L, -1, -2)  # (S, 3, p, p): classes (0, 1), (1, 0), (1, 1)
+        cross = out[start:stop]
+        cross[:, top, top] = W[:, 1, top, top] + W[:, 2, top, top]
+        cross[:, top, bottom] = W[:, 1, top, bottom] + W[:, 2, top, bottom]
+        cross[:, bottom, bottom] = W[:, 0, top, top] + W[:, 2, bottom, bottom]
+        cross[:, bottom, top] = W[:, 0, top, bottom] + W[:, 2, bottom, top]
+        for block in (cross[:, top, top], cross[:, bottom, bottom]):
+            block[...] = 0.5 * (block + np.swapaxes(block, -1, -2))
+    return out
+
+
+def sample_plastic_cross_seeded(seeds: Sequence[np.random.SeedSequence], *, nx: int, ns: int,
+                                rho_a: float, alpha: float, rho_g: float = 0.0) -> np.ndarray:
+    """Plasticity gating's blocks [[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]] of one
+    sample per seed, gaussian generator (:func:`draw_plastic_seeded`,
+    :func:`plastic_cross_grams`): in law, the lower-left quadrant of
+    :func:`sample_gram_seeded` with the blocks ("A1", "A2", "D1A1", "D2A2").
+
+    Examples
+    --------
+    >>> seeds = np.random.SeedSequence(0).spawn(2)
+    >>> sample_plastic_cross_seeded(seeds, nx=10**6, ns=2, rho_a=1.0, alpha=0.5).shape
+    (2, 4, 4)
+    """
+    rho_a = check_unit_interval("rho_a", rho_a)
+    normals, chi, dofs = draw_plastic_seeded(seeds, nx=nx, ns=ns, alpha=alpha, rho_g=rho_g)
+    return plastic_cross_grams(normals, chi, dofs, ns=ns, rho_a=rho_a)
 
 
 def _small_bartlett_transposed(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray,

@@ -29,6 +29,10 @@ at Ns of tens. numba is imported on first use; :data:`AVAILABLE` says whether it
    1-norm condition number 1 / (||K||_1 ||K^{-1}||_1) of both exceeds it, as
    :func:`tasksim.solvers.batched_linalg.spd_inverse` decides, and the caller takes the
    pseudo-inverse route for it.
+4. :func:`plastic_transfer_retention` -- plasticity gating from the draws of its three gate
+   classes (:func:`tasksim.solvers.gram.draw_plastic_seeded`): their factors, the four
+   blocks P_mu^T A_nu it needs (not the 4 Ns x 4 Ns Gram of A_1, A_2, D_1 A_1, D_2 A_2), and
+   the solve of 3, per sample in the cache.
 """
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ from typing import Any, Optional
 import numpy as np
 
 __all__ = ["AVAILABLE", "class_factors", "factor_transfer_retention", "pair_transfer_retention",
-           "draws_transfer_retention"]
+           "draws_transfer_retention", "plastic_transfer_retention"]
 
 try:  # an optional accelerator: the numpy route gives the same numbers, slower
     import numba
@@ -209,63 +213,135 @@ if AVAILABLE:  # called from the kernels below: compiled with them (lazily, on f
     _spd_inverse_into = numba.njit(cache=True, fastmath=True, nogil=True)(_spd_inverse_into)
 
 
+def _pair_one(A: np.ndarray, ns: int, rho_b: float, rcond_min: float, K: np.ndarray,
+              C: np.ndarray, inverse: np.ndarray, M: np.ndarray, N: np.ndarray, P: np.ndarray,
+              out: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Transfer and retention into out[0], out[1] from one Gram A (2 Ns, 2 Ns) of two blocks
+    (module docstring, 3); K, C, inverse, M, N, P scratch (Ns, Ns). False: not solved."""
+    for side in range(2):
+        a0 = side * ns          # the system's block
+        b0 = (1 - side) * ns    # the right-hand side's columns
+        for i in range(ns):
+            for j in range(ns):
+                K[i, j] = 0.5 * (A[a0 + i, a0 + j] + A[a0 + j, a0 + i])
+        if not _spd_inverse_into(K, C, inverse, rcond_min):
+            return False
+        X = M if side == 0 else N
+        for i in range(ns):
+            for c in range(ns):
+                X[i, c] = 0.0
+            for k in range(ns):
+                f = inverse[i, k]
+                for c in range(ns):
+                    X[i, c] += f * A[a0 + k, b0 + c]
+    for i in range(ns):
+        for c in range(ns):
+            P[i, c] = 0.0
+        for k in range(ns):
+            f = M[i, k]
+            for c in range(ns):
+                P[i, c] += f * N[k, c]
+    trace = 0.0
+    mm = 0.0
+    pp = 0.0
+    nn = 0.0
+    pn = 0.0
+    for i in range(ns):
+        trace += M[i, i]
+        for c in range(ns):
+            mm += M[i, c] * M[i, c]
+            pp += P[i, c] * P[i, c]
+            nn += N[i, c] * N[i, c]
+            pn += P[i, c] * N[i, c]
+    if not (np.isfinite(mm) and np.isfinite(pp) and np.isfinite(nn) and np.isfinite(pn)):
+        return False
+    out[0] = (2.0 * rho_b * trace - mm) / ns
+    out[1] = 1.0 - (pp + nn - 2.0 * rho_b * pn) / ns
+    return True
+
+
+if AVAILABLE:  # called from the kernels below: compiled with them (lazily, on first use)
+    _pair_one = numba.njit(cache=True, fastmath=True, nogil=True)(_pair_one)
+
+
 def _pair_source(G: np.ndarray, ns: int, rho_b: float, rcond_min: float, transfer: np.ndarray,
                  retention: np.ndarray, ok: np.ndarray) -> None:  # pragma: no cover - compiled
-    S = G.shape[0]
     K = np.empty((ns, ns))
     C = np.empty((ns, ns))
     inverse = np.empty((ns, ns))
     M = np.empty((ns, ns))
     N = np.empty((ns, ns))
     P = np.empty((ns, ns))
-    for s in range(S):
-        A = G[s]
-        good = True
-        for side in range(2):
-            a0 = side * ns          # the system's block
-            b0 = (1 - side) * ns    # the right-hand side's columns
-            for i in range(ns):
-                for j in range(ns):
-                    K[i, j] = 0.5 * (A[a0 + i, a0 + j] + A[a0 + j, a0 + i])
-            if not _spd_inverse_into(K, C, inverse, rcond_min):
-                good = False
-                break
-            X = M if side == 0 else N
-            for i in range(ns):
-                for c in range(ns):
-                    X[i, c] = 0.0
-                for k in range(ns):
-                    f = inverse[i, k]
-                    for c in range(ns):
-                        X[i, c] += f * A[a0 + k, b0 + c]
-        if not good:
-            ok[s] = False
-            continue
-        for i in range(ns):
-            for c in range(ns):
-                P[i, c] = 0.0
+    out = np.empty(2)
+    for s in range(G.shape[0]):
+        ok[s] = _pair_one(G[s], ns, rho_b, rcond_min, K, C, inverse, M, N, P, out)
+        transfer[s], retention[s] = out[0], out[1]
+
+
+def _plastic_cross_into(L: np.ndarray, ns: int, X: np.ndarray) -> None:  # pragma: no cover
+    """Plasticity gating's blocks X = [[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]] from the
+    lower-triangular factors L (3, 2 Ns, 2 Ns) of the classes (0, 1), (1, 0), (1, 1)
+    (:func:`tasksim.solvers.gram.plastic_cross_grams`), only the products the blocks need:
+    row by row dot products over the nonzero columns of the triangular blocks."""
+    for i in range(ns):
+        for j in range(i + 1):
+            # P_1^T A_1 = W_11(1, 0) + W_11(1, 1); P_2^T A_2 = W_11(0, 1) + W_22(1, 1)
+            k1 = 0.0
+            k2 = 0.0
+            for k in range(j + 1):
+                k1 += L[1, i, k] * L[1, j, k] + L[2, i, k] * L[2, j, k]
+                k2 += L[0, i, k] * L[0, j, k] + L[2, ns + i, ns + k] * L[2, ns + j, ns + k]
             for k in range(ns):
-                f = M[i, k]
-                for c in range(ns):
-                    P[i, c] += f * N[k, c]
-        trace = 0.0
-        mm = 0.0
-        pp = 0.0
-        nn = 0.0
-        pn = 0.0
-        for i in range(ns):
-            trace += M[i, i]
-            for c in range(ns):
-                mm += M[i, c] * M[i, c]
-                pp += P[i, c] * P[i, c]
-                nn += N[i, c] * N[i, c]
-                pn += P[i, c] * N[i, c]
-        if not (np.isfinite(mm) and np.isfinite(pp) and np.isfinite(nn) and np.isfinite(pn)):
-            ok[s] = False
-            continue
-        transfer[s] = (2.0 * rho_b * trace - mm) / ns
-        retention[s] = 1.0 - (pp + nn - 2.0 * rho_b * pn) / ns
-        ok[s] = True
+                k2 += L[2, ns + i, k] * L[2, ns + j, k]
+            X[i, j] = k1
+            X[j, i] = k1
+            X[ns + i, ns + j] = k2
+            X[ns + j, ns + i] = k2
+    for i in range(ns):
+        for c in range(ns):
+            # W_12 = L_11 L_21^T (row i of L_11 is zero beyond column i): class (0, 1)'s is
+            # P_2^T A_1 (tasks swapped)
+            r2 = 0.0
+            for k in range(i + 1):
+                r2 += L[0, i, k] * L[0, ns + c, k]
+            X[ns + i, c] = r2
+    for i in range(ns):
+        for c in range(ns):
+            # classes (1, 0) and (1, 1) add W_12 to P_1^T A_1; (1, 1) adds W_21 = W_12^T to
+            # P_2^T A_1
+            r1 = 0.0
+            both = 0.0
+            for k in range(i + 1):
+                r1 += L[1, i, k] * L[1, ns + c, k]
+                both += L[2, i, k] * L[2, ns + c, k]
+            X[i, ns + c] = r1 + both
+            X[ns + c, i] += both
+
+
+if AVAILABLE:  # called from the kernels below: compiled with them (lazily, on first use)
+    _plastic_cross_into = numba.njit(cache=True, fastmath=True, nogil=True)(_plastic_cross_into)
+
+
+def _plastic_source(normals: np.ndarray, chi: np.ndarray, alive: np.ndarray, coef: np.ndarray,
+                    ns: int, rho_b: float, rcond_min: float, transfer: np.ndarray,
+                    retention: np.ndarray, ok: np.ndarray) -> None:  # pragma: no cover
+    p = 2 * ns
+    R = np.zeros((p, p))
+    L = np.empty((3, p, p))
+    X = np.empty((p, p))
+    K = np.empty((ns, ns))
+    C = np.empty((ns, ns))
+    inverse = np.empty((ns, ns))
+    M = np.empty((ns, ns))
+    N = np.empty((ns, ns))
+    P = np.empty((ns, ns))
+    out = np.empty(2)
+    for s in range(normals.shape[0]):
+        for c in range(3):
+            _factor_into(normals[s, c], chi[s, c], alive[s, c], coef, ns, -1, 0.0, R, L[c])
+        _plastic_cross_into(L, ns, X)
+        ok[s] = _pair_one(X, ns, rho_b, rcond_min, K, C, inverse, M, N, P, out)
+        transfer[s], retention[s] = out[0], out[1]
 
 
 def _vanilla_one(A: np.ndarray, ns: int, rho_b: float, M: np.ndarray, G: np.ndarray,
@@ -468,4 +544,37 @@ def draws_transfer_retention(normals: np.ndarray, chi: np.ndarray, dofs: np.ndar
           np.ascontiguousarray(chi, dtype=float), np.ascontiguousarray(dofs, dtype=np.int64),
           np.ascontiguousarray(coef, dtype=float), int(ns), float(rho_b), transfer, retention,
           ok)
+    return transfer, retention, ok
+
+
+def plastic_transfer_retention(normals: np.ndarray, chi: np.ndarray, alive: np.ndarray,
+                               coef: np.ndarray, ns: int, rho_b: float, rcond_min: float
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(transfer, retention, ok) of plasticity gating straight from the draws of
+    :func:`tasksim.solvers.gram.draw_plastic_seeded` (``normals`` (S, 3, p(p - 1)/2), ``chi``
+    (S, 3, p), ``alive`` (S, 3) the rows of R drawn and nonzero,
+    :func:`tasksim.solvers.gram.plastic_alive_rows`; ``coef`` the 2 x 2 chain with
+    1/sqrt(Ns)): per sample the three class factors, the blocks P_mu^T A_nu that plasticity
+    gating needs (module docstring, 4) and the solve of :func:`pair_transfer_retention`
+    (M = (P_1^T A_1)^{-1} P_1^T A_2, N = (P_2^T A_2)^{-1} P_2^T A_1, ``rcond_min`` demanded
+    of both systems), all in the cache. Where not ok the caller solves the sample again.
+    Needs numba.
+
+    Examples
+    --------
+    >>> normals, chi = np.zeros((1, 3, 6)), np.full((1, 3, 4), 2.0)   # R = sqrt(2) I
+    >>> tf, rt, ok = plastic_transfer_retention(normals, chi, np.array([[2, 2, 4]]), np.eye(2),
+    ...                                         2, 0.5, 1e-2)
+    >>> tf.tolist(), rt.tolist(), ok.tolist()      # A_1, A_2 orthogonal
+    ([0.0], [1.0], [True])
+    """
+    if not AVAILABLE:
+        raise RuntimeError("numba is not installed")
+    S = normals.shape[0]
+    transfer, retention = np.empty(S), np.empty(S)
+    ok = np.zeros(S, dtype=np.bool_)
+    _call(_plastic_source, np.ascontiguousarray(normals, dtype=float),
+          np.ascontiguousarray(chi, dtype=float), np.ascontiguousarray(alive, dtype=np.int64),
+          np.ascontiguousarray(coef, dtype=float), int(ns), float(rho_b), float(rcond_min),
+          transfer, retention, ok)
     return transfer, retention, ok

@@ -9,9 +9,10 @@ Paths
 ``gram`` (vanilla, random and plasticity gating, Euclidean, Fisher: :data:`GRAM_MODELS`)
     batches of Gram matrices and the closed forms of :mod:`tasksim.solvers.two_task_batch`.
     Under the ``gaussian`` generator the Grams are Wishart-sampled
-    (:func:`tasksim.solvers.gram.sample_gram_seeded`): the cost per sample does not depend on
-    Nx. Under ``appendix`` the task matrices are drawn (Appendix A) and their Gram formed:
-    the cost is linear in Nx.
+    (:func:`tasksim.solvers.gram.sample_gram_seeded`; plasticity gating draws only the
+    blocks it needs, :func:`tasksim.solvers.gram.draw_plastic_seeded`): the cost per sample
+    does not depend on Nx. Under ``appendix`` the task matrices are drawn (Appendix A) and
+    their Gram formed: the cost is linear in Nx.
 ``samples`` (adaptive gating, soft-thresholding, diagonal Fisher)
     :func:`tasksim.solvers.api.simulate_samples`, one explicit draw per sample.
 
@@ -50,6 +51,7 @@ from .span import ExplicitBlocks
 from .sweep import Estimate, Progress
 from .tasks import draw_gates, draw_tasks
 from .two_task_batch import (BLOCKS, GRAM_MODELS, gram_transfer_retention,
+                             plasticity_transfer_retention_seeded,
                              vanilla_transfer_retention_seeded)
 from .validation import check_positive_int
 
@@ -206,6 +208,10 @@ def chunk_samples(spec: ProbeSpec, nx: int, seeds: Sequence[np.random.SeedSequen
         if spec.generator == "gaussian" and spec.model == "vanilla":  # the Gram's factor
             return vanilla_transfer_retention_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
                                                      rho_b=spec.rho_b)
+        if spec.generator == "gaussian" and spec.model == "plasticity-gating":  # its blocks
+            return plasticity_transfer_retention_seeded(seeds, nx=nx, ns=spec.ns,
+                                                        rho_a=spec.rho_a, rho_b=spec.rho_b,
+                                                        alpha=spec.alpha)
         if spec.generator == "gaussian":
             grams = sample_gram_seeded(seeds, nx=nx, ns=spec.ns, rho_a=spec.rho_a,
                                        names=BLOCKS[spec.model], alpha=spec.alpha)

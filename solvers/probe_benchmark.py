@@ -12,11 +12,12 @@
    Ns = 30) at the machine's own matrix-product rate (:func:`matrix_product_rate`, one BLAS
    thread per process). The achieved fraction is floor time / measured time (1 would be the
    floor's arithmetic at full matrix-product speed), by the wall clock and by processor time
-   (the machine's other load excluded). The same for random gating (four gate classes),
-   against its own floor. Where the time goes: the processor time of the random draws alone
+   (the machine's other load excluded). The same for random and plasticity gating (four gate
+   classes, counted as random gating's whether the path draws them or not), against their
+   own floor. Where the time goes: the processor time of the random draws alone
    (seeds, generators, normals, chi-squares: :func:`tasksim.solvers.gram.draw_bartlett_seeded`)
    and the arithmetic the path cannot do without (:func:`necessary_flop_per_sample`, using
-   the triangular and symmetric structure; 0.21 and 0.27 MFLOP), which is what the rest is
+   the triangular and symmetric structure; 0.21, 0.27 and 0.32 MFLOP), which is what the rest is
    compared with.
 
 Timings are wall-clock (``time.perf_counter``); run with one BLAS thread per process
@@ -141,12 +142,18 @@ def necessary_flop_per_sample(model: str = "vanilla", ns: int = 30) -> float:
     block, Ns^3/3; (0, 1): A_2's, Ns^3/3; (1, 1): three blocks, Ns^3/3 + Ns^3 + 4 Ns^3/3;
     class (0, 0) none), two Cholesky solves with Ns right-hand sides (2 (Ns^3/3 + 2 Ns^3))
     and M N (2 Ns^3): 10 Ns^3.
+    ``plasticity-gating``: the blocks P_mu^T A_nu from the factors of the classes that add to
+    them (:func:`tasksim.solvers.gram.draw_plastic_seeded`; (1, 0) and (0, 1): a triangular
+    block's lower Gram and its product with the cross block, Ns^3/3 + Ns^3 each; (1, 1):
+    Ns^3/3 + Ns^3 + 4 Ns^3/3), then the solves and M N as random gating: 12 Ns^3.
 
     >>> necessary_flop_per_sample("vanilla", 30), necessary_flop_per_sample("random-gating", 30)
     (207000.0, 270000.0)
+    >>> necessary_flop_per_sample("plasticity-gating", 30)
+    324000.0
     """
     n3 = float(check_positive_int("ns", ns)) ** 3
-    counts = {"vanilla": 23.0 / 3.0, "random-gating": 10.0}
+    counts = {"vanilla": 23.0 / 3.0, "random-gating": 10.0, "plasticity-gating": 12.0}
     if model not in counts:
         raise ValueError(f"model must be one of {', '.join(counts)}, got {model!r}")
     return round(counts[model] * n3, 6)
@@ -155,27 +162,31 @@ def necessary_flop_per_sample(model: str = "vanilla", ns: int = 30) -> float:
 def _draw_cpu_seconds(spec: ProbeSpec, nx: int, samples: int) -> float:
     """Processor seconds per sample of the random draws alone, as the probe makes them
     (the seeds, a generator per seed, the class counts, normals and chi-squares)."""
-    from .gram import GramPlan, draw_bartlett_seeded
+    from .gram import GramPlan, draw_bartlett_seeded, draw_plastic_seeded
     from .two_task_batch import BLOCKS
 
     plan = GramPlan(BLOCKS[spec.model], nx, spec.ns, spec.rho_a, spec.alpha, 0.0, None)
     start = time.process_time()
     for _, first, stop in chunks(samples):
-        draw_bartlett_seeded([sample_seed(1, nx, j) for j in range(first, stop)], plan)
+        seeds = [sample_seed(1, nx, j) for j in range(first, stop)]
+        if spec.model == "plasticity-gating" and spec.generator == "gaussian":
+            draw_plastic_seeded(seeds, nx=nx, ns=spec.ns, alpha=spec.alpha)
+        else:
+            draw_bartlett_seeded(seeds, plan)
     return (time.process_time() - start) / samples
 
 
 def gram_throughput(*, samples: int = 10**6, nx: int = 3000, ns: int = 30, workers: int = 2,
                     model: str = "vanilla", alpha: Optional[float] = None,
                     rate: Optional[float] = None, log: Log = None) -> dict[str, Any]:
-    """``samples`` Gram-path samples of ``model`` (vanilla, or ``random-gating`` with
-    ``alpha``; one Nx) on ``workers`` processes, timed by the wall clock, and their processor
-    time per sample measured in this process (up to 20000 samples; the machine's other load
-    does not count), with the floor (:func:`floor_flop_per_sample`, one gate class for
-    vanilla, four for gated models), the achieved fractions, the processor time of the
-    draws alone and the necessary arithmetic (:func:`necessary_flop_per_sample`; module
-    docstring). ``rate``: the matrix-product rate to count the floors at (default: measured
-    now)."""
+    """``samples`` Gram-path samples of ``model`` (vanilla, or ``random-gating`` or
+    ``plasticity-gating`` with ``alpha``; one Nx) on ``workers`` processes, timed by the wall
+    clock, and their processor time per sample measured in this process (up to 20000
+    samples; the machine's other load does not count), with the floor
+    (:func:`floor_flop_per_sample`, one gate class for vanilla, four for gated models), the
+    achieved fractions, the processor time of the draws alone and the necessary arithmetic
+    (:func:`necessary_flop_per_sample`; module docstring). ``rate``: the matrix-product rate
+    to count the floors at (default: measured now)."""
     samples = check_positive_int("samples", samples)
     workers = check_positive_int("workers", workers)
     spec = ProbeSpec(model, rho_a=0.8, rho_b=0.5, alpha=alpha, ns=ns)
@@ -194,7 +205,8 @@ def gram_throughput(*, samples: int = 10**6, nx: int = 3000, ns: int = 30, worke
     cpu = (time.process_time() - start) * samples / measured
     draw_cpu = _draw_cpu_seconds(spec, nx, measured)
     necessary = (necessary_flop_per_sample(model, ns)
-                 if model in ("vanilla", "random-gating") else float("nan"))
+                 if model in ("vanilla", "random-gating", "plasticity-gating")
+                 else float("nan"))
     floor = flop * samples / (rate * workers)
     floor_cpu = flop * samples / rate
     _say(log, f"Gram path, {model}, Ns = {ns}: {samples} samples in {seconds:.1f} s on "

@@ -31,10 +31,12 @@ a Cholesky solve, stacked: :mod:`tasksim.solvers.batched_linalg`):
 These are the fixed points of :mod:`tasksim.solvers.linear_models` written out for two tasks
 (the tests check them against :func:`tasksim.solvers.linear_models.solve_features` and
 :func:`tasksim.solvers.metrics.error_matrix` sample by sample); the generic solvers stay the
-reference, this module is the fast path of the finite-size probe. Vanilla and random gating
-run, where numba is installed, through the compiled per-sample kernels of
+reference, this module is the fast path of the finite-size probe. Vanilla, random and
+plasticity gating run, where numba is installed, through the compiled per-sample kernels of
 :mod:`tasksim.solvers.gram_kernels` (vanilla from the Gram's triangular factor, never
-forming G_11); a sample a kernel cannot solve as invertible takes the numpy route here.
+forming G_11; plasticity gating from the draws of the three gate classes its blocks
+P_mu^T A_nu need, :func:`plasticity_transfer_retention_seeded`); a sample a kernel cannot
+solve as invertible takes the numpy route here.
 
 Examples
 --------
@@ -52,13 +54,15 @@ import numpy as np
 
 from .batched_linalg import cholesky_factors, lower_inverse, spd_inverse
 from .fixed_points import EIG_RTOL
-from .gram import SLICE, GramPlan, draw_bartlett_seeded, sample_gram_factor_seeded
+from .gram import (SLICE, GramPlan, draw_bartlett_seeded, draw_plastic_seeded,
+                   plastic_alive_rows, plastic_cross_grams, sample_gram_factor_seeded)
 from .validation import check_nonnegative, check_positive_int, check_unit_interval
 
 __all__ = ["GRAM_MODELS", "BLOCKS", "psd_pinv_batch", "two_task_maps",
            "transfer_retention_from_maps", "gram_transfer_retention",
            "vanilla_maps_from_factor", "vanilla_factor_transfer_retention",
-           "vanilla_transfer_retention_seeded"]
+           "vanilla_transfer_retention_seeded", "plastic_maps",
+           "plasticity_transfer_retention_seeded"]
 
 GRAM_MODELS: tuple[str, ...] = ("vanilla", "random-gating", "plasticity-gating", "euclidean",
                                 "fisher")
@@ -95,6 +99,11 @@ Cholesky when its reciprocal 1-norm condition number exceeds this, else by the
 pseudo-inverse. At this margin the pseudo-inverse would keep every eigenvalue (EIG_RTOL =
 1e-10 of the largest, four orders below, more than the factor Ns between the norms), so both
 give the inverse, to rounding."""
+
+
+RCOND_PLASTIC = 1e-2
+"""The condition :func:`_plastic_solve` demands before it skips the eigenvalues; the compiled
+route flags a sample below it, which then takes that numpy route."""
 
 
 def _solve_psd(K: np.ndarray, R: np.ndarray, *, full_rank: bool
@@ -150,9 +159,7 @@ def two_task_maps(model: str, grams: np.ndarray, *, ns: int, lam: Optional[float
     eye = np.eye(ns)
     if model == "plasticity-gating":
         # blocks A1, A2, D1A1, D2A2: P_mu^T A_nu = (D_mu A_mu)^T A_nu = G[2 + mu][nu]
-        K1, K2 = G[2][0], G[3][1]
-        return (_plastic_solve(K1, G[2][1]), _plastic_solve(K2, G[3][0]),
-                np.broadcast_to(eye, K1.shape))
+        return plastic_maps(grams[:, 2 * ns:, :2 * ns], ns=ns)
     shift = lam if model == "euclidean" else 0.0
     full_rank = model != "random-gating"
     K = G[0][0] + shift * eye
@@ -192,12 +199,30 @@ def _projector(eye: np.ndarray, shape: tuple[int, ...], ok: np.ndarray,
     return H
 
 
+def plastic_maps(cross: np.ndarray, *, ns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(M, N, H) of ``plasticity-gating`` from its blocks ``cross`` (batch, 2 Ns, 2 Ns) =
+    [[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]] (the lower-left quadrant of its Gram,
+    or :func:`tasksim.solvers.gram.plastic_cross_grams`): M = (P_1^T A_1)^{-1} P_1^T A_2,
+    N = (P_2^T A_2)^{-1} P_2^T A_1, H = I (Appendix B.2).
+
+    Examples
+    --------
+    >>> maps = plastic_maps(np.eye(4)[None], ns=2)    # A_1, A_2 orthogonal
+    >>> [float(np.abs(m).max()) for m in maps]
+    [0.0, 0.0, 1.0]
+    """
+    G = _blocks(np.asarray(cross, dtype=float), ns, 2)
+    K1, K2 = G[0][0], G[1][1]
+    return (_plastic_solve(K1, G[0][1]), _plastic_solve(K2, G[1][0]),
+            np.broadcast_to(np.eye(ns), K1.shape))
+
+
 def _plastic_solve(K: np.ndarray, R: np.ndarray) -> np.ndarray:
     """K^{-1} R for K = A^T D A of plasticity gating; ValueError when a K is singular (fewer
     than Ns plastic inputs): eigenvalues at or below sqrt(EIG_RTOL) times the largest, as
     :func:`tasksim.solvers.fixed_points.readout_map` decides. A condition estimate above 1e-2
     (a condition number below about 1e3, far from that limit) skips the eigenvalues."""
-    inverse, ok = spd_inverse(K, 1e-2)
+    inverse, ok = spd_inverse(K, RCOND_PLASTIC)
     X = inverse @ R
     if not ok.all():
         doubtful = 0.5 * (K[~ok] + np.swapaxes(K[~ok], -1, -2))
@@ -339,6 +364,51 @@ def vanilla_transfer_retention_seeded(seeds: Sequence[np.random.SeedSequence], *
     return transfer, retention
 
 
+def plasticity_transfer_retention_seeded(seeds: Sequence[np.random.SeedSequence], *, nx: int,
+                                         ns: int, rho_a: float, rho_b: float, alpha: float
+                                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Plasticity-gating transfer and retention of one sample per seed, gaussian generator
+    (random gates, rho_g = 0), from only the blocks it needs: the draws of
+    :func:`tasksim.solvers.gram.draw_plastic_seeded` (three gate classes, not four; R_22 of
+    two of them not drawn), solved per sample in the cache by
+    :func:`tasksim.solvers.gram_kernels.plastic_transfer_retention` where numba is installed
+    (a flagged sample, and every sample without numba, through
+    :func:`tasksim.solvers.gram.plastic_cross_grams` and :func:`plastic_maps`). The law of
+    :func:`gram_transfer_retention` on :func:`tasksim.solvers.gram.sample_gram_seeded`'s
+    Grams, not its random stream.
+
+    Examples
+    --------
+    >>> seeds = np.random.SeedSequence(0).spawn(2)
+    >>> tf, rt = plasticity_transfer_retention_seeded(seeds, nx=10**5, ns=3, rho_a=1.0,
+    ...                                               rho_b=1.0, alpha=0.5)
+    >>> np.round(tf, 6).tolist(), np.round(rt, 6).tolist()     # identical tasks
+    ([1.0, 1.0], [1.0, 1.0])
+    """
+    from . import gram_kernels
+
+    nx = check_positive_int("nx", nx)
+    ns = check_positive_int("ns", ns)
+    rho_a = check_unit_interval("rho_a", rho_a)
+    rho_b = check_unit_interval("rho_b", rho_b)
+    normals, chi, dofs = draw_plastic_seeded(seeds, nx=nx, ns=ns, alpha=alpha)
+    if not gram_kernels.AVAILABLE:
+        return _plastic_numpy_route(normals, chi, dofs, ns=ns, rho_a=rho_a, rho_b=rho_b)
+    coef = GramPlan(("A1", "A2"), nx, ns, rho_a, None, 0.0, 2).chain / np.sqrt(ns)
+    transfer, retention, ok = gram_kernels.plastic_transfer_retention(
+        normals, chi, plastic_alive_rows(dofs, ns), coef, ns, rho_b, RCOND_PLASTIC)
+    if not ok.all():
+        transfer[~ok], retention[~ok] = _plastic_numpy_route(
+            normals[~ok], chi[~ok], dofs[~ok], ns=ns, rho_a=rho_a, rho_b=rho_b)
+    return transfer, retention
+
+
+def _plastic_numpy_route(normals: np.ndarray, chi: np.ndarray, dofs: np.ndarray, *, ns: int,
+                         rho_a: float, rho_b: float) -> tuple[np.ndarray, np.ndarray]:
+    cross = plastic_cross_grams(normals, chi, dofs, ns=ns, rho_a=rho_a)
+    return transfer_retention_from_maps(*plastic_maps(cross, ns=ns), rho_b)
+
+
 def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: float,
                             lam: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
     """Transfer and retention of ``model`` for every Gram of the batch (module docstring), in
@@ -360,7 +430,8 @@ def gram_transfer_retention(model: str, grams: np.ndarray, *, ns: int, rho_b: fl
         pair = grams
         if model == "plasticity-gating":  # [[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]]
             pair = grams[:, 2 * ns:, :2 * ns]
-        rcond = {"vanilla": 0.0, "random-gating": RCOND_CHOLESKY, "plasticity-gating": 1e-2}
+        rcond = {"vanilla": 0.0, "random-gating": RCOND_CHOLESKY,
+                 "plasticity-gating": RCOND_PLASTIC}
         transfer, retention, ok = gram_kernels.pair_transfer_retention(pair, ns, rho_b,
                                                                        rcond[model])
         if not ok.all():

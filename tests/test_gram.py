@@ -19,6 +19,7 @@ from tasksim.solvers.gram import (
     sample_features,
     sample_gram,
     sample_gram_seeded,
+    sample_plastic_cross_seeded,
     sample_wishart,
     task_covariance_factor,
 )
@@ -155,6 +156,40 @@ def test_per_seed_grams_have_the_law_of_the_batch_sampler(names, alpha, dof_belo
     threshold = _bonferroni(2 * seeded.shape[1])
     assert _max_z_two_samples(seeded, batch) < threshold
     assert _max_z_two_samples(seeded**2, batch**2) < threshold
+
+
+def _with_products(x: np.ndarray) -> np.ndarray:
+    """Every entry and every product of two entries, one row per draw (second moments,
+    including those that tie one block to another)."""
+    i, j = np.triu_indices(x.shape[1])
+    return np.concatenate([x, x[:, i] * x[:, j]], axis=1)
+
+
+@pytest.mark.parametrize("nx", [40, 3])  # 3 < 2 Ns: rows of R beyond the class count zero
+def test_plasticity_blocks_drawn_from_three_classes_have_the_law_of_explicit_draws(nx):
+    """[[P_1^T A_1, P_1^T A_2], [P_2^T A_1, P_2^T A_2]] (P_mu = D_mu A_mu) from the gate
+    classes (0, 1), (1, 0), (1, 1) alone, R_22 of the first two not drawn and class (0, 1)
+    drawn with the tasks swapped: the first and second moments of the explicit draws."""
+    n, ns = 2000, 2
+    names = ("A1", "A2", "D1A1", "D2A2")
+    drawn = sample_plastic_cross_seeded(np.random.SeedSequence(31).spawn(n), nx=nx, ns=ns,
+                                        rho_a=0.6, alpha=0.5)
+    explicit = _explicit_grams(n, nx=nx, ns=ns, rho_a=0.6, names=names, alpha=0.5,
+                               seed=32)[:, 2 * ns:, :2 * ns]
+    drawn, explicit = (_with_products(g.reshape(n, -1)) for g in (drawn, explicit))
+    assert _max_z_two_samples(drawn, explicit) < _bonferroni(drawn.shape[1])
+
+
+def test_the_plasticity_blocks_comparison_rejects_a_transposed_cross_block():
+    """The check above has power: P_2^T A_1 replaced by its transpose A_1^T P_2 is caught."""
+    n, ns = 2000, 2
+    drawn = sample_plastic_cross_seeded(np.random.SeedSequence(31).spawn(n), nx=40, ns=ns,
+                                        rho_a=0.6, alpha=0.5)
+    drawn[:, ns:, :ns] = np.swapaxes(drawn[:, ns:, :ns], -1, -2)
+    explicit = _explicit_grams(n, nx=40, ns=ns, rho_a=0.6, names=("A1", "A2", "D1A1", "D2A2"),
+                               alpha=0.5, seed=32)[:, 2 * ns:, :2 * ns]
+    drawn, explicit = (_with_products(g.reshape(n, -1)) for g in (drawn, explicit))
+    assert _max_z_two_samples(drawn, explicit) > _bonferroni(drawn.shape[1])
 
 
 def test_a_per_seed_gram_does_not_depend_on_the_batch_it_is_drawn_in():

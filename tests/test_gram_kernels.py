@@ -7,10 +7,12 @@ import pytest
 
 from tasksim.solvers import gram_kernels
 from tasksim.solvers.batched_linalg import lower_inverse, spd_inverse
-from tasksim.solvers.gram import GramPlan, sample_gram_seeded
+from tasksim.solvers.gram import (GramPlan, _factors_numpy, draw_plastic_seeded, plastic_alive_rows,
+                                  plastic_cross_grams, sample_gram_seeded)
 from tasksim.solvers.probe import ProbeSpec, chunk_samples, sample_seed
-from tasksim.solvers.two_task_batch import (BLOCKS, _sliced_transfer_retention,
-                                            gram_transfer_retention,
+from tasksim.solvers.two_task_batch import (BLOCKS, RCOND_PLASTIC, _sliced_transfer_retention,
+                                            gram_transfer_retention, plastic_maps,
+                                            transfer_retention_from_maps,
                                             vanilla_factor_transfer_retention,
                                             vanilla_transfer_retention_seeded)
 
@@ -54,7 +56,7 @@ def test_random_gating_draws_only_the_classes_and_tasks_its_blocks_need():
 @needs_numba
 @pytest.mark.parametrize("model, alpha, nx", [
     ("vanilla", None, 3000), ("vanilla", None, 45), ("random-gating", 0.5, 3000),
-    ("random-gating", 0.5, 40), ("plasticity-gating", 0.7, 500)])
+    ("random-gating", 0.5, 40)])
 def test_the_compiled_route_gives_the_numbers_of_the_numpy_route(monkeypatch, model, alpha, nx):
     spec = ProbeSpec(model, rho_a=0.7, rho_b=0.4, alpha=alpha, ns=6)
     seeds = [sample_seed(5, nx, j) for j in range(60)]
@@ -68,6 +70,65 @@ def test_the_compiled_route_gives_the_numbers_of_the_numpy_route(monkeypatch, mo
     assert np.array_equal(sample_gram_seeded(seeds, nx=nx, ns=6, rho_a=0.7,
                                              names=BLOCKS[model], alpha=alpha).round(9),
                           grams.round(9))
+
+
+def _plastic_reference(seeds, *, nx, ns, rho_a, rho_b, alpha):
+    """Plasticity gating by the numpy reference: its blocks by full products of the class
+    factors (plastic_cross_grams), then the closed form (plastic_maps, as two_task_maps)."""
+    normals, chi, dofs = draw_plastic_seeded(seeds, nx=nx, ns=ns, alpha=alpha)
+    cross = plastic_cross_grams(normals, chi, dofs, ns=ns, rho_a=rho_a)
+    return transfer_retention_from_maps(*plastic_maps(cross, ns=ns), rho_b)
+
+
+@needs_numba
+@pytest.mark.parametrize("nx, ns, alpha", [(500, 6, 0.7), (3000, 30, 0.5), (60, 6, 0.4)])
+def test_the_compiled_plasticity_route_gives_the_numbers_of_the_numpy_route(monkeypatch, nx,
+                                                                             ns, alpha):
+    spec = ProbeSpec("plasticity-gating", rho_a=0.7, rho_b=0.4, alpha=alpha, ns=ns)
+    seeds = [sample_seed(5, nx, j) for j in range(60)]
+    compiled = chunk_samples(spec, nx, seeds)
+    reference = _plastic_reference(seeds, nx=nx, ns=ns, rho_a=0.7, rho_b=0.4, alpha=alpha)
+    monkeypatch.setattr(gram_kernels, "AVAILABLE", False)
+    numpy_route = chunk_samples(spec, nx, seeds)
+    for a, b, c in zip(compiled, numpy_route, reference):
+        assert np.allclose(a, b, rtol=0, atol=1e-10) and np.allclose(a, c, rtol=0, atol=1e-10)
+
+
+@needs_numba
+def test_an_ill_conditioned_plasticity_sample_is_flagged_and_solved_by_numpy():
+    # alpha Nx = 15 plastic inputs on average (at least 10 in these samples) for Ns = 6: a
+    # P_mu^T A_mu below the condition the compiled route demands, which takes the numpy route
+    seeds = [sample_seed(4, 30, j) for j in range(40)]
+    normals, chi, dofs = draw_plastic_seeded(seeds, nx=30, ns=6, alpha=0.5)
+    coef = GramPlan(("A1", "A2"), 30, 6, 0.5, None, 0.0, 2).chain / np.sqrt(6)
+    _, _, ok = gram_kernels.plastic_transfer_retention(
+        normals, chi, plastic_alive_rows(dofs, 6), coef, 6, 0.5, RCOND_PLASTIC)
+    assert 0 < (~ok).sum() < len(seeds)
+    spec = ProbeSpec("plasticity-gating", rho_a=0.5, rho_b=0.5, alpha=0.5, ns=6)
+    fast = chunk_samples(spec, 30, seeds)
+    slow = _plastic_reference(seeds, nx=30, ns=6, rho_a=0.5, rho_b=0.5, alpha=0.5)
+    assert np.allclose(fast, slow, rtol=0, atol=1e-9)
+
+
+def test_the_plasticity_blocks_are_those_of_the_gram_of_all_four_blocks():
+    """Given the factors of classes (0, 1), (1, 0), (1, 1) (class (0, 1) with the tasks in the
+    other order), the blocks P_mu^T A_nu are the lower-left quadrant of the Gram the generic
+    assembly makes from all four classes (class (0, 0) adds nothing to them)."""
+    ns, rng = 3, np.random.default_rng(7)
+    normals, chi = rng.standard_normal((5, 3, 15)), rng.chisquare(9, (5, 3, 6))
+    dofs = np.array([[9, 9, 9]] * 5)
+    normals[:, :2, ns * (3 * ns - 1) // 2:] = 0.0  # R_22 of the first two classes: not drawn
+    cross = plastic_cross_grams(normals, chi, dofs, ns=ns, rho_a=0.4)
+    plan = GramPlan(BLOCKS["plasticity-gating"], 9, ns, 0.4, 0.5, 0.0, None)
+    L = _factors_numpy(normals, chi, np.minimum(dofs, [ns, ns, 2 * ns]), plan)
+    swap = np.kron(np.array([[0, 1], [1, 0]]), np.eye(ns))
+    every = np.zeros((5, 4, 2 * ns, 2 * ns))  # classes (0, 0), (0, 1), (1, 0), (1, 1)
+    every[:, 1] = swap @ L[:, 0] @ np.swapaxes(L[:, 0], -1, -2) @ swap  # tasks back in order
+    every[:, 2] = L[:, 1] @ np.swapaxes(L[:, 1], -1, -2)
+    every[:, 3] = L[:, 2] @ np.swapaxes(L[:, 2], -1, -2)
+    every[:, 0] = np.eye(2 * ns)  # anything: no block of the quadrant reads it
+    quadrant = plan.assemble(every)[:, 2 * ns:, :2 * ns]
+    assert np.allclose(cross, quadrant, rtol=0, atol=1e-12)
 
 
 @needs_numba
