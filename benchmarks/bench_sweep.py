@@ -5,7 +5,8 @@
 1. the Fig. 1 grid (6 x 6 (rho_a, rho_b), 10 seeds, Nx = 3000, Ns = 30, vanilla, gaussian)
    by tasksim.sweep (an xarray.Dataset with the theory), in process, against the batched
    benchmark path on the same grid (required: at most twice its time);
-2. the processor time per sample of the vanilla and the random-gating Gram paths (Ns = 30)
+2. the processor time per sample of the vanilla, random-gating and plasticity-gating Gram
+   paths (Ns = 30)
    against their arithmetic floors at this machine's matrix-product rate (required: within
    5x), one process; and where it goes: the random draws alone, and the rest against the
    arithmetic the path needs (solvers/probe_benchmark.py).
@@ -31,7 +32,8 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()}, cpus: {os.cpu_count()}")
     s = sweep_benchmark(quick=args.quick, log=print)
     print(f"sweep / batched path: {s['ratio']:.2f} (required: at most 2)")
-    for model, alpha in (("vanilla", None), ("random-gating", 0.5)):
+    for model, alpha in (("vanilla", None), ("random-gating", 0.5),
+                         ("plasticity-gating", 0.5)):
         g = gram_throughput(samples=args.samples, workers=1, model=model, alpha=alpha,
                             ns=10 if args.quick else 30, log=print)
         floor_us = 1e6 * g["floor_flop_per_sample"] / g["matrix_product_flops"]

@@ -604,7 +604,7 @@ def _format_bench(f: dict[str, Any]) -> str:
                  f"at that rate): {gt['floor_seconds']:.1f} s; achieved fraction of the floor: "
                  f"{gt['fraction_of_floor']:.2f}")
     gated = f.get("gram_throughput_gated")
-    for gt in (gt, gated) if gated else (gt,):
+    for gt in [t for t in (gt, gated, f.get("gram_throughput_plasticity")) if t]:
         lines.append(f"  {gt.get('model', 'vanilla')}: "
                      f"{1e6 * gt['cpu_seconds_per_sample']:.1f} us of processor time per "
                      f"sample, floor {gt['floor_flop_per_sample'] / 1e6:.2f} MFLOP = "

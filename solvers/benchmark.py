@@ -308,6 +308,7 @@ def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dic
         scaling = probe_scaling((10**3, 10**6), seeds=250, repeats=1, log=log)
         throughput = gram_throughput(samples=5000, log=log)
         gated = gram_throughput(samples=2000, model="random-gating", alpha=0.5, log=log)
+        plastic = gram_throughput(samples=2000, model="plasticity-gating", alpha=0.5, log=log)
         fig1 = fig1_exact_vs_gd(grid=2, seeds=3, nx=1000, ns=10, ny=5, seed=seed, log=log)
     else:
         appendix = appendix_scaling(seed=seed, log=log)
@@ -319,6 +320,8 @@ def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dic
         throughput = gram_throughput(rate=rate, log=log)
         gated = gram_throughput(samples=10**5, model="random-gating", alpha=0.5, rate=rate,
                                 log=log)
+        plastic = gram_throughput(samples=10**5, model="plasticity-gating", alpha=0.5,
+                                  rate=rate, log=log)
         fig1 = fig1_exact_vs_gd(seed=seed, log=log)
     return {
         "quick": quick,
@@ -327,6 +330,7 @@ def run_benchmark(*, quick: bool = False, seed: int = 0, log: Log = None) -> dic
         "probe_scaling": scaling,
         "gram_throughput": throughput,
         "gram_throughput_gated": gated,
+        "gram_throughput_plasticity": plastic,
         "fig1_exact_vs_gd": fig1,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "numpy": np.__version__,
