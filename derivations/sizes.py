@@ -432,7 +432,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     >>> size, how = leading_order_error("vanilla.transfer")
     >>> size.value, size.point
     (0.01, {'rho_a': 0.0})
-    >>> leading_order_error("gating.optimal_alpha")[0] is None
+    >>> leading_order_error("gating.probe_error")[0] is None
     True
     """
     if claim_id in LOCATIONS:
