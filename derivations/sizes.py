@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_change",
            "observable_size", "LimitTerm", "LIMIT_TERMS", "limit_observable",
-           "Location", "LOCATIONS", "location_shift", "NO_LIMIT_TERM", "LIMIT_REASON",
+           "Location", "LOCATIONS", "location_shift", "UNSIZED_OBSERVABLES", "NO_LIMIT_TERM", "LIMIT_REASON",
            "leading_order_error"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
@@ -213,6 +213,8 @@ class LimitTerm:
     against: Optional[str] = None
     """A second model whose coefficient is subtracted (a relation between two closed forms:
     the size is that of the difference of their 1/Nx terms)."""
+    against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
+    """The substitution that makes ``against``'s parameters the statement's (alpha = gamma)."""
 
     @property
     def observable(self) -> str:
@@ -284,7 +286,10 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         "gating.transfer.random", "gating.transfer.random.appendix", "gating.transfer",
         "gating.transfer.dense_gating_helps")},
     **{i: LimitTerm(_terms("random-gating", "retention"), _GATES) for i in (
-        "gating.retention.random", "gating.retention.random.appendix", "gating.retention",
+        "gating.retention.random", "gating.retention.random.appendix", "gating.retention")},
+    **{i: LimitTerm(_terms("random-gating", "retention"), "at alpha = 0.1 (the statement is "
+                    "about alpha -> 0; 0.1 is the sparsest grid point, ten times Ns/Nx), max "
+                    "over rho_a, rho_b", points=(((alpha, sp.Rational(1, 10)),),)) for i in (
         "gating.retention.optimized_at_alpha_to_zero", "gating.retention.alpha_to_zero")},
     "gating.random_scales_rho_a": LimitTerm(_terms("random-gating", *_BOTH), _GATES),
     "phase_diagram.rising_region": LimitTerm(_terms("random-gating", *_BOTH), _GATES),
@@ -344,8 +349,11 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
     "fisher.W1.unregularized": LimitTerm(_terms("fisher", "transfer"), _ENTERS_W + _FISHER),
     "fisher.W2": LimitTerm(_terms("fisher", "retention"), _ENTERS_W + _FISHER),
     # Sec. 6.1 and Appendix C.1, Euclidean regularization (lam = (Nx/Ns)(1/gamma - 1))
-    **{i: LimitTerm(_terms("euclidean", "transfer"), _DOMAIN) for i in (
-        "euclidean.transfer", "euclidean.transfer_equals_random_gating")},
+    "euclidean.transfer": LimitTerm(_terms("euclidean", "transfer"), _DOMAIN),
+    "euclidean.transfer_equals_random_gating": LimitTerm(
+        _terms("euclidean", "transfer"), "against random gating at alpha = gamma: the "
+        "difference of the two exact 1/Nx coefficients, max over the grid",
+        against="random-gating", against_point=((alpha, gamma),)),
     **{i: LimitTerm(_terms("euclidean", "retention"), _DOMAIN) for i in (
         "euclidean.retention", "euclidean.retention_optimum_interior")},
     "euclidean.error_task1_after_task2": LimitTerm(
@@ -357,7 +365,9 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
     "euclidean.less_robust_than_fisher": LimitTerm(
         _terms("euclidean", "retention") + _terms("fisher", "retention"), _DOMAIN),
     # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
-    **{i: LimitTerm(_terms("fisher", "transfer"), _DOMAIN) for i in (
+    **{i: LimitTerm(_terms("fisher", "transfer"), "against the vanilla model: the difference "
+                    "of the two exact 1/Nx coefficients, max over the grid",
+                    against="vanilla") for i in (
         "fisher.transfer_equals_vanilla.independent_metric",
         "fisher.transfer_equals_vanilla.unregularized")},
 }
@@ -389,6 +399,21 @@ NO_LIMIT_TERM: dict[str, str] = {
 """Why a statement that holds in the stated limit has no size, where the reason is more
 specific than :data:`LIMIT_REASON`."""
 
+UNSIZED_OBSERVABLES: dict[str, str] = {
+    "averages.adaptive.improves_transfer": "average Delta eps_TF over rho_a, rho_b of "
+                                           "adaptive gating",
+    "gating.probe_error": "the probe error of adaptive gating",
+    "gating.adaptive_rho_g": "rho_g of adaptive gating (the gates' correlation)",
+    "gating.adaptive_alpha_tilde": "alpha~ of adaptive gating",
+    "euclidean.impairs_acquisition": "eps_2[W_2], the error on the task just learned "
+                                     "(Euclidean model)",
+    "fisher_diagonal.transfer_invariance_lost": "Delta eps_TF of the diagonal-Fisher model",
+    "fisher_diagonal.attenuates_robustness": "Delta eps_RT of the diagonal-Fisher model",
+    "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny (vanilla model)",
+    "fisher.invertibility": "the invertibility of two square matrices (no number)",
+}
+"""What each statement of :data:`NO_LIMIT_TERM` is about (it has no size)."""
+
 LIMIT_REASON = ("no exact 1/Nx coefficient for this statement's observable: "
                 "derivations/finite_size.py has those of Delta eps_TF and Delta eps_RT of the "
                 "vanilla, random-gating (independent gates), plasticity-gating, Euclidean and "
@@ -406,14 +431,24 @@ def _limit_coefficient(model: str, quantity: str, generator: str, average: bool)
     return sp.factor(c)
 
 
-@lru_cache(maxsize=None)
+_PROPER = {"random-gating": alpha, "euclidean": gamma}
+"""The parameter at whose value 1 a model is the vanilla model (no gating, no
+regularization): its statements are sized where the parameter is below 1, the vanilla
+model's own statements size the point 1 (unless the statement fixes it)."""
+
+
 def _limit_size(model: str, quantity: str, generator: str, average: bool,
                 point: tuple[tuple[sp.Symbol, sp.Expr], ...], region: sp.Basic,
-                against: Optional[str] = None) -> Optional[Size]:
+                against: Optional[str] = None,
+                against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()) -> Optional[Size]:
     c = _limit_coefficient(model, quantity, generator, average).subs(dict(point))
     if against is not None:
-        c = sp.simplify(c - _limit_coefficient(against, quantity, generator, average))
+        other = _limit_coefficient(against, quantity, generator, average)
+        c = sp.simplify(c - other.subs(dict(against_point)).subs(dict(point)))
     term = c / Nx
+    proper = _PROPER.get(model)
+    if proper is not None and proper not in {s for s, _ in point}:
+        region = sp.And(region, sp.Lt(proper, 1))
     if region is not sp.true:
         term = sp.Piecewise((term, region), (0, True))
     size = size_at_paper_sizes(term.subs(dict(point)))
@@ -445,7 +480,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
         for generator in spec.generators:
             for point in spec.points:
                 size = _limit_size(model, quantity, generator, spec.average, point,
-                                   spec.region, spec.against)
+                                   spec.region, spec.against, spec.against_point)
                 if size is not None and (best is None or size.value > best[0].value):
                     best = (size, model, quantity, generator)
     if best is None:
@@ -455,10 +490,14 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
              else f"{generator} generator, the statement's")
     c = "the difference of the exact 1/Nx coefficients" if spec.against else (
         "the exact 1/Nx coefficient")
+    proper = _PROPER.get(model)
+    below = (f"; {_name(proper)} < 1 ({_name(proper)} = 1 is the vanilla model, sized at "
+             f"the vanilla statements)" if proper is not None and
+             _name(proper) not in {_name(x) for p in spec.points for x, _ in p} else "")
     how = (f"the leading order's error at Nx = 3000, Ns = 30: |c|/Nx with c {c} of the "
            f"{model} model's {quantity}"
            + (f" minus the {spec.against} model's" if spec.against else "")
-           + f" (derivations/finite_size.py; {which}), {spec.where}")
+           + f" (derivations/finite_size.py; {which}), {spec.where}{below}")
     if size.value == 0:
         how = (f"0 at order 1/Nx: {c} vanishes identically there (the error is O(1/Nx^2) "
                f"or zero); {how}")
@@ -467,8 +506,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
 
 def limit_observable(claim_id: str) -> Optional[str]:
     """The observable a statement that holds in the stated limit is sized in (what
-    :func:`leading_order_error`'s number is a change of), or None when it is not in
-    :data:`LIMIT_TERMS` or :data:`LOCATIONS`.
+    :func:`leading_order_error`'s number is a change of; for a statement without a size,
+    :data:`UNSIZED_OBSERVABLES`), or None when it is in none of these tables.
 
     >>> limit_observable("vanilla.benign_region")
     'Delta eps_TF and Delta eps_RT of the vanilla model (the larger)'
@@ -478,7 +517,7 @@ def limit_observable(claim_id: str) -> Optional[str]:
     if claim_id in LOCATIONS:
         return LOCATIONS[claim_id].observable
     spec = LIMIT_TERMS.get(claim_id)
-    return None if spec is None else spec.observable
+    return UNSIZED_OBSERVABLES.get(claim_id) if spec is None else spec.observable
 
 
 # -- where a statement is about a location: the 1/Nx shift of the optimum --------------------

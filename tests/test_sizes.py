@@ -7,7 +7,8 @@ import sympy as sp
 
 from tasksim.derivations.registry import all_claims
 from tasksim.derivations.sizes import (LIMIT_TERMS, LOCATIONS, _erfcinv, NO_LIMIT_TERM,
-                                       PAPER_SIZES, leading_order_error, limit_observable,
+                                       PAPER_SIZES, UNSIZED_OBSERVABLES, leading_order_error,
+                                       limit_observable,
                                        observable_size, size_at_paper_sizes)
 from tasksim.derivations.symbols import Ns, Nx, alpha
 from tasksim.reports.report_jobs import picklable
@@ -138,6 +139,29 @@ def test_every_sized_limit_statement_names_its_observable_in_delta_eps_units():
     for claim_id in list(LIMIT_TERMS) + list(LOCATIONS):
         name = limit_observable(claim_id)
         assert "Delta eps" in name and "printed expression" not in name, claim_id
+
+
+def test_every_unsized_limit_statement_still_names_what_it_is_about():
+    assert set(UNSIZED_OBSERVABLES) == set(NO_LIMIT_TERM)
+    assert limit_observable("gating.probe_error") == "the probe error of adaptive gating"
+
+
+def test_a_relation_between_two_closed_forms_is_sized_by_their_coefficients_difference():
+    """Line 310: Euclidean transfer = random-gating transfer at alpha = gamma holds at leading
+    order only (the 1/Nx coefficients differ); line 331: Fisher transfer = vanilla transfer
+    holds at first order too."""
+    euclid, why = leading_order_error("euclidean.transfer_equals_random_gating")
+    assert euclid.value > 0 and "difference" in why
+    fisher, why = leading_order_error("fisher.transfer_equals_vanilla.independent_metric")
+    assert fisher.value == 0 and why.startswith("0 at order 1/Nx")
+
+
+def test_a_gated_or_regularized_statement_is_not_sized_at_the_vanilla_point():
+    size, why = leading_order_error("gating.random_scales_rho_a")
+    assert size.point["alpha"] < 1 and "alpha = 1 is the vanilla model" in why
+    size, _ = leading_order_error("euclidean.retention")
+    assert size.point["gamma"] < 1
+    assert leading_order_error("gating.retention.alpha_to_zero")[0].point["alpha"] == 0.1
 
 
 def test_a_statement_without_a_coefficient_has_no_size_and_says_why():
