@@ -587,11 +587,13 @@ def location_shift(claim_id: str) -> tuple[Optional[Size], str]:
                             for e in (leading, nlo))
         points = [{}] if spec.average else [
             {rho_a: a, rho_b: b} for a in GRIDS[rho_a] if a > 0 for b in GRIDS[rho_b]]
+        args = (spec.variable, rho_a, rho_b)
+        g0 = sp.lambdify(args, leading, "math")
+        g1 = sp.lambdify(args, (leading + nlo / Nx).subs(PAPER_SIZES), "math")
         for point in points:
-            f0 = sp.lambdify(spec.variable, leading.subs(point), "math")
-            f1 = sp.lambdify(spec.variable, (leading + nlo / Nx).subs(point)
-                             .subs(PAPER_SIZES), "math")
-            x0, x1 = _argmax(f0), _argmax(f1)
+            a, b = point.get(rho_a, 0.0), point.get(rho_b, 0.0)
+            x0 = _argmax(lambda x: g0(x, a, b))
+            x1 = _argmax(lambda x: g1(x, a, b))
             if best is None or abs(x1 - x0) > best[0]:
                 best = (abs(x1 - x0), {_name(s): float(v) for s, v in point.items()},
                         generator, x0, x1)
