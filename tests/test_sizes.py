@@ -6,9 +6,10 @@ import pytest
 import sympy as sp
 
 from tasksim.derivations.registry import all_claims
-from tasksim.derivations.sizes import (LIMIT_TERMS, _erfcinv, NO_LIMIT_TERM, PAPER_SIZES,
-                                       leading_order_error, observable_size,
-                                       size_at_paper_sizes)
+from tasksim.derivations.sizes import (LIMIT_TERMS, LOCATIONS, _erfcinv, NO_LIMIT_TERM,
+                                       PAPER_SIZES, UNSIZED_OBSERVABLES, leading_order_error,
+                                       limit_observable,
+                                       observable_size, size_at_paper_sizes)
 from tasksim.derivations.symbols import Ns, Nx, alpha
 from tasksim.reports.report_jobs import picklable
 from tasksim.reports.verdicts import _evaluated_one, _size
@@ -81,13 +82,90 @@ def test_a_statement_at_stated_points_is_sized_there():
 
 def test_every_limit_statement_named_is_a_headline_claim_of_the_registry():
     heads = {c.id for c in all_claims() if c.headline}
-    named = set(LIMIT_TERMS) | set(NO_LIMIT_TERM)
+    named = set(LIMIT_TERMS) | set(NO_LIMIT_TERM) | set(LOCATIONS)
     assert named <= heads, sorted(named - heads)
     assert not set(LIMIT_TERMS) & set(NO_LIMIT_TERM)
+    assert not (set(LIMIT_TERMS) | set(NO_LIMIT_TERM)) & set(LOCATIONS)
 
 
-def test_a_location_has_no_size_and_says_why():
-    size, why = leading_order_error("gating.optimal_alpha")
-    assert size is None and "location" in why
+def test_a_location_is_sized_by_the_shift_of_the_optimum_at_the_papers_sizes():
+    """Line 244 (alpha* = rho_b/rho_a) and line 251 (the average's alpha = 3/4): the leading
+    transfer is quadratic in alpha and its 1/Nx coefficient linear in alpha with slope
+    (Ns + 2) rho_a^2 (averaged: (Ns + 2)/3), so the optimum moves by (Ns + 2)/(2 Nx)."""
+    expected = (PAPER_SIZES[Ns] + 2) / (2 * PAPER_SIZES[Nx])
+    for claim_id in ("gating.optimal_alpha", "averages.random.transfer.argmax"):
+        size, why = leading_order_error(claim_id)
+        assert size.value == pytest.approx(expected, rel=1e-4), claim_id
+        assert "shift of the optimal alpha" in why
+        assert limit_observable(claim_id).startswith("the optimal alpha")
+    assert "0.75 to 0.755" in leading_order_error("averages.random.transfer.argmax")[1]
+    gamma_shift, why = leading_order_error("euclidean.optimal_gamma_transfer")
+    assert 0 < gamma_shift.value <= 1 and {"rho_a", "rho_b"} <= set(gamma_shift.point)
+
+
+def test_a_zero_size_is_a_vanishing_first_order_coefficient_and_says_so():
+    """Lines 200 (clause 1) and 206 are stated at rho_a = 1, where the vanilla 1/Nx
+    coefficients carry the factor (rho_a - 1)."""
+    from tasksim.derivations.finite_size import finite_size
+    from tasksim.derivations.symbols import rho_a
+
+    for quantity in ("transfer", "retention"):
+        for generator in ("gaussian", "appendix"):
+            assert finite_size("vanilla", quantity, generator).nlo.subs(rho_a, 1) == 0
+    for claim_id in ("vanilla.retention.sign_at_high_rho_a",
+                     "vanilla.negative_at_high_rho_a_low_rho_b"):
+        size, why = leading_order_error(claim_id)
+        assert size.value == 0 and why.startswith("0 at order 1/Nx")
+    nonzero, why = leading_order_error("vanilla.retention")
+    assert nonzero.value > 0 and not why.startswith("0 at order")
+
+
+def test_gating_at_alpha_one_is_vanilla_to_first_order_in_one_over_nx():
+    """Line 709 is sized by the difference of the two models' exact 1/Nx coefficients."""
+    size, why = leading_order_error("vanilla.is_gating_at_alpha_tilde_one")
+    assert size.value == 0 and "difference" in why and size.point["alpha"] == 1
+    assert "minus that of the vanilla model" in limit_observable(
+        "vanilla.is_gating_at_alpha_tilde_one")
+
+
+def test_the_sparse_limit_statement_is_sized_at_a_sparse_alpha_not_at_alpha_one():
+    """Line 246: eq_rcg_epsilon_RT needs alpha >> Ns/Nx; sized at alpha = 0.1."""
+    size, why = leading_order_error("gating.validity")
+    assert size.point["alpha"] == 0.1 and "Ns/Nx" in why
+    assert size.value != leading_order_error("gating.retention")[0].value
+
+
+def test_every_sized_limit_statement_names_its_observable_in_delta_eps_units():
+    for claim_id in list(LIMIT_TERMS) + list(LOCATIONS):
+        name = limit_observable(claim_id)
+        assert "Delta eps" in name and "printed expression" not in name, claim_id
+
+
+def test_every_unsized_limit_statement_still_names_what_it_is_about():
+    assert set(UNSIZED_OBSERVABLES) == set(NO_LIMIT_TERM)
+    assert limit_observable("gating.probe_error") == "the probe error of adaptive gating"
+
+
+def test_a_relation_between_two_closed_forms_is_sized_by_their_coefficients_difference():
+    """Line 310: Euclidean transfer = random-gating transfer at alpha = gamma holds at leading
+    order only (the 1/Nx coefficients differ); line 331: Fisher transfer = vanilla transfer
+    holds at first order too."""
+    euclid, why = leading_order_error("euclidean.transfer_equals_random_gating")
+    assert euclid.value > 0 and "difference" in why
+    fisher, why = leading_order_error("fisher.transfer_equals_vanilla.independent_metric")
+    assert fisher.value == 0 and why.startswith("0 at order 1/Nx")
+
+
+def test_a_gated_or_regularized_statement_is_not_sized_at_the_vanilla_point():
+    size, why = leading_order_error("gating.random_scales_rho_a")
+    assert size.point["alpha"] < 1 and "alpha = 1 is the vanilla model" in why
+    size, _ = leading_order_error("euclidean.retention")
+    assert size.point["gamma"] < 1
+    assert leading_order_error("gating.retention.alpha_to_zero")[0].point["alpha"] == 0.1
+
+
+def test_a_statement_without_a_coefficient_has_no_size_and_says_why():
     size, why = leading_order_error("gating.probe_error")
     assert size is None and "no exact 1/Nx coefficient" in why
+    size, why = leading_order_error("fisher.invertibility")
+    assert size is None and "invertible" in why
