@@ -40,7 +40,7 @@ from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import leading_order_error, observable_size
 
-from .measurements import (REJECT_Z, UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
+from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
                            confirmation, measurement_for, not_measured)
 from .paper import Paper, load_paper, normalize
 
@@ -321,18 +321,43 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         if c.id in measured:
             entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
                                "status": measured[c.id].verdict})
+        note = v.note if word != "not decided" else decide
+        if word == "misprint":
+            note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
         out.append(StatementVerdict(
             id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
             place=paper.place(c.line) if paper is not None else "", verdict=word,
             observable=observable_of(v), size=size, size_point=point,
             size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
-            confirmation=confirm, condition=c.condition or v.exceptions,
-            derived=_derived_latex(v), note=v.note if word != "not decided" else decide,
+            confirmation=confirm, condition=_condition(v, word),
+            derived=_derived_latex(v), note=note,
             evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
             misprint_of=c.misprint_of))
     network = _network_verdicts() if network is None else network
     out = [_with_network_verdict(s, network[s.id]) if s.id in network else s for s in out]
     return sorted(out, key=lambda s: (s.line, s.clause))
+
+
+def _condition(v: Verdict, word: str) -> str:
+    """The statement's condition: for "holds under a stronger condition" the derived one
+    (part of the verdict), followed by the claim's own; else the claim's, or where the
+    derivation says the statement fails."""
+    stronger = v.derivation.stronger_condition if v.derivation is not None else ""
+    if word == "holds under a stronger condition" and stronger:
+        return "; ".join(x for x in (stronger, v.claim.condition) if x)
+    return v.claim.condition or v.exceptions
+
+
+def _gaussian_exact(claim_id: str, evidence: Sequence[Verdict]) -> str:
+    """For a misprint found with the appendix generator: "the printed form is exact for
+    Gaussian entries" when the same step with Gaussian entries equals the print identically
+    (its evidence, status verified), else empty."""
+    twins = [e for e in evidence if "appendix" in claim_id
+             and e.claim.id == claim_id.replace("appendix", "gaussian")]
+    if twins and twins[0].status == "verified":
+        return (f"the printed form is exact for Gaussian entries ({twins[0].claim.id}); "
+                "it differs only for the appendix generator's entries")
+    return ""
 
 
 def _network_verdicts() -> dict[str, Any]:
@@ -351,33 +376,36 @@ def _network_verdicts() -> dict[str, Any]:
 def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     """The record of a Sec. 7 statement judged on the stored network runs: the verdict word,
     the effect in test error (the unit of Delta eps_TF and Delta eps_RT) with its paired-seed
-    standard error, the data set; a `wrong` one is confirmed when its effect is resolved."""
+    standard error, the data set; a `wrong` one is confirmed when a paired t-test rejects the
+    paper's boundary at the p-value of a normal 5 SE (:func:`pmnist_predictions.rejects`).
+    A secondary row (the digits runs) is evidence only: effect, SE and seeds, no verdict."""
+    from .pmnist_predictions import REJECT_P, rejects
+
     finite = math.isfinite(net.effect) and math.isfinite(net.se)
     effect = float(net.effect) if finite else None
     confirm = None
     if net.verdict == "wrong":
         # An empirical statement has no derived correction: what a measurement confirms is
-        # that the paper's boundary (a sign, not a printed value) is rejected at REJECT_Z SE.
-        rejected = finite and abs(net.effect) >= REJECT_Z * net.se
+        # that the paper's boundary (a sign, not a printed value) is rejected by the t-test.
+        rejected = finite and rejects(net.effect, net.se, net.n)
         confirm = Confirmation(
             state="confirmed" if rejected else "not confirmed", measured=effect,
             se=float(net.se) if finite else None, derived=None, printed=None, size=None,
             reason=(f"{net.dataset}, {net.n} paired seeds: {net.evidence}"
                     if getattr(net, "claim", "") else  # the evidence names claim and test
                     f"{net.dataset}, {net.n} paired seeds: the paper's boundary "
-                    f"{'rejected' if rejected else 'not rejected'} at {REJECT_Z:g} standard "
-                    f"errors; {net.evidence}"))
+                    f"{'rejected' if rejected else 'not rejected'} by a paired t-test at "
+                    f"p <= {REJECT_P:.1g}; {net.evidence}"))
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
              "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
              "finding": net.evidence}
     second = getattr(net, "secondary", None)
     rows = (entry,) if second is None else (entry, {
         "id": f"{s.id} (network runs, secondary row: {second.dataset})", "line": s.line,
-        "dataset": second.dataset, "verdict": second.verdict,
+        "dataset": second.dataset,
         "effect": second.effect if math.isfinite(second.effect) else None,
         "se": second.se if math.isfinite(second.se) else None, "seeds": second.n,
-        "finding": f"differs from the {net.dataset} verdict ({net.verdict}): "
-                   f"{second.evidence}"})
+        "finding": second.as_evidence()})
     return replace(
         s, verdict=net.verdict, observable=f"test error of the network ({net.dataset})",
         size=None if effect is None or net.verdict == "not decided" else abs(effect),
