@@ -790,7 +790,7 @@ def seeds_to_decide(effect: float, se: float, n: int, p: float = REJECT_P,
     finite, or no number up to ``cap`` would.
 
     >>> seeds_to_decide(0.079, 0.022, 5), seeds_to_decide(0.3, 0.005, 5)
-    (27, 5)
+    (21, 5)
     """
     if not (math.isfinite(effect) and math.isfinite(se)) or effect == 0 or n < 1 or se <= 0:
         return None
