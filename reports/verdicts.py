@@ -4,8 +4,8 @@ A *statement* is a clause of the paper at a line of ``paper.tex``, keyed by ``(l
 clause)``; its verdict is one of :data:`tasksim.derivations.claims.VERDICTS`, computed from
 its headline claim (:func:`tasksim.derivations.claims.statement_verdict`). Under it sit its
 *evidence*: the step-level claims at its line (the paper's intermediate algebra, the other
-task generator, finite-N variants) and the measurements, each with its status but never a
-verdict word. The summary, the Errata section, the figure captions, claims.json and the
+task generator, finite-N variants) and the measurements, each with a neutral status
+(:data:`STEP_WORDS`, or "measured") but never a verdict word. The summary, the Errata section, the figure captions, claims.json and the
 notebook API all read :func:`statement_verdicts`, so no statement can carry two verdicts.
 
 Each record (:meth:`StatementVerdict.as_record`) has the contract's fields: ``verdict``,
@@ -46,7 +46,7 @@ from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
            "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
-           "statement_of", "verdict_phrase", "step_status"]
+           "statement_of", "verdict_phrase", "step_status", "STEP_WORDS"]
 
 ERRATA_VERDICTS = ("wrong", "misprint")
 COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
@@ -162,11 +162,20 @@ def _same_words(a: str, b: str) -> bool:
     return x in y or y in x
 
 
+STEP_WORDS = {"verified": "derived: equals the print",
+              "leading order": "derived: equals the print at leading order",
+              "erratum": "differs from the print", "open": "pending", "finding": "finding"}
+"""A step's status in neutral words (how its print compares with the derivation), never a
+second verdict vocabulary: only a statement carries a verdict."""
+
+
 def step_status(v: Verdict) -> str:
-    """A step's status as every output shows it: "finding" where its print differs from the
-    model for a reason the report files as a finding beyond the paper (``claim.finding``: the
-    paper's surrogate 1/Nx terms are not errata of the paper), else the derivation's status."""
-    return "finding" if v.claim.finding and v.status == "erratum" else v.status
+    """A step's status as every output shows it (:data:`STEP_WORDS`): "finding" where its
+    print differs from the model for a reason the report files as a finding beyond the paper
+    (``claim.finding``: the paper's surrogate 1/Nx terms are not errata of the paper), else
+    the derivation's comparison in neutral words."""
+    key = "finding" if v.claim.finding and v.status == "erratum" else v.status
+    return STEP_WORDS[key]
 
 
 def _evidence_entry(v: Verdict, measured: Mapping[str, MeasuredVerdict]) -> dict[str, Any]:
@@ -320,7 +329,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
             entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
-                               "status": measured[c.id].verdict})
+                               "status": "measured", "measured": measured[c.id].verdict})
         note = v.note if word != "not decided" else decide
         if word == "misprint":
             note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
