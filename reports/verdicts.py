@@ -76,6 +76,25 @@ class StatementVerdict:
     evidence: tuple[dict[str, Any], ...] = ()
     restates: tuple[int, ...] = ()
     misprint_of: str = ""
+    typical: Optional[float] = None
+    """The size at a typical point (every free parameter at 1/2: rho_a = rho_b = 1/2,
+    gamma = 1/2, alpha = 1/2, ...) beside the grid maximum ``size`` at ``size_point``; None
+    when there is no expression to evaluate."""
+
+    @property
+    def network(self) -> bool:
+        """Sized in the network's test error (Sec. 7), not in Delta eps of the linear model."""
+        return self.observable.startswith("test error of the network")
+
+    def size_phrase(self) -> str:
+        """ "grid maximum 0.00303 (at alpha = 0.1, alpha~ = 1, rho_a = 0.9); 0.0012 at 1/2" """
+        if self.size is None:
+            return ""
+        at = ", ".join(f"{k} = {v:g}" for k, v in self.size_point.items())
+        text = f"grid maximum {self.size:.3g}" + (f" (at {at})" if at else "")
+        if self.typical is not None and self.size_point:
+            text += f"; {self.typical:.3g} with every parameter at 1/2"
+        return text
 
     def as_record(self) -> dict[str, Any]:
         """The contract's fields (module docstring), plus where and what."""
@@ -88,6 +107,7 @@ class StatementVerdict:
                              else self.confirmation.as_record()),
             "condition": self.condition, "derived": self.derived, "note": self.note,
             "evidence": list(self.evidence), "restates": list(self.restates),
+            "size_typical": self.typical, "size_phrase": self.size_phrase() or None,
         }
 
 
@@ -102,6 +122,18 @@ class Cause:
     lines: tuple[int, ...]
     size: Optional[float]
     observable: str
+
+    @property
+    def network(self) -> bool:
+        """A cause sized in the network's test error (Sec. 7): listed apart from the errata
+        ranked in Delta eps."""
+        return bool(self.statements) and all(s.network for s in self.statements)
+
+    @property
+    def size_phrase(self) -> str:
+        """Its largest statement's size: grid maximum (at point), typical value beside."""
+        top = [s for s in self.statements if s.size is not None]
+        return top[0].size_phrase() if top else ""
 
     @property
     def confirmed(self) -> bool:
@@ -299,6 +331,33 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict]
     return float(f"{size.value:.6g}"), dict(size.point), reason
 
 
+def _typical(v: Verdict, word: str) -> Optional[float]:
+    """The size's expression (:func:`tasksim.derivations.sizes.observable_change`) at the
+    paper's sizes with every free parameter at 1/2 (alpha~ at 1, the ungated control, when
+    present); None when there is no scalar expression or it is not a finite number there."""
+    import sympy as sp
+
+    from tasksim.derivations.sizes import PAPER_SIZES, observable_change
+    from tasksim.derivations.symbols import alpha_t
+
+    if word in ("exact", "not decided"):
+        return None
+    try:
+        change = observable_change(_with_carry(v))
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if change is None:
+        return None
+    fixed = change.subs(PAPER_SIZES)
+    point = {p: (sp.Integer(1) if p == alpha_t else sp.Rational(1, 2))
+             for p in fixed.free_symbols}
+    try:
+        value = complex(sp.N(fixed.subs(point)))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return float(f"{abs(value):.6g}") if math.isfinite(abs(value)) else None
+
+
 def _derived_latex(v: Verdict) -> str:
     derived = v.derived
     if derived is None:
@@ -324,6 +383,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         c = v.claim
         word = statement_verdict(v, by_id.get(c.misprint_of))
         size, point, reason = _size(v, word, evidence[c.id])
+        typical = _typical(v, word) if size is not None and point else None
         confirm = (_confirmation(v, evidence[c.id], measured) if word == "wrong" else None)
         decide = c.decide or (v.note if word == "not decided" else "")
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
@@ -341,7 +401,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             confirmation=confirm, condition=_condition(v, word),
             derived=_derived_latex(v), note=note,
             evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
-            misprint_of=c.misprint_of))
+            misprint_of=c.misprint_of, typical=typical))
     network = _network_verdicts() if network is None else network
     out = [_with_network_verdict(s, network[s.id]) if s.id in network else s for s in out]
     return sorted(out, key=lambda s: (s.line, s.clause))
@@ -454,8 +514,10 @@ def statement_verdicts(measured: Optional[Mapping[str, MeasuredVerdict]] = None,
 
 def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] = ()
            ) -> list[Cause]:
-    """The errata grouped by root cause, one :class:`Cause` per cause, ``wrong`` causes first
-    ranked by size (largest first; sizes unknown last), then the misprints likewise. The
+    """The errata grouped by root cause, one :class:`Cause` per cause: the linear model's
+    causes (sized in Delta eps) first, ``wrong`` ones ranked by size (largest first; sizes
+    unknown last), then the misprints likewise; the network's causes (sized in test error,
+    another unit) after them, never ranked among the others. The
     lines a cause touches include its step-level claims (``verdicts``)."""
     groups: dict[str, list[StatementVerdict]] = {}
     for s in statements:
@@ -476,7 +538,8 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
         out.append(Cause(cause_id, verdict, tuple(sorted(members, key=lambda m: (
             -(m.size if m.size is not None else -1.0), m.line))), tuple(lines),
             None if top is None else top.size, "" if top is None else top.observable))
-    return sorted(out, key=lambda c: (c.verdict != "wrong",
+    # errata ranked by size in Delta eps units; network causes (test error) apart, after them
+    return sorted(out, key=lambda c: (c.network, c.verdict != "wrong",
                                       -(c.size if c.size is not None else -1.0), c.id))
 
 

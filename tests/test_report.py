@@ -22,13 +22,16 @@ def built(tmp_path_factory):
 
 
 COMMAND = "tasksim report --no-figures --no-measurements"
-RECORD_KEYS = {"id", "where", "printed", "derived", "status", "note", "line", "headline",
+RECORD_KEYS = {"id", "where", "printed", "derived", "note", "line", "headline",
                "condition", "exceptions", "restates", "place", "reading", "size",
                "printed_srepr", "derived_srepr"}
 STATEMENT_KEYS = {"verdict", "observable", "size_at_paper_sizes", "size_at", "size_reason",
-                  "cause", "clause", "confirmation", "evidence"}
+                  "cause", "clause", "confirmation", "evidence", "size_typical", "size_phrase"}
 """The contract's fields of a headline claim (its statement's verdict record)."""
 STEP_KEYS = {"evidence_of", "finding"}
+STEP_WORDS_SHOWN = {"derived: equals the print", "derived: equals the print at leading order",
+                    "differs from the print", "pending", "finding"}
+"""A step's ``status`` (neutral words, never a verdict); a headline record has none."""
 MEASURED_KEYS = {"measured", "correction", "confirmation", "evidence"}
 """Keys that depend on the measurements (tests/test_report.py builds without them)."""
 
@@ -38,8 +41,13 @@ def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     for name in ("REPORT.md", "index.html", "claims.json", "derivations.tex", "build-info.json"):
         assert (out / name).is_file(), name
     records = json.loads((out / "claims.json").read_text())["claims"]
-    every = RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | STEP_KEYS
+    every = RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | STEP_KEYS | {"status"}
     assert records and all(RECORD_KEYS <= set(r) <= every for r in records)
+    # one vocabulary: a statement carries its verdict only; steps and evidence neutral words
+    assert all("status" not in r for r in records if r["headline"])
+    assert all(r["status"] in STEP_WORDS_SHOWN for r in records if not r["headline"])
+    assert all(e.get("status") in STEP_WORDS_SHOWN | {"measured", None}
+               for r in records if r["headline"] for e in r["evidence"])
     assert all(STATEMENT_KEYS <= set(r) for r in records if r["headline"])
     assert all(len(STEP_KEYS & set(r)) == 1 for r in records if not r["headline"])
     assert all(isinstance(r["line"], int) and isinstance(r["headline"], bool) for r in records)
