@@ -167,6 +167,8 @@ def statement_verdict(v: "Verdict", intended: Optional["Verdict"] = None) -> str
 
     ``intended``: for a claim with ``misprint_of``, the verdict of the intended expression
     (a typo is a misprint only when the intended expression is not itself wrong).
+    A printed form that differs from the derivation only on a set the derivation computes
+    (``stronger_condition``: e.g. a window of gamma) holds under that stronger condition.
 
     >>> from tasksim.derivations.symbols import Nx, Ns, rho_a
     >>> c = Claim("demo", "nowhere", rho_a**2, "x", lambda: Derivation(rho_a**2 + Ns / Nx))
@@ -179,6 +181,9 @@ def statement_verdict(v: "Verdict", intended: Optional["Verdict"] = None) -> str
         if v.claim.misprint_of and intended is not None and intended.status in (
                 "verified", "leading order"):
             return "misprint"
+        if v.derivation is not None and v.derivation.stronger_condition:
+            # false on a set the derivation computes, true outside it: a narrower regime
+            return "holds under a stronger condition"
         return "wrong"
     if v.derivation is not None and v.derivation.stronger_condition:
         return "holds under a stronger condition"

@@ -581,6 +581,9 @@ def _derive_no_tradeoff() -> Derivation:
     ), exact=False, exceptions=f"a tradeoff on gamma in {window}: there the average retention "
                                f"rises by up to {float(retention_gain):.2g} while the average "
                                f"transfer falls by up to {float(transfer_cost):.2g}",
+        stronger_condition=f"gamma outside ({window[0]}, {window[1]}): inside it the average "
+                           f"retention can be bought with average transfer, by up to "
+                           f"{float(retention_gain):.2g}",
         note=("both averages increase with gamma (weaken with regularization) below "
               f"{window[0]}, both decrease above {window[1]}; in between, a tradeoff: "
               "small, but not none"))
@@ -842,7 +845,7 @@ def _claims() -> list[Claim]:
 
 CLAIMS: list[Claim] = annotate(_claims(), {
     "euclidean.no_tradeoff": dict(
-        cause="euclidean-tradeoff-window",
         observable="average Delta eps_RT over rho_a, rho_b that the tradeoff buys"),
 })
-"""Every claim of this module; the erratum's root cause and observable (its size's unit)."""
+"""Every claim of this module; the no-tradeoff statement's observable (its size's unit): it
+holds outside the derived window of gamma (:func:`_derive_no_tradeoff`)."""

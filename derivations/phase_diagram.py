@@ -273,6 +273,9 @@ def _derive_overlap() -> Derivation:
     return Derivation(sp.expand(area), (
         Step("rising region and rho_b < rho_a equals", triangle, "checked on the grid"),
         Step("area", area)), exact=False,
+        stronger_condition=f"(rho_a, rho_b) outside {{2 sqrt2/3 <= rho_b < rho_a}} (area "
+                           f"{float(area):.5f}), where the red region (Fig. 7C) meets "
+                           f"rho_b < rho_a (Fig. 7D)",
         note=f"the red region meets rho_b < rho_a (area {float(area):.5f}); there the "
              "retention rises for alpha in (alpha_-, alpha_+) below rho_b/rho_a, so phases C "
              "and D of Fig. 7 overlap")
@@ -306,7 +309,11 @@ CLAIMS: list[Claim] = [
                          r"gating highly sparsifies the activity"))),
     Claim("phase_diagram.overlap_of_phases", "Appendix B.1, Fig. 7A: the red region and "
           "rho_b < rho_a",
-          None, r"the gating level influences the transfer and retention performance in three "
-          r"different manners", _derive_overlap, line=730, headline=True,
-          note="not printed; the derived overlap of the phases is recorded"),
+          sp.Integer(0), r"the gating level influences the transfer and retention performance "
+          r"in three different manners", _derive_overlap, line=730, headline=True,
+          observable="area of the (rho_a, rho_b) unit square where two of the three manners "
+                     "(Fig. 7C and 7D) are both stated",
+          condition="leading order in Ns/(alpha Nx)",
+          note="read as: the three manners (lines 731-733) partition the (rho_a, rho_b) "
+               "square, so the area where two of them are stated is 0"),
 ]

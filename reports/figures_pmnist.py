@@ -67,14 +67,13 @@ def _verdicts(ctx: FigureContext) -> list[StatementVerdict]:
 
 def _verdict_text(ctx: FigureContext, lines: Sequence[int]) -> str:
     """The verdicts of the statements at ``lines``, each followed by its secondary row (the
-    digits runs) where that differs."""
+    digits runs, evidence without a verdict word) where one is stored."""
     def one(v: StatementVerdict) -> str:
         text = (f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
                 f"{v.verdict.upper()}: {v.evidence}")
         if v.secondary is not None:
             s = v.secondary
-            text += (f" [secondary row, {s.dataset} (differs): {s.verdict.upper()}: "
-                     f"{s.evidence}]")
+            text += f" [secondary row, {s.dataset} (evidence only): {s.as_evidence()}]"
         return text
 
     return "; ".join(one(v) for v in _verdicts(ctx) if v.line in lines)

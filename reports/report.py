@@ -177,7 +177,7 @@ def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         elif c.finding:
             kind = f"finding `{c.finding}` (step: {step_status(v)})"
         else:
-            kind = f"evidence (step: {v.status})"
+            kind = f"evidence (step: {step_status(v)})"
         derived = "" if v.derived is None else math(_shown(latex(v.derived), "claims.json"))
         m = measured.get(c.id)
         decide = record.note if record is not None and record.verdict == "not decided" else ""
@@ -303,7 +303,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         statement = by_id.get(c.id)
         r["size"] = (None if statement is None or statement.size is None else
                      {"value": statement.size, "at": statement.size_point})
-        if r["status"] == "erratum":
+        if v.status == "erratum":
             m = measured.get(c.id)
             r["correction"] = ("not measured" if m is None else
                                m.confirmation.state if m.confirmation else m.verdict)
@@ -315,6 +315,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                 extra.pop(key)
             extra.pop("quote")
             r.update(extra)
+            del r["status"]  # a statement carries its verdict only, no second vocabulary
         elif c.finding:
             r["finding"] = c.finding
         else:
@@ -340,6 +341,7 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
         "verdicts": dict(VERDICT_DEFINITIONS),
         "claims": claim_records(verdicts, paper, measured, statements),
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
+                    "size_phrase": c.size_phrase or None, "network": c.network,
                     "observable": c.observable, "lines": list(c.lines),
                     "statements": [s.id for s in c.statements]}
                    for c in causes(statements, verdicts)],
@@ -384,7 +386,7 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         steps = [v for v in verdicts if v.claim.cause == cause.id and not v.claim.headline]
         if steps:
             parts.append("Evidence of the same cause (steps): " + "; ".join(
-                f"`{v.claim.id}` (line {v.claim.line}, {v.status}"
+                f"`{v.claim.id}` (line {v.claim.line}, {step_status(v)}"
                 + (f", measured: {measured[v.claim.id].verdict}" if v.claim.id in measured
                    else "") + ")" for v in steps) + ".\n")
     return "\n".join(parts) if parts else "No erratum found.\n"

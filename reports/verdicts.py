@@ -4,8 +4,8 @@ A *statement* is a clause of the paper at a line of ``paper.tex``, keyed by ``(l
 clause)``; its verdict is one of :data:`tasksim.derivations.claims.VERDICTS`, computed from
 its headline claim (:func:`tasksim.derivations.claims.statement_verdict`). Under it sit its
 *evidence*: the step-level claims at its line (the paper's intermediate algebra, the other
-task generator, finite-N variants) and the measurements, each with its status but never a
-verdict word. The summary, the Errata section, the figure captions, claims.json and the
+task generator, finite-N variants) and the measurements, each with a neutral status
+(:data:`STEP_WORDS`, or "measured") but never a verdict word. The summary, the Errata section, the figure captions, claims.json and the
 notebook API all read :func:`statement_verdicts`, so no statement can carry two verdicts.
 
 Each record (:meth:`StatementVerdict.as_record`) has the contract's fields: ``verdict``,
@@ -40,13 +40,13 @@ from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import leading_order_error, observable_size
 
-from .measurements import (REJECT_Z, UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
+from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
                            confirmation, measurement_for, not_measured)
 from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
            "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
-           "statement_of", "verdict_phrase", "step_status"]
+           "statement_of", "verdict_phrase", "step_status", "STEP_WORDS"]
 
 ERRATA_VERDICTS = ("wrong", "misprint")
 COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
@@ -76,6 +76,25 @@ class StatementVerdict:
     evidence: tuple[dict[str, Any], ...] = ()
     restates: tuple[int, ...] = ()
     misprint_of: str = ""
+    typical: Optional[float] = None
+    """The size at a typical point (every free parameter at 1/2: rho_a = rho_b = 1/2,
+    gamma = 1/2, alpha = 1/2, ...) beside the grid maximum ``size`` at ``size_point``; None
+    when there is no expression to evaluate."""
+
+    @property
+    def network(self) -> bool:
+        """Sized in the network's test error (Sec. 7), not in Delta eps of the linear model."""
+        return self.observable.startswith("test error of the network")
+
+    def size_phrase(self) -> str:
+        """ "grid maximum 0.00303 (at alpha = 0.1, alpha~ = 1, rho_a = 0.9); 0.0012 at 1/2" """
+        if self.size is None:
+            return ""
+        at = ", ".join(f"{k} = {v:g}" for k, v in self.size_point.items())
+        text = f"grid maximum {self.size:.3g}" + (f" (at {at})" if at else "")
+        if self.typical is not None and self.size_point:
+            text += f"; {self.typical:.3g} with every parameter at 1/2"
+        return text
 
     def as_record(self) -> dict[str, Any]:
         """The contract's fields (module docstring), plus where and what."""
@@ -88,6 +107,7 @@ class StatementVerdict:
                              else self.confirmation.as_record()),
             "condition": self.condition, "derived": self.derived, "note": self.note,
             "evidence": list(self.evidence), "restates": list(self.restates),
+            "size_typical": self.typical, "size_phrase": self.size_phrase() or None,
         }
 
 
@@ -102,6 +122,18 @@ class Cause:
     lines: tuple[int, ...]
     size: Optional[float]
     observable: str
+
+    @property
+    def network(self) -> bool:
+        """A cause sized in the network's test error (Sec. 7): listed apart from the errata
+        ranked in Delta eps."""
+        return bool(self.statements) and all(s.network for s in self.statements)
+
+    @property
+    def size_phrase(self) -> str:
+        """Its largest statement's size: grid maximum (at point), typical value beside."""
+        top = [s for s in self.statements if s.size is not None]
+        return top[0].size_phrase() if top else ""
 
     @property
     def confirmed(self) -> bool:
@@ -162,11 +194,20 @@ def _same_words(a: str, b: str) -> bool:
     return x in y or y in x
 
 
+STEP_WORDS = {"verified": "derived: equals the print",
+              "leading order": "derived: equals the print at leading order",
+              "erratum": "differs from the print", "open": "pending", "finding": "finding"}
+"""A step's status in neutral words (how its print compares with the derivation), never a
+second verdict vocabulary: only a statement carries a verdict."""
+
+
 def step_status(v: Verdict) -> str:
-    """A step's status as every output shows it: "finding" where its print differs from the
-    model for a reason the report files as a finding beyond the paper (``claim.finding``: the
-    paper's surrogate 1/Nx terms are not errata of the paper), else the derivation's status."""
-    return "finding" if v.claim.finding and v.status == "erratum" else v.status
+    """A step's status as every output shows it (:data:`STEP_WORDS`): "finding" where its
+    print differs from the model for a reason the report files as a finding beyond the paper
+    (``claim.finding``: the paper's surrogate 1/Nx terms are not errata of the paper), else
+    the derivation's comparison in neutral words."""
+    key = "finding" if v.claim.finding and v.status == "erratum" else v.status
+    return STEP_WORDS[key]
 
 
 def _evidence_entry(v: Verdict, measured: Mapping[str, MeasuredVerdict]) -> dict[str, Any]:
@@ -290,6 +331,33 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict]
     return float(f"{size.value:.6g}"), dict(size.point), reason
 
 
+def _typical(v: Verdict, word: str) -> Optional[float]:
+    """The size's expression (:func:`tasksim.derivations.sizes.observable_change`) at the
+    paper's sizes with every free parameter at 1/2 (alpha~ at 1, the ungated control, when
+    present); None when there is no scalar expression or it is not a finite number there."""
+    import sympy as sp
+
+    from tasksim.derivations.sizes import PAPER_SIZES, observable_change
+    from tasksim.derivations.symbols import alpha_t
+
+    if word in ("exact", "not decided"):
+        return None
+    try:
+        change = observable_change(_with_carry(v))
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if change is None:
+        return None
+    fixed = change.subs(PAPER_SIZES)
+    point = {p: (sp.Integer(1) if p == alpha_t else sp.Rational(1, 2))
+             for p in fixed.free_symbols}
+    try:
+        value = complex(sp.N(fixed.subs(point)))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return float(f"{abs(value):.6g}") if math.isfinite(abs(value)) else None
+
+
 def _derived_latex(v: Verdict) -> str:
     derived = v.derived
     if derived is None:
@@ -315,24 +383,50 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         c = v.claim
         word = statement_verdict(v, by_id.get(c.misprint_of))
         size, point, reason = _size(v, word, evidence[c.id])
+        typical = _typical(v, word) if size is not None and point else None
         confirm = (_confirmation(v, evidence[c.id], measured) if word == "wrong" else None)
         decide = c.decide or (v.note if word == "not decided" else "")
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
             entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
-                               "status": measured[c.id].verdict})
+                               "status": "measured", "measured": measured[c.id].verdict})
+        note = v.note if word != "not decided" else decide
+        if word == "misprint":
+            note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
         out.append(StatementVerdict(
             id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
             place=paper.place(c.line) if paper is not None else "", verdict=word,
             observable=observable_of(v), size=size, size_point=point,
             size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
-            confirmation=confirm, condition=c.condition or v.exceptions,
-            derived=_derived_latex(v), note=v.note if word != "not decided" else decide,
+            confirmation=confirm, condition=_condition(v, word),
+            derived=_derived_latex(v), note=note,
             evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
-            misprint_of=c.misprint_of))
+            misprint_of=c.misprint_of, typical=typical))
     network = _network_verdicts() if network is None else network
     out = [_with_network_verdict(s, network[s.id]) if s.id in network else s for s in out]
     return sorted(out, key=lambda s: (s.line, s.clause))
+
+
+def _condition(v: Verdict, word: str) -> str:
+    """The statement's condition: for "holds under a stronger condition" the derived one
+    (part of the verdict), followed by the claim's own; else the claim's, or where the
+    derivation says the statement fails."""
+    stronger = v.derivation.stronger_condition if v.derivation is not None else ""
+    if word == "holds under a stronger condition" and stronger:
+        return "; ".join(x for x in (stronger, v.claim.condition) if x)
+    return v.claim.condition or v.exceptions
+
+
+def _gaussian_exact(claim_id: str, evidence: Sequence[Verdict]) -> str:
+    """For a misprint found with the appendix generator: "the printed form is exact for
+    Gaussian entries" when the same step with Gaussian entries equals the print identically
+    (its evidence, status verified), else empty."""
+    twins = [e for e in evidence if "appendix" in claim_id
+             and e.claim.id == claim_id.replace("appendix", "gaussian")]
+    if twins and twins[0].status == "verified":
+        return (f"the printed form is exact for Gaussian entries ({twins[0].claim.id}); "
+                "it differs only for the appendix generator's entries")
+    return ""
 
 
 def _network_verdicts() -> dict[str, Any]:
@@ -351,33 +445,36 @@ def _network_verdicts() -> dict[str, Any]:
 def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     """The record of a Sec. 7 statement judged on the stored network runs: the verdict word,
     the effect in test error (the unit of Delta eps_TF and Delta eps_RT) with its paired-seed
-    standard error, the data set; a `wrong` one is confirmed when its effect is resolved."""
+    standard error, the data set; a `wrong` one is confirmed when a paired t-test rejects the
+    paper's boundary at the p-value of a normal 5 SE (:func:`pmnist_predictions.rejects`).
+    A secondary row (the digits runs) is evidence only: effect, SE and seeds, no verdict."""
+    from .pmnist_predictions import REJECT_P, rejects
+
     finite = math.isfinite(net.effect) and math.isfinite(net.se)
     effect = float(net.effect) if finite else None
     confirm = None
     if net.verdict == "wrong":
         # An empirical statement has no derived correction: what a measurement confirms is
-        # that the paper's boundary (a sign, not a printed value) is rejected at REJECT_Z SE.
-        rejected = finite and abs(net.effect) >= REJECT_Z * net.se
+        # that the paper's boundary (a sign, not a printed value) is rejected by the t-test.
+        rejected = finite and rejects(net.effect, net.se, net.n)
         confirm = Confirmation(
             state="confirmed" if rejected else "not confirmed", measured=effect,
             se=float(net.se) if finite else None, derived=None, printed=None, size=None,
             reason=(f"{net.dataset}, {net.n} paired seeds: {net.evidence}"
                     if getattr(net, "claim", "") else  # the evidence names claim and test
                     f"{net.dataset}, {net.n} paired seeds: the paper's boundary "
-                    f"{'rejected' if rejected else 'not rejected'} at {REJECT_Z:g} standard "
-                    f"errors; {net.evidence}"))
+                    f"{'rejected' if rejected else 'not rejected'} by a paired t-test at "
+                    f"p <= {REJECT_P:.1g}; {net.evidence}"))
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
              "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
              "finding": net.evidence}
     second = getattr(net, "secondary", None)
     rows = (entry,) if second is None else (entry, {
         "id": f"{s.id} (network runs, secondary row: {second.dataset})", "line": s.line,
-        "dataset": second.dataset, "verdict": second.verdict,
+        "dataset": second.dataset,
         "effect": second.effect if math.isfinite(second.effect) else None,
         "se": second.se if math.isfinite(second.se) else None, "seeds": second.n,
-        "finding": f"differs from the {net.dataset} verdict ({net.verdict}): "
-                   f"{second.evidence}"})
+        "finding": second.as_evidence()})
     return replace(
         s, verdict=net.verdict, observable=f"test error of the network ({net.dataset})",
         size=None if effect is None or net.verdict == "not decided" else abs(effect),
@@ -417,8 +514,10 @@ def statement_verdicts(measured: Optional[Mapping[str, MeasuredVerdict]] = None,
 
 def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] = ()
            ) -> list[Cause]:
-    """The errata grouped by root cause, one :class:`Cause` per cause, ``wrong`` causes first
-    ranked by size (largest first; sizes unknown last), then the misprints likewise. The
+    """The errata grouped by root cause, one :class:`Cause` per cause: the linear model's
+    causes (sized in Delta eps) first, ``wrong`` ones ranked by size (largest first; sizes
+    unknown last), then the misprints likewise; the network's causes (sized in test error,
+    another unit) after them, never ranked among the others. The
     lines a cause touches include its step-level claims (``verdicts``)."""
     groups: dict[str, list[StatementVerdict]] = {}
     for s in statements:
@@ -439,7 +538,8 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
         out.append(Cause(cause_id, verdict, tuple(sorted(members, key=lambda m: (
             -(m.size if m.size is not None else -1.0), m.line))), tuple(lines),
             None if top is None else top.size, "" if top is None else top.observable))
-    return sorted(out, key=lambda c: (c.verdict != "wrong",
+    # errata ranked by size in Delta eps units; network causes (test error) apart, after them
+    return sorted(out, key=lambda c: (c.network, c.verdict != "wrong",
                                       -(c.size if c.size is not None else -1.0), c.id))
 
 

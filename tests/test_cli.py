@@ -16,6 +16,7 @@ from tasksim.derivations.claims import Claim, Derivation
 from tasksim.derivations.symbols import Ns, Nx, rho_a
 from tasksim.reports import cli
 from tasksim.reports.cli import SUBCOMMANDS, main
+from tasksim.reports.verdicts import STEP_WORDS
 
 
 def run(*argv):
@@ -133,8 +134,12 @@ def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_re
     assert set(document) == {"provenance", "claims", "verdicts", "causes", "findings"}
     records = document["claims"]
     assert [r["id"] for r in records] == [c.id for c in DEMO_CLAIMS]
-    assert [r["status"] for r in records] == ["verified", "leading order", "erratum", "open"]
-    assert {"id", "where", "line", "headline", "printed", "derived", "status", "condition",
+    # steps carry a neutral status; a statement (headline) its verdict only
+    assert [r.get("status") or r["verdict"] for r in records] == [
+        r["verdict"] if r["headline"] else STEP_WORDS[s] for r, s in
+        zip(records, ["verified", "leading order", "erratum", "open"])]
+    assert all("status" not in r for r in records if r["headline"])
+    assert {"id", "where", "line", "headline", "printed", "derived", "condition",
             "note"} <= set(records[0])
     assert all(isinstance(r["headline"], bool) for r in records)
     assert records[2]["derived"] == sp.latex(3 * rho_a)

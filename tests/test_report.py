@@ -22,13 +22,16 @@ def built(tmp_path_factory):
 
 
 COMMAND = "tasksim report --no-figures --no-measurements"
-RECORD_KEYS = {"id", "where", "printed", "derived", "status", "note", "line", "headline",
+RECORD_KEYS = {"id", "where", "printed", "derived", "note", "line", "headline",
                "condition", "exceptions", "restates", "place", "reading", "size",
                "printed_srepr", "derived_srepr"}
 STATEMENT_KEYS = {"verdict", "observable", "size_at_paper_sizes", "size_at", "size_reason",
-                  "cause", "clause", "confirmation", "evidence"}
+                  "cause", "clause", "confirmation", "evidence", "size_typical", "size_phrase"}
 """The contract's fields of a headline claim (its statement's verdict record)."""
 STEP_KEYS = {"evidence_of", "finding"}
+STEP_WORDS_SHOWN = {"derived: equals the print", "derived: equals the print at leading order",
+                    "differs from the print", "pending", "finding"}
+"""A step's ``status`` (neutral words, never a verdict); a headline record has none."""
 MEASURED_KEYS = {"measured", "correction", "confirmation", "evidence"}
 """Keys that depend on the measurements (tests/test_report.py builds without them)."""
 
@@ -38,8 +41,13 @@ def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     for name in ("REPORT.md", "index.html", "claims.json", "derivations.tex", "build-info.json"):
         assert (out / name).is_file(), name
     records = json.loads((out / "claims.json").read_text())["claims"]
-    every = RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | STEP_KEYS
+    every = RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | STEP_KEYS | {"status"}
     assert records and all(RECORD_KEYS <= set(r) <= every for r in records)
+    # one vocabulary: a statement carries its verdict only; steps and evidence neutral words
+    assert all("status" not in r for r in records if r["headline"])
+    assert all(r["status"] in STEP_WORDS_SHOWN for r in records if not r["headline"])
+    assert all(e.get("status") in STEP_WORDS_SHOWN | {"measured", None}
+               for r in records if r["headline"] for e in r["evidence"])
     assert all(STATEMENT_KEYS <= set(r) for r in records if r["headline"])
     assert all(len(STEP_KEYS & set(r)) == 1 for r in records if not r["headline"])
     assert all(isinstance(r["line"], int) and isinstance(r["headline"], bool) for r in records)
@@ -69,7 +77,8 @@ def test_the_summary_gives_each_wrong_statement_one_line_and_no_step(built):
     records = json.loads((out / "claims.json").read_text())["claims"]
     summary = (out / "REPORT.md").read_text().split("## Summary")[1].split("\n## ")[0]
     for r in records:
-        if r["status"] != "erratum" and r.get("verdict") not in ("wrong", "misprint"):
+        if r.get("status") != "differs from the print" and r.get("verdict") not in ("wrong",
+                                                                                  "misprint"):
             continue
         mentions = [line for line in summary.splitlines() if f"`{r['id']}`" in line]
         assert len(mentions) == (1 if r["headline"] else 0), (r["id"], mentions)
@@ -99,7 +108,8 @@ def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
     ones included, on the page."""
     out, _ = built
     records = json.loads((out / "claims.json").read_text())["claims"]
-    errata = [r for r in records if r["status"] == "erratum" and "finding" not in r]
+    errata = [r for r in records if (r.get("verdict") in ("wrong", "misprint") or r.get(
+        "status") == "differs from the print") and "finding" not in r]
     section = (out / "REPORT.md").read_text().split("## Errata by cause")[1]
     page = (out / "index.html").read_text()
     assert errata, "the registry records errata"
@@ -143,7 +153,7 @@ def test_committed_corrections_are_the_committed_measured_verdicts():
     measured_ids = {m.claim_id for m in MEASUREMENTS}
     for r in _committed_records():
         assert ("measured" in r) == (r["id"] in measured_ids), r["id"]
-        if r["status"] == "erratum":
+        if r.get("status", "erratum") in ("erratum", "differs from the print") and "correction" in r:
             m = r.get("measured")
             expected = ("not measured" if m is None else
                         m["confirmation"]["state"] if m.get("confirmation") else m["verdict"])

@@ -206,7 +206,13 @@ def size_text(record: Record) -> str:
 _AGREEMENT = {"verified": "the print equals the derivation",
               "leading order": "the print equals the derivation's leading order",
               "erratum": "the print differs from the derivation",
-              "open": "not derived"}
+              "open": "not derived",
+              # the neutral words claims.json carries (tasksim.reports.verdicts.STEP_WORDS)
+              "derived: equals the print": "the print equals the derivation",
+              "derived: equals the print at leading order":
+                  "the print equals the derivation's leading order",
+              "differs from the print": "the print differs from the derivation",
+              "pending": "not derived"}
 
 
 def _agreement(record: Record) -> str:
