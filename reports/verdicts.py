@@ -38,7 +38,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
-from tasksim.derivations.sizes import leading_order_error, observable_size
+from tasksim.derivations.sizes import leading_order_error, limit_observable, observable_size
 
 from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
                            confirmation, measurement_for, not_measured)
@@ -144,9 +144,14 @@ class Cause:
 
 # -- observables ---------------------------------------------------------------------------
 
-def observable_of(v: Verdict) -> str:
-    """The claim's observable, or one read from its id when it names none: averages, the
-    transfer (Delta eps_TF), the retention (Delta eps_RT), else the printed expression."""
+def observable_of(v: Verdict, word: str = "") -> str:
+    """The claim's observable: for a statement that holds in the stated limit, the one its
+    size is a change of (:func:`tasksim.derivations.sizes.limit_observable`); else the
+    claim's own, or one read from its id when it names none: averages, the transfer
+    (Delta eps_TF), the retention (Delta eps_RT), else the printed expression."""
+    named = limit_observable(v.claim.id) if word == "holds in the stated limit" else None
+    if named:
+        return named
     if v.claim.observable:
         return v.claim.observable
     words = v.claim.id.lower()
@@ -396,7 +401,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         out.append(StatementVerdict(
             id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
             place=paper.place(c.line) if paper is not None else "", verdict=word,
-            observable=observable_of(v), size=size, size_point=point,
+            observable=observable_of(v, word), size=size, size_point=point,
             size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
             confirmation=confirm, condition=_condition(v, word),
             derived=_derived_latex(v), note=note,

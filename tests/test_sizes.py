@@ -169,3 +169,15 @@ def test_a_statement_without_a_coefficient_has_no_size_and_says_why():
     assert size is None and "no exact 1/Nx coefficient" in why
     size, why = leading_order_error("fisher.invertibility")
     assert size is None and "invertible" in why
+
+
+def test_a_limit_statement_names_the_observable_its_size_is_a_change_of():
+    from tasksim.reports.verdicts import statement_verdicts
+
+    records = {s.id: s for s in statement_verdicts()}
+    optimum = records["gating.optimal_alpha"]
+    assert optimum.verdict == "holds in the stated limit"
+    assert optimum.observable == "the optimal alpha of the random-gating model's Delta eps_TF"
+    limits = [s for s in records.values() if s.verdict == "holds in the stated limit"]
+    assert not [s.id for s in limits if s.size is not None
+                and s.observable == "the printed expression"]
