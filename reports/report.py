@@ -59,6 +59,7 @@ from tasksim.derivations.scope import OUT_OF_SCOPE
 from .figures_blas import single_threaded_blas
 from .findings import Finding, findings_markdown
 from .paper import Paper, load_paper
+from .paper_labels import reference_resolver
 from .statement_index import FOUND_BY
 from tasksim.solvers.executors import open_executor
 
@@ -131,6 +132,15 @@ class ReportOptions:
             return provenance(seed=self.seed, command=self.command_line())
 
 
+def _paper_expand(paper) -> Callable[[str], str]:
+    """The paper's macros expanded and its references resolved to what LaTeX prints
+    (:mod:`tasksim.reports.paper_labels`); the identity without a paper."""
+    if paper is None:
+        return _identity
+    resolve = reference_resolver(paper)
+    return lambda text: paper.expand_macros(resolve(text))
+
+
 def _identity(text: str) -> str:
     return text
 
@@ -163,7 +173,7 @@ def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         statements = _statements(verdicts, paper, measured)
     by_id = {s.id: s for s in statements}
     place = (lambda line: paper.place(line)) if paper is not None else (lambda line: "")
-    expand = paper.expand_macros if paper is not None else _identity
+    expand = _paper_expand(paper)
     lines = [
         "| id | line | where | verdict | printed (verbatim) | derived | condition; note |",
         "|---|---|---|---|---|---|---|",
@@ -354,7 +364,7 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     """The errata by root cause, in the summary's order (largest size first, misprints
     after): per cause its size and lines, then each statement (as printed, as derived, the
     correction's confirmation) and the step-level claims of the same cause (evidence)."""
-    expand = paper.expand_macros if paper is not None else _identity
+    expand = _paper_expand(paper)
     measured = measured or {}
     if statements is None:
         statements = _statements(verdicts, paper, measured)

@@ -282,7 +282,8 @@ def _evidence(record: Record) -> list[str]:
     return out
 
 
-def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand) -> ClaimView:
+def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
+               resolve: Callable[[str], str] = lambda text: text) -> ClaimView:
     """A claim record as the card shows it."""
     extras = extras or ClaimExtras()
     derived = extras.reader or str(record.get("derived") or "")
@@ -292,7 +293,7 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand) ->
         verdict=verdict_word(record), size=size_text(record),
         condition=prose_html(str(record.get("condition") or "")),
         note=prose_html(str(record.get("note") or "")),
-        printed=_printed_html(str(record.get("printed") or ""), expand),
+        printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
         derived=formula_html(derived, display=True) if derived else "",
         difference=formula_html(extras.difference, display=True) if extras.difference else "",
         steps=[(prose_html(name), formula_html(tex, display=True), prose_html(note))
@@ -390,7 +391,8 @@ def _home_of_steps(steps: Sequence[Record], slots: Sequence[_Slot],
 def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                 extras: Mapping[str, ClaimExtras], figures: Sequence[FigureView],
                 expand: Expand, place: Callable[[int], str],
-                part: Callable[[int], str]) -> list[Card]:
+                part: Callable[[int], str],
+                resolve: Callable[[str], str] = lambda text: text) -> list[Card]:
     """One card per statement, in the paper's order, keyed as the verdict records are.
 
     Every line that carries a headline claim (its record's ``line``) has the card
@@ -401,7 +403,8 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     appears on two cards. The other statements of the index get cards of their own (a second
     one on a line is ``line-<line>-2``), pointing to the lines of their claims and to the
     statement they restate. Step claims are evidence under a card
-    (:func:`_home_of_steps`), never a verdict."""
+    (:func:`_home_of_steps`), never a verdict. ``resolve`` turns the paper's ``\\ref``s in a
+    quote into what LaTeX prints (:func:`~tasksim.reports.paper_labels.reference_resolver`)."""
     by_id = {str(r["id"]): r for r in records}
     heads = [r for r in records if r.get("headline") and r.get("line") is not None]
     steps = [r for r in records if not r.get("headline") and r.get("line") is not None]
@@ -432,14 +435,14 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
         kinds = [row.kind for row in slot.rows]
         if slot.rows:
             quote = " ".join(
-                formula_html(row.quote, display=True, expand=expand)
-                if row.kind in FORMULA_KINDS else prose_html(row.quote, expand=expand)
+                formula_html(resolve(row.quote), display=True, expand=expand)
+                if row.kind in FORMULA_KINDS else prose_html(resolve(row.quote), expand=expand)
                 for row in slot.rows)
             kind = kinds[0]
         else:
             kind = "sentence" if is_prose(slot.quote) else "equation"
-            quote = (prose_html(slot.quote, expand=expand) if kind == "sentence" else
-                     formula_html(slot.quote, display=True, expand=expand))
+            quote = (prose_html(resolve(slot.quote), expand=expand) if kind == "sentence" else
+                     formula_html(resolve(slot.quote), display=True, expand=expand))
         out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
         cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
                           part(slot.line), quote, prose_html(out)))
@@ -447,7 +450,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
               for r in heads] + [(i, 10**6, c) for c, i in home.items()]
     for i, _, claim_id in sorted(placed):
-        view = claim_view(by_id[claim_id], extras.get(claim_id), expand)
+        view = claim_view(by_id[claim_id], extras.get(claim_id), expand, resolve)
         (cards[i].headlines if view.headline else cards[i].steps).append(view)
         for f in figure_of.get(claim_id, []):
             if f not in cards[i].figures:

@@ -19,6 +19,7 @@ import jinja2
 
 from .cards import (VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
                     build_cards, build_summary)
+from ..paper_labels import reference_resolver
 from .mathml import markdown_html
 
 __all__ = ["render_page", "statement_rows", "build_page", "TEMPLATES"]
@@ -84,6 +85,6 @@ def build_page(*, records: Sequence[Mapping[str, Any]], paper: Any, covered: Seq
     """Everything joined: the statement index, the claim records, the figures."""
     rows = statement_rows(paper, covered)
     cards = build_cards(rows, records, extras, figures, paper.expand_macros, paper.place,
-                        lambda line: _part(paper, line))
+                        lambda line: _part(paper, line), reference_resolver(paper))
     summary = build_summary(cards, records, findings)
     return render_page(cards, summary, figures, provenance, mode=mode)
