@@ -231,7 +231,7 @@ def _part(paper: Paper, line: int) -> str:
 
 def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
     """One sentence with the coverage counts: the denominator by kind and how it was built,
-    claimed, out of scope, not decided."""
+    claimed, out of scope, unclaimed (no claim answers it yet: not a verdict)."""
     c = coverage_counts(covered)
     share = c["claimed"] / c["found"] if c["found"] else 0.0
     return (f"**Coverage.** {c['found']} statements found in the paper's source "
@@ -239,7 +239,8 @@ def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
             f"{c['sentence']} sentences; {c['figure panel']} figure panels; "
             f"{c['listed']} of all these from the checked-in list of what the finders miss): "
             f"{c['claimed']} claimed ({share:.1%}), {c['out of scope']} out of scope with a "
-            f"stated reason, {c['not decided']} not decided (no claim yet, listed below).")
+            f"stated reason, {c['not decided']} unclaimed (no claim answers them yet; listed "
+            f"below).")
 
 
 def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
@@ -266,7 +267,7 @@ def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
             kind = f"display {c.statement.label}"
         heads = ", ".join(f"`{i}`" for i in c.headlines) or (
             "out of scope" if c.state == "out of scope" else
-            "claimed (steps only)" if c.claimed_by else "**not decided**")
+            "claimed (steps only)" if c.claimed_by else "**unclaimed**")
         span = f" (to {c.statement.end})" if c.statement.end > c.statement.line else ""
         lines.append(f"| {c.statement.line}.{c.statement.clause}{span} | "
                      f"{paper.place(c.statement.line)} | {escape_cell(kind)} | "

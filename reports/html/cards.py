@@ -26,6 +26,7 @@ Examples
 """
 from __future__ import annotations
 
+import html
 import math
 import re
 from dataclasses import dataclass, field
@@ -128,6 +129,9 @@ class ClaimView:
     agreement: str = ""
     line: Optional[int] = None
     clause: Optional[int] = None
+    excerpt: str = ""
+    """The opening of the claim's own words (HTML), shown beside its verdict when a line
+    holds clauses with different verdicts."""
 
 
 @dataclass
@@ -157,16 +161,32 @@ class Card:
     """The claimed statements the paper restates here: (anchor, line, claim id)."""
 
     @property
-    def verdict(self) -> str:
-        """The card's verdict word(s) for the filter: its headline claims' words (one per
+    def verdicts(self) -> list[str]:
+        """The card's verdict words for the filter: its headline claims' words (one per
         clause of its line), else "see its lines" (a statement whose lines carry the
-        verdicts), "out of scope" or "no claim"."""
+        verdicts), "out of scope" or "unclaimed" (no claim answers it yet)."""
         words = list(dict.fromkeys(c.verdict for c in self.headlines))
         if words:
-            return " / ".join(words)
+            return words
         if self.out_of_scope:
-            return "out of scope"
-        return "see its lines" if self.answered_on else "no claim"
+            return ["out of scope"]
+        return ["see its lines" if self.answered_on else "unclaimed"]
+
+    @property
+    def verdict(self) -> str:
+        """The card's one verdict word, or "" when its clauses carry different verdicts
+        (then the header shows each clause's verdict beside its words:
+        :attr:`clause_verdicts`)."""
+        words = self.verdicts
+        return words[0] if len(words) == 1 else ""
+
+    @property
+    def clause_verdicts(self) -> list[tuple[str, str]]:
+        """(verdict, excerpt of the clause's words) per headline clause, when the clauses of
+        the line carry different verdicts; empty otherwise."""
+        if len(self.verdicts) < 2:
+            return []
+        return [(c.verdict, c.excerpt) for c in self.headlines]
 
 
 def verdict_word(record: Record) -> str:
@@ -231,6 +251,48 @@ def is_prose(quote: str) -> bool:
     (True, False)
     """
     return "$" in quote or bool(_WORDS.search(_COMMAND_ARGUMENTS.sub(" ", quote)))
+
+
+EXCERPT_WORDS = 9
+"""Words of a clause shown beside its verdict in a card's header."""
+
+
+def excerpt(quote: str, words: int = EXCERPT_WORDS) -> str:
+    r"""The opening of a clause's words, for a card's header: prose cut after ``words`` words
+    (never inside ``$...$`` math) with "..." when cut; a formula longer than 40 characters up
+    to its first relation (its left-hand side and the relation) with "...".
+
+    >>> excerpt("the transfer and retention performance remain independent of the "
+    ...         "resultant input sparsity $\alpha$")
+    'the transfer and retention performance remain independent of the ...'
+    >>> excerpt(r"W_1 \equiv B_1 A_1^+, \quad W_2 \equiv B_1 A_1^+ [I - U_2 U_2^T] + B_2 A_2^+")
+    'W_1 \\equiv ...'
+    """
+    quote = " ".join(quote.split())
+    if is_prose(quote):
+        tokens, kept, in_math = quote.split(" "), [], False
+        for token in tokens:
+            if len(kept) >= words and not in_math:
+                return " ".join(kept) + " ..."
+            kept.append(token)
+            in_math ^= token.count("$") % 2 == 1
+        return quote
+    m = re.search(r"=|\\equiv|\\approx|\\simeq|\\sim\b|\\propto|\\leq|\\geq|<|>", quote)
+    if m is None or len(quote) <= 40:
+        return quote
+    return quote[:m.end()] + " ..."
+
+
+def excerpt_html(quote: str, expand: Expand) -> str:
+    """:func:`excerpt` as HTML: prose with inline MathML, a formula as inline MathML."""
+    short = excerpt(quote)
+    if not short:
+        return ""
+    if is_prose(short):
+        return prose_html(short, expand=expand)
+    tail = " ..." if short.endswith(" ...") and not quote.strip().endswith("...") else ""
+    formula = short[:-4] if tail else short
+    return formula_html(formula, display=False, expand=expand) + html.escape(tail)
 
 
 def _printed_html(quote: str, expand: Expand) -> str:
@@ -302,7 +364,8 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
             _confirmation(record)), evidence=_evidence(record),
         agreement=_agreement(record),
         line=None if record.get("line") is None else int(record["line"]),
-        clause=None if record.get("clause") is None else int(record["clause"]))
+        clause=None if record.get("clause") is None else int(record["clause"]),
+        excerpt=excerpt_html(resolve(str(record.get("printed") or "")), expand))
 
 
 def _anchor(line: int, taken: set[str]) -> str:

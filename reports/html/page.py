@@ -69,8 +69,8 @@ def render_page(cards: Sequence[Card], summary: Summary, figures: Sequence[Figur
                 provenance: Mapping[str, Any], *, mode: str) -> str:
     """The HTML of ``index.html``."""
     parts = list(dict.fromkeys(c.part for c in cards))
-    verdicts = [v for v in VERDICTS if any(v in c.verdict for c in cards)]
-    verdicts += sorted({w for c in cards for w in c.verdict.split(" / ")} - set(verdicts))
+    verdicts = [v for v in VERDICTS if any(v in c.verdicts for c in cards)]
+    verdicts += sorted({w for c in cards for w in c.verdicts} - set(verdicts))
     template = _environment().get_template("page.html.j2")
     text = template.render(cards=cards, summary=summary, figures=figures, parts=parts,
                            verdicts=verdicts, provenance=dict(provenance), mode=mode,
