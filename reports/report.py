@@ -59,7 +59,7 @@ from tasksim.derivations.scope import OUT_OF_SCOPE
 from .figures_blas import single_threaded_blas
 from .findings import Finding, findings_markdown
 from .paper import Paper, load_paper
-from .paper_labels import reference_resolver
+from .paper_labels import label_numbers, reference_resolver
 from .statement_index import FOUND_BY
 from tasksim.solvers.executors import open_executor
 
@@ -220,7 +220,9 @@ def summary_markdown(verdicts: Sequence[Verdict], paper: Paper,
         coverage_line=coverage_sentence(covered),
         findings=[f"- **{f.id}** (supported by the exact solvers: {f.supported})"
                   for f in found],
-        figure_findings=figure_findings)
+        figure_findings=figure_findings,
+        names={label: f"({n.text})" for label, n in label_numbers(paper).items()
+               if n.kind == "equation"})
 
 
 def _part(paper: Paper, line: int) -> str:

@@ -60,7 +60,9 @@ def test_the_report_prints_the_coverage_of_the_papers_statements(built):
     counts = coverage_counts(coverage(load_paper(), all_claims(), OUT_OF_SCOPE))
     section = (out / "REPORT.md").read_text()
     assert f"{counts['found']} statements found" in section, section[:400]
-    assert f"{counts['claimed']} claimed" in section and f"{counts['not decided']} not decided" in section
+    assert f"{counts['claimed']} claimed" in section
+    assert f"{counts['not decided']} unclaimed" in section and "not decided (no claim" not in section, \
+        "a statement without a claim is unclaimed, not a verdict"
     assert f"{counts['out of scope']} out of scope" in section
 
 

@@ -159,6 +159,9 @@ class Card:
     """The longer statement (anchor, first and last line) this line's card lies inside."""
     restates: list[tuple[str, int, str]] = field(default_factory=list)
     """The claimed statements the paper restates here: (anchor, line, claim id)."""
+    rows: int = 0
+    """How many statements of the index (Coverage) this card shows: 0 for a line inside a
+    longer statement that carries a claim of its own, 2 or more for clauses sharing a line."""
 
     @property
     def verdicts(self) -> list[str]:
@@ -187,6 +190,21 @@ class Card:
         if len(self.verdicts) < 2:
             return []
         return [(c.verdict, c.excerpt) for c in self.headlines]
+
+
+def card_counts(cards: Sequence[Card]) -> dict[str, int]:
+    """Why the number of cards differs from the number of statements Coverage counts: the
+    statements the cards show, the cards that share a line between several statements and
+    the cards of lines without a statement of their own (a line inside a display or a
+    sentence that carries a claim of its own).
+
+    >>> c = [Card("line-1", 1, 1, "sentence", "", "", "", "", rows=2),
+    ...      Card("line-2", 2, 2, "equation", "", "", "", "", rows=0)]
+    >>> card_counts(c)
+    {'cards': 2, 'statements': 2, 'shared': 1, 'own line': 1}
+    """
+    return {"cards": len(cards), "statements": sum(c.rows for c in cards),
+            "shared": sum(c.rows > 1 for c in cards), "own line": sum(c.rows == 0 for c in cards)}
 
 
 def verdict_word(record: Record) -> str:
@@ -508,7 +526,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                      formula_html(resolve(slot.quote), display=True, expand=expand))
         out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
         cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
-                          part(slot.line), quote, prose_html(out)))
+                          part(slot.line), quote, prose_html(out), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
               for r in heads] + [(i, 10**6, c) for c, i in home.items()]

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 import jinja2
 
 from .cards import (VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
-                    build_cards, build_summary)
+                    build_cards, build_summary, card_counts)
 from ..paper_labels import reference_resolver
 from .mathml import markdown_html
 
@@ -74,6 +74,7 @@ def render_page(cards: Sequence[Card], summary: Summary, figures: Sequence[Figur
     template = _environment().get_template("page.html.j2")
     text = template.render(cards=cards, summary=summary, figures=figures, parts=parts,
                            verdicts=verdicts, provenance=dict(provenance), mode=mode,
+                           counted=card_counts(cards),
                            css=(TEMPLATES / "style.css").read_text(),
                            script=(TEMPLATES / "filter.js").read_text())
     return text.rstrip() + "\n"
