@@ -382,3 +382,16 @@ def test_a_statement_without_a_claim_is_unclaimed_not_a_verdict():
     cards = _cards([_record("a", 20, "exact", clause=0)])
     free = [c for c in cards if not c.headlines and not c.out_of_scope and not c.answered_on]
     assert free and all(c.verdicts == ["unclaimed"] for c in free)
+
+
+def test_the_page_says_why_its_cards_and_the_coverage_counts_differ(built):
+    page = html.unescape(re.sub(r"<[^>]+>", "", (built / "index.html").read_text()))
+    said = re.search(r"(\d+) cards: they show the (\d+) statements that Coverage counts \((\d+) "
+                     r"cards hold several clauses of one line\), and (\d+) cards are lines", page)
+    found = re.search(r"(\d+) statements found", (built / "REPORT.md").read_text())
+    assert said and found and said.group(2) == found.group(1)
+    assert int(said.group(1)) == (built / "index.html").read_text().count("<article ")
+    assert " / " not in "".join(re.findall(r'data-verdict="([^"]*)"',
+                                           (built / "index.html").read_text()))
+    for raw in ("fig supp phase", "eq rcg epsilon", "subsec appndix"):
+        assert raw not in page, f"an unresolved LaTeX reference in a quote: {raw}"

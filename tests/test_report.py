@@ -287,3 +287,14 @@ def test_build_info_times_the_whole_build_and_a_rebuild_reads_every_piece_back(t
         set(cold["cpu_seconds_per_piece"])
     assert warm["cpu_seconds_per_piece"] == {} and warm["pieces_reused"] > 0
     assert (outs[0] / "claims.json").read_bytes() == (outs[1] / "claims.json").read_bytes()
+
+
+def test_measured_here_keeps_whole_sentences_in_the_papers_words(built):
+    out, _ = built
+    report = (out / "REPORT.md").read_text()
+    section = report[report.index("**Measured here**"):]
+    section = section[:section.index("\n\n", section.index("\n- "))]
+    assert "details below" not in section
+    for word in ("EXACT", "HOLDS IN THE STATED LIMIT", "HOLDS UNDER", "NOT DECIDED", "WRONG"):
+        assert word not in section, word
+    assert "eq_" not in section, "equations by their numbers, never by their labels"
