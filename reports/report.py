@@ -59,6 +59,7 @@ from tasksim.derivations.scope import OUT_OF_SCOPE
 from .figures_blas import single_threaded_blas
 from .findings import Finding, findings_markdown
 from .paper import Paper, load_paper
+from .paper_labels import label_numbers, reference_resolver
 from .statement_index import FOUND_BY
 from tasksim.solvers.executors import open_executor
 
@@ -131,6 +132,15 @@ class ReportOptions:
             return provenance(seed=self.seed, command=self.command_line())
 
 
+def _paper_expand(paper) -> Callable[[str], str]:
+    """The paper's macros expanded and its references resolved to what LaTeX prints
+    (:mod:`tasksim.reports.paper_labels`); the identity without a paper."""
+    if paper is None:
+        return _identity
+    resolve = reference_resolver(paper)
+    return lambda text: paper.expand_macros(resolve(text))
+
+
 def _identity(text: str) -> str:
     return text
 
@@ -163,7 +173,7 @@ def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         statements = _statements(verdicts, paper, measured)
     by_id = {s.id: s for s in statements}
     place = (lambda line: paper.place(line)) if paper is not None else (lambda line: "")
-    expand = paper.expand_macros if paper is not None else _identity
+    expand = _paper_expand(paper)
     lines = [
         "| id | line | where | verdict | printed (verbatim) | derived | condition; note |",
         "|---|---|---|---|---|---|---|",
@@ -210,7 +220,9 @@ def summary_markdown(verdicts: Sequence[Verdict], paper: Paper,
         coverage_line=coverage_sentence(covered),
         findings=[f"- **{f.id}** (supported by the exact solvers: {f.supported})"
                   for f in found],
-        figure_findings=figure_findings)
+        figure_findings=figure_findings,
+        names={label: f"({n.text})" for label, n in label_numbers(paper).items()
+               if n.kind == "equation"})
 
 
 def _part(paper: Paper, line: int) -> str:
@@ -221,7 +233,7 @@ def _part(paper: Paper, line: int) -> str:
 
 def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
     """One sentence with the coverage counts: the denominator by kind and how it was built,
-    claimed, out of scope, not decided."""
+    claimed, out of scope, unclaimed (no claim answers it yet: not a verdict)."""
     c = coverage_counts(covered)
     share = c["claimed"] / c["found"] if c["found"] else 0.0
     return (f"**Coverage.** {c['found']} statements found in the paper's source "
@@ -229,7 +241,8 @@ def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
             f"{c['sentence']} sentences; {c['figure panel']} figure panels; "
             f"{c['listed']} of all these from the checked-in list of what the finders miss): "
             f"{c['claimed']} claimed ({share:.1%}), {c['out of scope']} out of scope with a "
-            f"stated reason, {c['not decided']} not decided (no claim yet, listed below).")
+            f"stated reason, {c['not decided']} unclaimed (no claim answers them yet; listed "
+            f"below).")
 
 
 def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
@@ -256,7 +269,7 @@ def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:
             kind = f"display {c.statement.label}"
         heads = ", ".join(f"`{i}`" for i in c.headlines) or (
             "out of scope" if c.state == "out of scope" else
-            "claimed (steps only)" if c.claimed_by else "**not decided**")
+            "claimed (steps only)" if c.claimed_by else "**unclaimed**")
         span = f" (to {c.statement.end})" if c.statement.end > c.statement.line else ""
         lines.append(f"| {c.statement.line}.{c.statement.clause}{span} | "
                      f"{paper.place(c.statement.line)} | {escape_cell(kind)} | "
@@ -356,7 +369,7 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     """The errata by root cause, in the summary's order (largest size first, misprints
     after): per cause its size and lines, then each statement (as printed, as derived, the
     correction's confirmation) and the step-level claims of the same cause (evidence)."""
-    expand = paper.expand_macros if paper is not None else _identity
+    expand = _paper_expand(paper)
     measured = measured or {}
     if statements is None:
         statements = _statements(verdicts, paper, measured)

@@ -14,7 +14,7 @@ Examples
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 from tasksim.derivations.claims import VERDICTS
 from tasksim.derivations.sizes import PAPER_SIZES
@@ -88,29 +88,70 @@ def quote_markdown(quote: str, expand: Callable[[str], str] = lambda s: s) -> st
     return math(text)
 
 
-BRIEF = 260
-"""Characters a finding keeps on the first screen; the figure's caption has the rest."""
+BRIEF = 600
+"""Characters a finding keeps on the first screen at most; the figure's caption has the rest."""
+
+_SHOUTED = re.compile(r"\b(?:EXACT|HOLDS IN THE STATED LIMIT|HOLDS UNDER A STRONGER CONDITION|"
+                      r"WRONG|MISPRINT|NOT DECIDED)(?: \([a-z ]+\))?:\s*")
+_CODE_IN_PARENS = re.compile(r"\s*\((?:`?[a-z0-9]+_[a-z0-9_]+`?)\)")
+_LABELS = re.compile(r"\b(eq_[A-Za-z0-9_]+?)(?:/([A-Za-z0-9]+))?\b")
+_SENTENCE_END = re.compile(r"(?<!Fig)(?<!Figs)(?<!Eq)(?<!Eqs)(?<!Sec)(?<!vs)(?<!e\.g)(?<!i\.e)"
+                           r"(?<=[a-z0-9)\]$])\.(?:\s+(?=[A-Z(])|$)")
 
 
-def brief(finding: str, limit: int = BRIEF) -> str:
-    """A finding shortened for the first screen: a list of predictions ("P1 holds: ...;
-    P2 partly holds: ...") keeps each prediction's outcome, anything else its first clauses up
-    to ``limit`` characters; the full sentence stays in the figure's caption.
+def readable(finding: str, names: Mapping[str, str] | None = None) -> str:
+    """A figure's finding in the paper's words: no verdict word in capitals (the figure is
+    evidence, not a verdict), no code names in parentheses, the paper's equation labels by
+    their numbers (``names``: label -> "(5a)"; a pair ``eq_x_TF/RT`` -> "Eqs. (5a), (5b)").
+
+    >>> readable("line 357 (asymmetric_non_monotonic), mnist-5k: HOLDS IN THE STATED LIMIT: "
+    ...          "holds", {})
+    'line 357, mnist-5k: holds'
+    >>> readable("as eq_rcg_epsilon_TF/RT predict", {"eq_rcg_epsilon_TF": "(5a)",
+    ...          "eq_rcg_epsilon_RT": "(5b)"})
+    'as Eqs. (5a) and (5b) predict'
+    """
+    names = names or {}
+    text = _SHOUTED.sub("", finding)
+    text = _CODE_IN_PARENS.sub("", text)
+
+    def label(m: re.Match) -> str:
+        first = m.group(1)
+        if m.group(2):
+            stem = first.rsplit("_", 1)[0]
+            second = f"{stem}_{m.group(2)}"
+            if first in names and second in names:
+                return f"Eqs. {names[first]} and {names[second]}"
+        return f"Eq. {names[first]}" if first in names else "the paper's equation"
+    return _LABELS.sub(label, text)
+
+
+def brief(finding: str, limit: int = BRIEF, names: Mapping[str, str] | None = None) -> str:
+    """A finding for the first screen: a list of predictions ("P1 holds: ...; P2 partly
+    holds: ...") keeps each prediction's outcome; anything else its first sentence, whole
+    (cut, when longer than ``limit``, only where a clause ends: at "; "), never mid-clause;
+    the full text stays in the figure's caption. In the paper's words (:func:`readable`).
 
     >>> brief("- Fig. 6: permuted digits: P1 holds: t -0.8 +- 0.1; P2 partly holds: r 0.4")
     '- Fig. 6: permuted digits: P1 holds; P2 partly holds (numbers in the caption)'
-    >>> brief("- Fig. 1: short.")
-    '- Fig. 1: short.'
+    >>> brief("- Fig. 1: short. And a second sentence.")
+    '- Fig. 1: short (the rest in the caption).'
+    >>> brief("- Fig. 2: one clause; " + "x" * 50 + "; z", limit=40)
+    '- Fig. 2: one clause (the rest in the caption).'
     """
+    finding = readable(finding, names)
     outcomes = re.findall(r"\b(P\d+ [a-z ]+?):", finding)
     if outcomes:
         head = finding[:finding.index(outcomes[0])].rstrip()
         return f"{head} {'; '.join(outcomes)} (numbers in the caption)"
-    if len(finding) <= limit:
-        return finding
-    cut = finding.rfind("; ", 0, limit)
-    cut = cut if cut > limit // 3 else finding.rfind(" ", 0, limit)
-    return finding[:cut].rstrip(",;") + " ... (details below)"
+    end = _SENTENCE_END.search(finding)
+    first = finding[:end.start()] if end else finding.rstrip(".")
+    if len(first) > limit:
+        cut = first.rfind("; ", 0, limit)
+        first = first[:cut] if cut > 0 else first
+    if first == finding.rstrip(".").rstrip():
+        return first + "."
+    return first.rstrip(",;: ") + " (the rest in the caption)."
 
 
 def verdict_table(statements: Sequence[StatementVerdict], part_of: Callable[[int], str]) -> str:
@@ -145,11 +186,12 @@ def cause_line(cause: Cause, rank: int) -> str:
 
 def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Cause], *,
                      part_of: Callable[[int], str], coverage_line: str,
-                     findings: Sequence[str] = (), figure_findings: Sequence[str] = ()
-                     ) -> str:
+                     findings: Sequence[str] = (), figure_findings: Sequence[str] = (),
+                     names: Optional[Mapping[str, str]] = None) -> str:
     """The first screen (module docstring). ``part_of`` names a line's top-level part;
     ``findings``: one line per finding beyond the paper; ``figure_findings``: one line per
-    figure's measurement (evidence, not verdicts)."""
+    figure's measurement (evidence, not verdicts); ``names``: the paper's equation labels ->
+    their printed numbers ("(5a)"), to say "Eq. (5a)" where a finding names a label."""
     wrong = [c for c in causes if c.verdict == "wrong"]
     misprints = [c for c in causes if c.verdict == "misprint"]
     stronger = [s for s in statements if s.verdict == "holds under a stronger condition"]
@@ -186,5 +228,5 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         *(list(findings) or ["none"]), "",
         "**Measured here** (what the figures measure: evidence under the verdicts above, not "
         "verdicts of their own):\n",
-        *([brief(f) for f in figure_findings] or ["none"]), "",
+        *([brief(f, names=names) for f in figure_findings] or ["none"]), "",
     ])

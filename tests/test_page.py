@@ -326,7 +326,10 @@ def test_cards_are_keyed_by_the_records_line_and_clause():
     assert display.aliases == ["line-12"] and [v.id for v in display.steps] == ["a.step"]
     assert [(v.id, v.clause) for v in b.headlines] == [("b", 0), ("b2", 1)], \
         "one card per line, its clauses in order"
-    assert b.verdict == "wrong / not decided" and [v.id for v in b.steps] == ["b.step"]
+    assert b.verdicts == ["wrong", "not decided"] and [v.id for v in b.steps] == ["b.step"]
+    assert b.verdict == "" and [w for w, _ in b.clause_verdicts] == ["wrong", "not decided"], \
+        "clauses with different verdicts: each verdict beside its clause's words, never 'a / b'"
+    assert all("x" in words for _, words in b.clause_verdicts)
     assert "It also holds." in b.quote, "the index's statements on the line are its words"
     assert prior.verdict == "out of scope" and prior.restates == [("line-40", 40, "orphan")]
     assert orphan.headlines[0].id == "orphan", "a claim on no statement gets its own card"
@@ -357,3 +360,38 @@ def test_a_record_without_the_new_fields_falls_back_to_its_status_and_size():
            "size": {"value": 4.0, "at": {"gamma_f": 1.0}}}
     assert verdict_word(old) == "erratum"
     assert size_text(old) == "up to 4 at gamma_f = 1"
+
+
+def test_a_card_header_names_each_clause_beside_its_verdict():
+    from tasksim.reports.html.cards import excerpt
+
+    cards = _cards([_record("t", 20, "exact", clause=0, printed="$h = \\sqrt{2} x$"),
+                    _record("u", 20, "wrong", clause=1, printed=(
+                        "the transfer and retention performance remain independent of the "
+                        "resultant input sparsity $\\alpha$"))])
+    line = next(c for c in cards if c.anchor == "line-20")
+    assert [w for w, _ in line.clause_verdicts] == ["exact", "wrong"]
+    assert "independent of the ..." in line.clause_verdicts[1][1]
+    assert "<math" in line.clause_verdicts[0][1], "a formula's words are rendered, not raw TeX"
+    assert excerpt("we cut $a + b$ never inside $x = y + z$ its math", words=3) == \
+        "we cut $a + b$ ...", "never cut inside math"
+    assert next(c for c in cards if c.anchor == "line-30").verdict == "out of scope"
+
+
+def test_a_statement_without_a_claim_is_unclaimed_not_a_verdict():
+    cards = _cards([_record("a", 20, "exact", clause=0)])
+    free = [c for c in cards if not c.headlines and not c.out_of_scope and not c.answered_on]
+    assert free and all(c.verdicts == ["unclaimed"] for c in free)
+
+
+def test_the_page_says_why_its_cards_and_the_coverage_counts_differ(built):
+    page = html.unescape(re.sub(r"<[^>]+>", "", (built / "index.html").read_text()))
+    said = re.search(r"(\d+) cards: they show the (\d+) statements that Coverage counts \((\d+) "
+                     r"cards hold several clauses of one line\), and (\d+) cards are lines", page)
+    found = re.search(r"(\d+) statements found", (built / "REPORT.md").read_text())
+    assert said and found and said.group(2) == found.group(1)
+    assert int(said.group(1)) == (built / "index.html").read_text().count("<article ")
+    assert " / " not in "".join(re.findall(r'data-verdict="([^"]*)"',
+                                           (built / "index.html").read_text()))
+    for raw in ("fig supp phase", "eq rcg epsilon", "subsec appndix"):
+        assert raw not in page, f"an unresolved LaTeX reference in a quote: {raw}"

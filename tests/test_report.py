@@ -68,7 +68,9 @@ def test_the_report_prints_the_coverage_of_the_papers_statements(built):
     counts = coverage_counts(coverage(load_paper(), all_claims(), OUT_OF_SCOPE))
     section = (out / "REPORT.md").read_text()
     assert f"{counts['found']} statements found" in section, section[:400]
-    assert f"{counts['claimed']} claimed" in section and f"{counts['not decided']} not decided" in section
+    assert f"{counts['claimed']} claimed" in section
+    assert f"{counts['not decided']} unclaimed" in section and "not decided (no claim" not in section, \
+        "a statement without a claim is unclaimed, not a verdict"
     assert f"{counts['out of scope']} out of scope" in section
 
 
@@ -295,3 +297,15 @@ def test_build_info_times_the_whole_build_and_a_rebuild_reads_every_piece_back(t
         set(cold["cpu_seconds_per_piece"])
     assert warm["cpu_seconds_per_piece"] == {} and warm["pieces_reused"] > 0
     assert (outs[0] / "claims.json").read_bytes() == (outs[1] / "claims.json").read_bytes()
+
+
+def test_measured_here_keeps_whole_sentences_in_the_papers_words(built):
+    out, _ = built
+    report = (out / "REPORT.md").read_text()
+    section = report[report.index("\n**Measured here** ("):]
+    body = section.split("\n\n")
+    section = "\n\n".join(body[:2])  # the heading and its list (or "none")
+    assert "details below" not in section
+    for word in ("EXACT", "HOLDS IN THE STATED LIMIT", "HOLDS UNDER", "NOT DECIDED", "WRONG"):
+        assert word not in section, word
+    assert "eq_" not in section, "equations by their numbers, never by their labels"

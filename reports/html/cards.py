@@ -26,6 +26,7 @@ Examples
 """
 from __future__ import annotations
 
+import html
 import math
 import re
 from dataclasses import dataclass, field
@@ -128,6 +129,9 @@ class ClaimView:
     agreement: str = ""
     line: Optional[int] = None
     clause: Optional[int] = None
+    excerpt: str = ""
+    """The opening of the claim's own words (HTML), shown beside its verdict when a line
+    holds clauses with different verdicts."""
 
 
 @dataclass
@@ -155,18 +159,52 @@ class Card:
     """The longer statement (anchor, first and last line) this line's card lies inside."""
     restates: list[tuple[str, int, str]] = field(default_factory=list)
     """The claimed statements the paper restates here: (anchor, line, claim id)."""
+    rows: int = 0
+    """How many statements of the index (Coverage) this card shows: 0 for a line inside a
+    longer statement that carries a claim of its own, 2 or more for clauses sharing a line."""
+
+    @property
+    def verdicts(self) -> list[str]:
+        """The card's verdict words for the filter: its headline claims' words (one per
+        clause of its line), else "see its lines" (a statement whose lines carry the
+        verdicts), "out of scope" or "unclaimed" (no claim answers it yet)."""
+        words = list(dict.fromkeys(c.verdict for c in self.headlines))
+        if words:
+            return words
+        if self.out_of_scope:
+            return ["out of scope"]
+        return ["see its lines" if self.answered_on else "unclaimed"]
 
     @property
     def verdict(self) -> str:
-        """The card's verdict word(s) for the filter: its headline claims' words (one per
-        clause of its line), else "see its lines" (a statement whose lines carry the
-        verdicts), "out of scope" or "no claim"."""
-        words = list(dict.fromkeys(c.verdict for c in self.headlines))
-        if words:
-            return " / ".join(words)
-        if self.out_of_scope:
-            return "out of scope"
-        return "see its lines" if self.answered_on else "no claim"
+        """The card's one verdict word, or "" when its clauses carry different verdicts
+        (then the header shows each clause's verdict beside its words:
+        :attr:`clause_verdicts`)."""
+        words = self.verdicts
+        return words[0] if len(words) == 1 else ""
+
+    @property
+    def clause_verdicts(self) -> list[tuple[str, str]]:
+        """(verdict, excerpt of the clause's words) per headline clause, when the clauses of
+        the line carry different verdicts; empty otherwise."""
+        if len(self.verdicts) < 2:
+            return []
+        return [(c.verdict, c.excerpt) for c in self.headlines]
+
+
+def card_counts(cards: Sequence[Card]) -> dict[str, int]:
+    """Why the number of cards differs from the number of statements Coverage counts: the
+    statements the cards show, the cards that share a line between several statements and
+    the cards of lines without a statement of their own (a line inside a display or a
+    sentence that carries a claim of its own).
+
+    >>> c = [Card("line-1", 1, 1, "sentence", "", "", "", "", rows=2),
+    ...      Card("line-2", 2, 2, "equation", "", "", "", "", rows=0)]
+    >>> card_counts(c)
+    {'cards': 2, 'statements': 2, 'shared': 1, 'own line': 1}
+    """
+    return {"cards": len(cards), "statements": sum(c.rows for c in cards),
+            "shared": sum(c.rows > 1 for c in cards), "own line": sum(c.rows == 0 for c in cards)}
 
 
 def verdict_word(record: Record) -> str:
@@ -239,6 +277,48 @@ def is_prose(quote: str) -> bool:
     return "$" in quote or bool(_WORDS.search(_COMMAND_ARGUMENTS.sub(" ", quote)))
 
 
+EXCERPT_WORDS = 9
+"""Words of a clause shown beside its verdict in a card's header."""
+
+
+def excerpt(quote: str, words: int = EXCERPT_WORDS) -> str:
+    r"""The opening of a clause's words, for a card's header: prose cut after ``words`` words
+    (never inside ``$...$`` math) with "..." when cut; a formula longer than 40 characters up
+    to its first relation (its left-hand side and the relation) with "...".
+
+    >>> excerpt("the transfer and retention performance remain independent of the "
+    ...         "resultant input sparsity $\alpha$")
+    'the transfer and retention performance remain independent of the ...'
+    >>> excerpt(r"W_1 \equiv B_1 A_1^+, \quad W_2 \equiv B_1 A_1^+ [I - U_2 U_2^T] + B_2 A_2^+")
+    'W_1 \\equiv ...'
+    """
+    quote = " ".join(quote.split())
+    if is_prose(quote):
+        tokens, kept, in_math = quote.split(" "), [], False
+        for token in tokens:
+            if len(kept) >= words and not in_math:
+                return " ".join(kept) + " ..."
+            kept.append(token)
+            in_math ^= token.count("$") % 2 == 1
+        return quote
+    m = re.search(r"=|\\equiv|\\approx|\\simeq|\\sim\b|\\propto|\\leq|\\geq|<|>", quote)
+    if m is None or len(quote) <= 40:
+        return quote
+    return quote[:m.end()] + " ..."
+
+
+def excerpt_html(quote: str, expand: Expand) -> str:
+    """:func:`excerpt` as HTML: prose with inline MathML, a formula as inline MathML."""
+    short = excerpt(quote)
+    if not short:
+        return ""
+    if is_prose(short):
+        return prose_html(short, expand=expand)
+    tail = " ..." if short.endswith(" ...") and not quote.strip().endswith("...") else ""
+    formula = short[:-4] if tail else short
+    return formula_html(formula, display=False, expand=expand) + html.escape(tail)
+
+
 def _printed_html(quote: str, expand: Expand) -> str:
     """The paper's words: prose with its inline math, or a bare formula as display math."""
     if is_prose(quote) or not quote.strip():
@@ -288,7 +368,8 @@ def _evidence(record: Record) -> list[str]:
     return out
 
 
-def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand) -> ClaimView:
+def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
+               resolve: Callable[[str], str] = lambda text: text) -> ClaimView:
     """A claim record as the card shows it."""
     extras = extras or ClaimExtras()
     derived = extras.reader or str(record.get("derived") or "")
@@ -298,7 +379,7 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand) ->
         verdict=verdict_word(record), size=size_text(record),
         condition=prose_html(str(record.get("condition") or "")),
         note=prose_html(str(record.get("note") or "")),
-        printed=_printed_html(str(record.get("printed") or ""), expand),
+        printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
         derived=formula_html(derived, display=True) if derived else "",
         difference=formula_html(extras.difference, display=True) if extras.difference else "",
         steps=[(prose_html(name), formula_html(tex, display=True), prose_html(note))
@@ -307,7 +388,8 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand) ->
             _confirmation(record)), evidence=_evidence(record),
         agreement=_agreement(record),
         line=None if record.get("line") is None else int(record["line"]),
-        clause=None if record.get("clause") is None else int(record["clause"]))
+        clause=None if record.get("clause") is None else int(record["clause"]),
+        excerpt=excerpt_html(resolve(str(record.get("printed") or "")), expand))
 
 
 def _anchor(line: int, taken: set[str]) -> str:
@@ -396,7 +478,8 @@ def _home_of_steps(steps: Sequence[Record], slots: Sequence[_Slot],
 def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                 extras: Mapping[str, ClaimExtras], figures: Sequence[FigureView],
                 expand: Expand, place: Callable[[int], str],
-                part: Callable[[int], str]) -> list[Card]:
+                part: Callable[[int], str],
+                resolve: Callable[[str], str] = lambda text: text) -> list[Card]:
     """One card per statement, in the paper's order, keyed as the verdict records are.
 
     Every line that carries a headline claim (its record's ``line``) has the card
@@ -407,7 +490,8 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     appears on two cards. The other statements of the index get cards of their own (a second
     one on a line is ``line-<line>-2``), pointing to the lines of their claims and to the
     statement they restate. Step claims are evidence under a card
-    (:func:`_home_of_steps`), never a verdict."""
+    (:func:`_home_of_steps`), never a verdict. ``resolve`` turns the paper's ``\\ref``s in a
+    quote into what LaTeX prints (:func:`~tasksim.reports.paper_labels.reference_resolver`)."""
     by_id = {str(r["id"]): r for r in records}
     heads = [r for r in records if r.get("headline") and r.get("line") is not None]
     steps = [r for r in records if not r.get("headline") and r.get("line") is not None]
@@ -438,22 +522,22 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
         kinds = [row.kind for row in slot.rows]
         if slot.rows:
             quote = " ".join(
-                formula_html(row.quote, display=True, expand=expand)
-                if row.kind in FORMULA_KINDS else prose_html(row.quote, expand=expand)
+                formula_html(resolve(row.quote), display=True, expand=expand)
+                if row.kind in FORMULA_KINDS else prose_html(resolve(row.quote), expand=expand)
                 for row in slot.rows)
             kind = kinds[0]
         else:
             kind = "sentence" if is_prose(slot.quote) else "equation"
-            quote = (prose_html(slot.quote, expand=expand) if kind == "sentence" else
-                     formula_html(slot.quote, display=True, expand=expand))
+            quote = (prose_html(resolve(slot.quote), expand=expand) if kind == "sentence" else
+                     formula_html(resolve(slot.quote), display=True, expand=expand))
         out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
         cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
-                          part(slot.line), quote, prose_html(out)))
+                          part(slot.line), quote, prose_html(out), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
               for r in heads] + [(i, 10**6, c) for c, i in home.items()]
     for i, _, claim_id in sorted(placed):
-        view = claim_view(by_id[claim_id], extras.get(claim_id), expand)
+        view = claim_view(by_id[claim_id], extras.get(claim_id), expand, resolve)
         (cards[i].headlines if view.headline else cards[i].steps).append(view)
         for f in figure_of.get(claim_id, []):
             if f not in cards[i].figures:

@@ -18,7 +18,8 @@ from typing import Any, Callable, Mapping, Sequence
 import jinja2
 
 from .cards import (VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
-                    build_cards, build_summary)
+                    build_cards, build_summary, card_counts)
+from ..paper_labels import reference_resolver
 from .mathml import markdown_html
 
 __all__ = ["render_page", "statement_rows", "build_page", "TEMPLATES"]
@@ -68,11 +69,12 @@ def render_page(cards: Sequence[Card], summary: Summary, figures: Sequence[Figur
                 provenance: Mapping[str, Any], *, mode: str) -> str:
     """The HTML of ``index.html``."""
     parts = list(dict.fromkeys(c.part for c in cards))
-    verdicts = [v for v in VERDICTS if any(v in c.verdict for c in cards)]
-    verdicts += sorted({w for c in cards for w in c.verdict.split(" / ")} - set(verdicts))
+    verdicts = [v for v in VERDICTS if any(v in c.verdicts for c in cards)]
+    verdicts += sorted({w for c in cards for w in c.verdicts} - set(verdicts))
     template = _environment().get_template("page.html.j2")
     text = template.render(cards=cards, summary=summary, figures=figures, parts=parts,
                            verdicts=verdicts, provenance=dict(provenance), mode=mode,
+                           counted=card_counts(cards),
                            css=(TEMPLATES / "style.css").read_text(),
                            script=(TEMPLATES / "filter.js").read_text())
     return text.rstrip() + "\n"
@@ -84,6 +86,6 @@ def build_page(*, records: Sequence[Mapping[str, Any]], paper: Any, covered: Seq
     """Everything joined: the statement index, the claim records, the figures."""
     rows = statement_rows(paper, covered)
     cards = build_cards(rows, records, extras, figures, paper.expand_macros, paper.place,
-                        lambda line: _part(paper, line))
+                        lambda line: _part(paper, line), reference_resolver(paper))
     summary = build_summary(cards, records, findings)
     return render_page(cards, summary, figures, provenance, mode=mode)

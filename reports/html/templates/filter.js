@@ -7,7 +7,7 @@
     var shown = 0;
     cards.forEach(function (card) {
       var ok = (!part.value || card.dataset.part === part.value) &&
-        (!verdict.value || card.dataset.verdict.split(" / ").indexOf(verdict.value) >= 0);
+        (!verdict.value || card.dataset.verdict.split("|").indexOf(verdict.value) >= 0);
       card.hidden = !ok;
       if (ok) { shown += 1; }
     });
