@@ -37,7 +37,7 @@ Examples
 >>> figures = run_benchmark(quick=True)
 >>> sorted(figures)  # doctest: +NORMALIZE_WHITESPACE
 ['appendix_scaling', 'fig1_exact_vs_gd', 'gram_throughput', 'gram_throughput_gated',
- 'machine', 'probe_scaling', 'quick', 'wishart_scaling']
+ 'gram_throughput_plasticity', 'machine', 'probe_scaling', 'quick', 'wishart_scaling']
 """
 from __future__ import annotations
 

@@ -150,10 +150,12 @@ def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry
     lines = out.strip().splitlines()
     assert code == 0 and lines[0].split()[:5] == ["id", "line", "kind", "where", "verdict"]
     assert len(lines) == 1 + len(DEMO_CLAIMS) + 1
-    assert "demo.wrong" in lines[3] and "erratum" in lines[3] and "factor is 3" in lines[3]
+    assert ("demo.wrong" in lines[3] and "differs from the print" in lines[3]
+            and "factor is 3" in lines[3])
     assert all(len(line) < 200 for line in lines)  # long notes are shortened
-    assert lines[-1] == ("4 claims: 1 step erratum, 1 step leading order, 1 step open, "
-                         "1 step verified")
+    assert lines[-1] == ("4 claims: 1 step derived: equals the print, 1 step derived: equals "
+                         "the print at leading order, 1 step differs from the print, "
+                         "1 step pending")
 
 
 def test_claims_table_shows_a_statements_verdict_not_its_status(monkeypatch):

@@ -44,10 +44,15 @@ VERDICTS = ("exact", "holds in the stated limit", "holds under a stronger condit
 """The verdict vocabulary of DESIGN.md."""
 STATUS_VERDICT = {"verified": "exact", "leading order": "holds in the stated limit",
                   "erratum": "wrong", "open": "not decided",
-                  "finding": "holds in the stated limit"}
-"""The fallback for records written before the verdict field: status -> verdict. A step of a
-finding beyond the paper (status "finding": the surrogate's 1/Nx terms) is right in the
-paper's own regime, which writes it with an approximate sign and keeps the leading order."""
+                  "finding": "holds in the stated limit",
+                  # a step's neutral words (claims.json since the verdicts became per statement)
+                  "derived: equals the print": "exact",
+                  "derived: equals the print at leading order": "holds in the stated limit",
+                  "differs from the print": "wrong", "pending": "not decided"}
+"""The fallback for records without a verdict field (older files, and the steps, which carry
+a status in neutral words): status -> verdict. A step of a finding beyond the paper (status
+"finding": the surrogate's 1/Nx terms) is right in the paper's own regime, which writes it
+with an approximate sign and keeps the leading order."""
 
 
 @dataclass(frozen=True)
