@@ -316,7 +316,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         statement = by_id.get(c.id)
         r["size"] = (None if statement is None or statement.size is None else
                      {"value": statement.size, "at": statement.size_point})
-        if v.status == "erratum":
+        if v.status == "erratum" and not c.finding:  # a finding's step is no erratum
             m = measured.get(c.id)
             r["correction"] = ("not measured" if m is None else
                                m.confirmation.state if m.confirmation else m.verdict)
