@@ -719,6 +719,10 @@ MEASUREMENTS: tuple[Measurement, ...] = (
 adds a size the derivation cannot give."""
 
 UNMEASURABLE: dict[str, str] = {
+    "phase_diagram.overlap_of_phases": "a region of the (rho_a, rho_b) square (area "
+                                       "17/18 - 2 sqrt2/3 = 0.00164), derived exactly; no "
+                                       "sampled quantity measures an area (Fig. 7 checks the "
+                                       "exact solver at the marked points)",
     "euclidean.no_tradeoff": "the tradeoff window moves the averages by 4e-4, far below the "
                              "finite-size terms (O(Ns/Nx) ~ 1e-2 at the paper's sizes) and "
                              "the resolution of any affordable average over the prior",
