@@ -113,6 +113,11 @@ def test_the_wheel_holds_the_package_and_the_paper_and_nothing_else(wheel):
                    "tasksim/solvers/api.py", "tasksim/derivations/engine.py",
                    "tasksim/reports/cli.py", "tasksim/testing/strategies.py"):
         assert module in names, module
+    stored = sorted(p.relative_to(ROOT / "results").as_posix()
+                    for p in (ROOT / "results").rglob("*.nc") if "cache" not in p.parts)
+    assert stored, "results/ holds the stored experiments the report reads"
+    for name in stored:
+        assert f"tasksim/results/{name}" in names, f"the report reads results/{name}"
     generated = [n for n in names if n.endswith((".png", ".md", ".json")) and "dist-info" not in n]
     assert not generated, f"the committed report's outputs are not package data: {generated}"
     version_file = zipfile.ZipFile(wheel).read("tasksim/_version.py").decode()
@@ -156,7 +161,13 @@ def test_the_wheel_runs_the_readme_commands_in_a_bare_venv_outside_the_checkout(
     out = tmp_path / "report"
     done = _run([tasksim_exe, "report", "--quick", "--out", str(out)], cwd=elsewhere, env=env)
     assert (out / "REPORT.md").is_file() and (out / "claims.json").is_file()
-    assert json.loads((out / "claims.json").read_text())["provenance"]["commit"] == head
+    claims = json.loads((out / "claims.json").read_text())
+    assert claims["provenance"]["commit"] == head
+    network = {c["id"]: c["verdict"] for c in claims["claims"] if c["id"].startswith("pmnist.")}
+    here = {c["id"]: c["verdict"]
+            for c in json.loads((ROOT / "reports" / "claims.json").read_text())["claims"]
+            if c["id"].startswith("pmnist.")}
+    assert network == here, "the wheel's report reads the stored network runs (results/)"
     assert "\r" not in done.stderr, "captured progress is plain lines"
     assert not any(elsewhere.iterdir()), "nothing written outside --out"
 
