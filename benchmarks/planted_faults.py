@@ -143,8 +143,11 @@ FAULTS: tuple[Fault, ...] = (
           "solvers/gram.py", "chi_dof = dofs[..., None] - rows",
           "chi_dof = dofs[..., None] - rows - 1", "simulate", GRAM_POINTS),
     Fault("wishart-dof-seeded", "Wishart (probe engine): chi degrees of freedom off by one",
-          "solvers/gram.py", "chi[j, c] = rng.chisquare(np.maximum(count - steps, 1))",
-          "chi[j, c] = rng.chisquare(np.maximum(count - steps - 1, 1))", "probe", GRAM_POINTS),
+          "solvers/gram.py",
+          "steps = np.arange(p)\n    half_nx = np.maximum(nx - steps, 1) / 2.0\n    for j, seed in "
+          "enumerate(seeds):\n        # per seed",
+          "steps = np.arange(p)\n    half_nx = np.maximum(nx - steps - 1, 1) / 2.0\n    for j, seed "
+          "in enumerate(seeds):\n        # per seed", "probe", GRAM_POINTS),
     Fault("wishart-dof-nx", "Wishart: Nx - 1 degrees of freedom for the ungated Gram",
           "solvers/gram.py", "counts = np.full((batch, 1), nx)",
           "counts = np.full((batch, 1), nx - 1)", "simulate", VANILLA + EUCLID),
@@ -168,8 +171,8 @@ FAULTS: tuple[Fault, ...] = (
           "appendix", (_p("fisher-diag", rho_a=0.5, rho_b=0.5, gamma=0.5),
                        _p("fisher-diag", rho_a=0.9, rho_b=0.2, gamma=0.2)), seeds=20),
     Fault("transposed-block-probe-engine", "probe engine: G_21 for G_12 (transposed block)",
-          "solvers/two_task_batch.py", "M, inverse = _solve_psd(K, G[0][1], full_rank=full_rank)",
-          "M, inverse = _solve_psd(K, G[1][0], full_rank=full_rank)", "probe", GRAM_POINTS),
+          "solvers/two_task_batch.py", "np.concatenate([G[0][1], G[1][0]]), full_rank=full_rank)",
+          "np.concatenate([G[1][0], G[1][0]]), full_rank=full_rank)", "probe", GRAM_POINTS),
     Fault("transposed-plasticity", "plasticity gating (probe engine): A_1^T P_2 for P_2^T A_1",
           "solvers/two_task_batch.py", "_plastic_solve(K2, G[1][0])",
           "_plastic_solve(K2, G[1][0].swapaxes(-1, -2))", "probe", GATED[2:]),
@@ -252,6 +255,13 @@ def make_scratch(base: Path, fault: Optional[Fault]) -> Path:
     for sub in ("derivations", "solvers", "reports"):
         (shim / sub).symlink_to(scratch / sub)
     return scratch
+
+
+def stale_faults(faults: tuple[Fault, ...], root: Path) -> list[str]:
+    """The names of the faults whose ``old`` text does not occur exactly once in its file
+    under ``root``: a catalogue that no longer matches the code plants nothing."""
+    return [f.name for f in faults
+            if not (root / f.path).is_file() or (root / f.path).read_text().count(f.old) != 1]
 
 
 def scratch_env(scratch: Path) -> dict:
@@ -437,6 +447,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
 
+    stale = stale_faults(faults, ROOT)
+    if stale:
+        raise SystemExit("faults whose patched text is not found exactly once (update the "
+                         f"catalogue to the code): {', '.join(stale)}")
     print(f"planting {len(faults)} faults in scratch copies of {ROOT} "
           f"(jobs={args.jobs}, threshold {THRESHOLD:g})", flush=True)
     base = snapshot(ROOT)
