@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_change",
            "observable_size", "LimitTerm", "LIMIT_TERMS", "limit_observable",
            "Location", "LOCATIONS", "location_shift", "UNSIZED_OBSERVABLES", "NO_LIMIT_TERM", "LIMIT_REASON",
-           "leading_order_error"]
+           "leading_order_error", "RANK_LOSSES", "rank_loss", "rank_loss_size"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
 """The paper's sizes for the linear models."""
@@ -472,6 +472,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     """
     if claim_id in LOCATIONS:
         return location_shift(claim_id)
+    if claim_id in RANK_LOSSES:
+        return rank_loss_size(claim_id)
     spec = LIMIT_TERMS.get(claim_id)
     if spec is None:
         return None, NO_LIMIT_TERM.get(claim_id, LIMIT_REASON)
@@ -516,6 +518,8 @@ def limit_observable(claim_id: str) -> Optional[str]:
     """
     if claim_id in LOCATIONS:
         return LOCATIONS[claim_id].observable
+    if claim_id in RANK_LOSSES:
+        return RANK_LOSSES[claim_id]
     spec = LIMIT_TERMS.get(claim_id)
     return UNSIZED_OBSERVABLES.get(claim_id) if spec is None else spec.observable
 
@@ -605,3 +609,52 @@ def location_shift(claim_id: str) -> tuple[Optional[Size], str]:
         + ("of the uniform prior's average" if spec.average else
            "max over the (rho_a, rho_b) grid (rho_a > 0)")
         + f", in units of {_name(spec.variable)}: there it moves from {x0:.4g} to {x1:.4g}")
+
+
+# -- the exact Fisher fixed point: retention lost only where [A_1, A_2] is rank-deficient -----
+
+RANK_LOSSES: dict[str, str] = {
+    "fisher.retention.exact_fixed_point": "Delta eps_RT of the Fisher model (task 1 "
+                                          "unregularized), expected over the appendix "
+                                          "generator's draws",
+}
+"""Statements sized by the exact fixed point's rank loss (:func:`rank_loss`), with their
+observable."""
+
+
+def rank_loss() -> sp.Expr:
+    """The expected loss of retention of the exact Fisher fixed point at finite size, for the
+    appendix generator: (1 - Delta eps_RT at rho_a = 1, task 1 unregularized; derived by
+    :func:`tasksim.derivations.fisher.retention_rho1`) times rho_a^Nx, the probability that
+    the generator keeps a column of A_1 whole (all Nx entries kept, each with probability
+    rho_a). A draw whose [A_1, A_2] has rank deficiency d loses d/Ns of the rho_a = 1 loss
+    (checked on every draw by the finding fisher-retention-exactly-one) and d is the number
+    of kept columns except with vanishing probability at Nx >> Ns; Gaussian entries give
+    d = 0 almost surely (Nx >= 2 Ns), hence no loss.
+
+    >>> rank_loss()
+    -2*gamma_f**2*rho_a**N_x*(rho_b - 1)
+    """
+    from .fisher import retention_rho1  # the model's derivation: imported when used
+
+    return sp.factor(1 - retention_rho1("unregularized")) * rho_a**Nx
+
+
+def rank_loss_size(claim_id: str) -> tuple[Optional[Size], str]:
+    """The size of a :data:`RANK_LOSSES` statement at Nx = 3000, Ns = 30: the largest expected
+    loss :func:`rank_loss` over the grid with rho_a < 1 and gamma_f < 1 (lambda > 0), and
+    how it was obtained."""
+    term = sp.Piecewise((rank_loss(), sp.And(sp.Lt(rho_a, 1), sp.Lt(gamma_f, 1))), (0, True))
+    size = size_at_paper_sizes(term)
+    if size is None:
+        return None, "the rank loss is not a number on the parameters' grid"
+    half = (math.log(2) / PAPER_SIZES[Ns]) ** (1 / PAPER_SIZES[Nx])
+    per = sp.factor(rank_loss() / rho_a**Nx)
+    return size, (
+        "the expected loss of the exact fixed point at Nx = 3000, Ns = 30: Delta eps_RT = 1 "
+        "exactly when rank [A_1, A_2] = 2 Ns (almost surely for Gaussian entries, Nx >= 2 "
+        "Ns); the appendix generator keeps a column of A_1 whole with probability rho_a^Nx, "
+        f"and a draw with d such columns loses d/Ns of the rho_a = 1 loss {per} (finding "
+        "fisher-retention-exactly-one), so the expected loss is that times rho_a^Nx: max "
+        "over the grid with rho_a < 1, lambda > 0; a kept column becomes "
+        f"likely (probability 1/2 for some column) only at rho_a >= {half:.5f}")

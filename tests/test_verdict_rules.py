@@ -83,3 +83,19 @@ def test_errata_rank_in_delta_eps_and_network_causes_come_apart():
     assert rows[-1].network and not rows[0].network
     assert rows[0].size_phrase == "grid maximum 0.5 (at rho_a = 0.9); 0.05 with every " \
                                   "parameter at 1/2"
+
+
+def test_line_328_is_sized_by_the_exact_rank_loss_not_by_the_surrogate():
+    """REFEREE2 N2: at the paper's sizes the exact fixed point keeps task 1 (the finding
+    measures 1e-16), so the size of line 328 is the expected rank loss
+    2 gamma_f^2 (1 - rho_b) rho_a^Nx (about 1e-137 on the grid), not the surrogate weights'
+    finite-size correction 0.109 that its evidence fisher.retention.finite_n.appendix has."""
+    verdicts = [evaluate(c) for c in _claims("fisher.retention.exact_fixed_point",
+                                             "fisher.retention.finite_n.appendix")]
+    s = {r.id: r for r in build_statement_verdicts(verdicts, None, {}, network={})}[
+        "fisher.retention.exact_fixed_point"]
+    assert s.verdict == "holds in the stated limit"
+    assert s.size is not None and 0 < s.size < 1e-100
+    assert s.size_point["rho_a"] < 1 and s.size_point["gamma_f"] < 1
+    assert "rank [A_1, A_2] = 2 Ns" in s.size_reason and "rank [A_1, A_2]" in s.condition
+    assert s.observable.startswith("Delta eps_RT")
