@@ -106,6 +106,9 @@ MEASURED: list[Claim] = [
                      (377, r"we found that the diagonal approximation of Fisher information "
                            r"metric performs much better than the prediction from the "
                            r"teacher-student model"))),
+    _claim("diagonal_better_when_both_poor", 366,
+           r"and was slightly better when both methods performed poorly",
+           "diagonal against layer-wise Fisher retention where both retain poorly"),
     _claim("discussion_gating_and_fisher_at_high_feature_low_readout", 371,
            r"when tasks are known to have high feature similarity and low readout similarity, "
            r"adaptive activity gating and weight regularization in the Fisher information metric "
