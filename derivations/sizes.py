@@ -215,6 +215,10 @@ class LimitTerm:
     the size is that of the difference of their 1/Nx terms)."""
     against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
     """The substitution that makes ``against``'s parameters the statement's (alpha = gamma)."""
+    pointwise: str = ""
+    """A derived pointwise optimum put for alpha at each (rho_a, rho_b) before the average
+    (``"optimal_alpha"``: :func:`tasksim.derivations.gating.optimal_alpha`, min(1, rho_b /
+    rho_a)); empty: none."""
 
     @property
     def observable(self) -> str:
@@ -281,6 +285,11 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("vanilla", "transfer"), "the uniform prior's average", average=True),
     "averages.vanilla.retention": LimitTerm(
         _terms("vanilla", "retention"), "the uniform prior's average", average=True),
+    "averages.transfer_below_retention": LimitTerm(
+        _terms("vanilla", *_BOTH), "the uniform prior's averages (the vanilla model; the "
+        "margin is 43/60 - 1/6 = 11/20)", average=True),
+    "fisher.average_transfer": LimitTerm(
+        _terms("fisher", "transfer"), "the uniform prior's average, lambda > 0", average=True),
     # Sec. 5.1 and Appendix B.1, random activity gating
     **{i: LimitTerm(_terms("random-gating", "transfer"), _GATES) for i in (
         "gating.transfer.random", "gating.transfer.random.appendix", "gating.transfer",
@@ -316,8 +325,9 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("random-gating", "retention"), "the uniform prior's average at the stated "
         "alpha = 3/4", average=True, points=(_THREE_QUARTERS,)),
     "averages.optimal_alpha.transfer": LimitTerm(
-        _terms("random-gating", "transfer"), "the uniform prior's average at alpha* = 3/4",
-        average=True, points=(_THREE_QUARTERS,)),
+        _terms("random-gating", "transfer"), "the uniform prior's average with the pointwise "
+        "optimum alpha*(rho_a, rho_b) = min(1, rho_b/rho_a) put in before averaging",
+        average=True, pointwise="optimal_alpha"),
     "gating.validity": LimitTerm(
         _terms("random-gating", "retention"), "at alpha = 0.1 (ten times Ns/Nx, the sparsest "
         "grid point; the statement is that eq_rcg_epsilon_RT needs alpha >> Ns/Nx), max over "
@@ -422,10 +432,19 @@ LIMIT_REASON = ("no exact 1/Nx coefficient for this statement's observable: "
 
 
 @lru_cache(maxsize=None)
-def _limit_coefficient(model: str, quantity: str, generator: str, average: bool) -> sp.Expr:
+def _limit_coefficient(model: str, quantity: str, generator: str, average: bool,
+                       pointwise: str = "") -> sp.Expr:
     from .finite_size import finite_size  # derivations of the models: imported when used
 
     c = finite_size(model, quantity, generator).nlo
+    if pointwise:
+        from .averages import average_over_unit_square
+        from .gating import optimal_alpha
+
+        if pointwise != "optimal_alpha":
+            raise ValueError(f"unknown pointwise optimum {pointwise!r}")
+        c = c.subs(alpha, optimal_alpha())
+        return sp.factor(average_over_unit_square(c)) if average else c
     if average:
         c = sp.integrate(sp.expand(c), (rho_a, 0, 1), (rho_b, 0, 1))
     return sp.factor(c)
@@ -440,14 +459,15 @@ model's own statements size the point 1 (unless the statement fixes it)."""
 def _limit_size(model: str, quantity: str, generator: str, average: bool,
                 point: tuple[tuple[sp.Symbol, sp.Expr], ...], region: sp.Basic,
                 against: Optional[str] = None,
-                against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()) -> Optional[Size]:
-    c = _limit_coefficient(model, quantity, generator, average).subs(dict(point))
+                against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = (),
+                pointwise: str = "") -> Optional[Size]:
+    c = _limit_coefficient(model, quantity, generator, average, pointwise).subs(dict(point))
     if against is not None:
         other = _limit_coefficient(against, quantity, generator, average)
         c = sp.simplify(c - other.subs(dict(against_point)).subs(dict(point)))
     term = c / Nx
     proper = _PROPER.get(model)
-    if proper is not None and proper not in {s for s, _ in point}:
+    if proper is not None and proper not in {s for s, _ in point} and not pointwise:
         region = sp.And(region, sp.Lt(proper, 1))
     if region is not sp.true:
         term = sp.Piecewise((term, region), (0, True))
@@ -482,7 +502,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
         for generator in spec.generators:
             for point in spec.points:
                 size = _limit_size(model, quantity, generator, spec.average, point,
-                                   spec.region, spec.against, spec.against_point)
+                                   spec.region, spec.against, spec.against_point,
+                                   spec.pointwise)
                 if size is not None and (best is None or size.value > best[0].value):
                     best = (size, model, quantity, generator)
     if best is None:
@@ -494,7 +515,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
         "the exact 1/Nx coefficient")
     proper = _PROPER.get(model)
     below = (f"; {_name(proper)} < 1 ({_name(proper)} = 1 is the vanilla model, sized at "
-             f"the vanilla statements)" if proper is not None and
+             f"the vanilla statements)" if proper is not None and not spec.pointwise and
              _name(proper) not in {_name(x) for p in spec.points for x, _ in p} else "")
     how = (f"the leading order's error at Nx = 3000, Ns = 30: |c|/Nx with c {c} of the "
            f"{model} model's {quantity}"
@@ -617,9 +638,12 @@ RANK_LOSSES: dict[str, str] = {
     "fisher.retention.exact_fixed_point": "Delta eps_RT of the Fisher model (task 1 "
                                           "unregularized), expected over the appendix "
                                           "generator's draws",
+    "fisher.average_retention": "average Delta eps_RT over rho_a, rho_b of the Fisher model "
+                                "(task 1 unregularized), expected over the appendix "
+                                "generator's draws",
 }
 """Statements sized by the exact fixed point's rank loss (:func:`rank_loss`), with their
-observable."""
+observable (an average one is sized by the loss averaged over the uniform prior)."""
 
 
 def rank_loss() -> sp.Expr:
@@ -644,7 +668,13 @@ def rank_loss_size(claim_id: str) -> tuple[Optional[Size], str]:
     """The size of a :data:`RANK_LOSSES` statement at Nx = 3000, Ns = 30: the largest expected
     loss :func:`rank_loss` over the grid with rho_a < 1 and gamma_f < 1 (lambda > 0), and
     how it was obtained."""
-    term = sp.Piecewise((rank_loss(), sp.And(sp.Lt(rho_a, 1), sp.Lt(gamma_f, 1))), (0, True))
+    average = RANK_LOSSES[claim_id].startswith("average")
+    if average:  # rho_a = 1 has measure zero: the average needs no exclusion
+        term = sp.Piecewise((sp.factor(sp.integrate(rank_loss(), (rho_a, 0, 1), (rho_b, 0, 1))),
+                             sp.Lt(gamma_f, 1)), (0, True))
+    else:
+        term = sp.Piecewise((rank_loss(), sp.And(sp.Lt(rho_a, 1), sp.Lt(gamma_f, 1))),
+                            (0, True))
     size = size_at_paper_sizes(term)
     if size is None:
         return None, "the rank loss is not a number on the parameters' grid"
@@ -655,6 +685,9 @@ def rank_loss_size(claim_id: str) -> tuple[Optional[Size], str]:
         "exactly when rank [A_1, A_2] = 2 Ns (almost surely for Gaussian entries, Nx >= 2 "
         "Ns); the appendix generator keeps a column of A_1 whole with probability rho_a^Nx, "
         f"and a draw with d such columns loses d/Ns of the rho_a = 1 loss {per} (finding "
-        "fisher-retention-exactly-one), so the expected loss is that times rho_a^Nx: max "
-        "over the grid with rho_a < 1, lambda > 0; a kept column becomes "
+        "fisher-retention-exactly-one), so the expected loss is that times rho_a^Nx"
+        + (f", averaged over the uniform prior ({sp.factor(term.args[0][0])}): max over "
+           "lambda > 0; near rho_a = 1 a kept column is likely, whence the 1/(Nx + 1); "
+           if average else ": max over the grid with rho_a < 1, lambda > 0; ")
+        + "a kept column becomes "
         f"likely (probability 1/2 for some column) only at rho_a >= {half:.5f}")

@@ -99,3 +99,44 @@ def test_line_328_is_sized_by_the_exact_rank_loss_not_by_the_surrogate():
     assert s.size_point["rho_a"] < 1 and s.size_point["gamma_f"] < 1
     assert "rank [A_1, A_2] = 2 Ns" in s.size_reason and "rank [A_1, A_2]" in s.condition
     assert s.observable.startswith("Delta eps_RT")
+
+
+@pytest.mark.parametrize("claim_id", ["vanilla.is_gating_at_alpha_tilde_one",          # 709
+                                      "fisher.transfer_equals_vanilla.unregularized"])  # 1141
+def test_identities_at_every_size_are_exact(claim_id):
+    """REFEREE2 N11: with every gate open the gated fixed points are the vanilla ones word for
+    word; with task 1 unregularized the Fisher model's W_1 and transfer residual are the
+    vanilla model's. Both are identities, not limits."""
+    assert statement_word(claim_id) == "exact"
+
+
+def test_a_zero_first_order_size_says_so_in_its_phrase():
+    s = _record("x", "holds in the stated limit", 0.0, "Delta eps_TF")
+    s = StatementVerdict(**{**s.__dict__, "size_reason": "0 at order 1/Nx: the exact 1/Nx "
+                            "coefficient vanishes identically there", "size_point": {}})
+    assert s.size_phrase().startswith("0 at order 1/Nx")
+
+
+def test_fig5_caption_judges_panel_c_transfer_and_retention_as_two_clauses():
+    """REFEREE2 N7: line 290 names panels; the average transfer and the average retention of
+    panel C are two clauses with their own quotes and sizes, panel D is answered by line 334."""
+    verdicts = [evaluate(c) for c in _claims("fisher.average_transfer",
+                                             "fisher.average_retention")]
+    records = {s.id: s for s in build_statement_verdicts(verdicts, None, {}, network={})}
+    tf, rt = records["fisher.average_transfer"], records["fisher.average_retention"]
+    assert (tf.line, tf.clause, rt.line, rt.clause) == (290, 0, 290, 1)
+    assert tf.quote != rt.quote and tf.size and rt.size
+    assert "prints no number" in tf.note and "prints no number" in rt.note
+    assert 290 in [line for line, _ in _claims("fisher_diagonal.attenuates_robustness")[0]
+                   .restates]
+
+
+def test_line_789_compares_the_average_transfer_with_the_average_retention():
+    """REFEREE2 N9: the first sentence of line 789 is a comparison (1/6 below 43/60, and below
+    for random gating at every alpha), judged on its own, not a restatement of line 244."""
+    v = evaluate(_claims("averages.transfer_below_retention")[0])
+    assert v.derived == sp.true and statement_word(v.claim.id) == "holds in the stated limit"
+    steps = {s.name: s.expr for s in v.derivation.steps}
+    assert steps["vanilla: average retention minus average transfer"] == sp.Rational(11, 20)
+    s = build_statement_verdicts([v], None, {}, network={})[0]
+    assert (s.line, s.clause) == (789, 0) and s.size is not None and s.size > 0
