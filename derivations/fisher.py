@@ -873,6 +873,10 @@ _PIECE_NOTES = {
 
 
 def _claims() -> list[Claim]:
+    return _typo_claims() + _claims_main()
+
+
+def _claims_main() -> list[Claim]:
     M_printed = sp.Matrix([[(lam * (_A1.T @ _A1)).to_sympy(), (_A1.T @ _A2).to_sympy()],
                            [(lam * (_A2.T @ _A1)).to_sympy(), (_A2.T @ _A2).to_sympy()]])
     R_printed = sp.Matrix([[0, (B_MU - W_PREV @ _A2).to_sympy()]])
@@ -1127,6 +1131,82 @@ def _claims() -> list[Claim]:
                    "regardless of rho_a and rho_b), so its average over the unit square is 1"),
     ]
     return claims
+
+
+# -- display typos of Appendix C.2: a factor transposed where the product is undefined --------
+
+def _letter(name: int, transposed: bool) -> MatrixExpr:
+    return task(name).T if transposed else task(name)
+
+
+def _defined(build: Callable[[], MatrixExpr]) -> bool:
+    try:
+        build()
+    except ValueError:  # matrix_words refuses a product or a sum of mismatched shapes
+        return False
+    return True
+
+
+_TYPOS = {
+    # line 1163: (I - (Ns/Nx) A_1^T A_1^T), the first factor of the trace piece of line 1160
+    "fisher.retention.expansion.typo_1163": dict(
+        line=1163, quote=r"(I - \tfrac{N_s}{N_x} A_1^T A_1^T)",
+        letters=((1, True), (1, True)),
+        build=lambda a, b: eye("s") - (Ns / Nx) * (a @ b),
+        term=lambda: retention_split()["first"],
+        misprint_of="fisher.retention.expansion.gaussian",
+        what="the first factor of the trace piece of the expansion at line 1160"),
+    # line 1200: A_1^T (A_2^T - rho_a A_1), the first factor of the trace piece's trace
+    "fisher.retention_piece.trace.typo_1200": dict(
+        line=1200, quote=r"A_1^T (A_2^T - \rho_a A_1)",
+        letters=((1, True), (2, True), (1, False)),
+        build=lambda a, b, c: a @ (b - rho_a * c),
+        term=lambda: retention_split()["P"].T,
+        misprint_of="fisher.retention_piece.trace.gaussian",
+        what="P^T = A_1^T (A_2 - rho_a A_1), the first factor of the trace piece (line 1171)"),
+}
+"""Typos in displays of Appendix C.2 where the printed product or sum of task matrices is
+undefined (mismatched shapes); the correction is derived (:func:`_derive_typo`)."""
+
+
+def _derive_typo(claim_id: str) -> Callable[[], Derivation]:
+    """The correction of a display typo: the readings of the printed words with one letter's
+    transpose flipped that are defined, among them the one equal to the term the expansion
+    uses (:func:`retention_split`); the derived value is that term, the steps say whether the
+    printed words are defined and how many readings are."""
+    spec = _TYPOS[claim_id]
+
+    def derive() -> Derivation:
+        letters = spec["letters"]
+        printed_ok = _defined(lambda: spec["build"](*(_letter(*x) for x in letters)))
+        readings = []
+        for k in range(len(letters)):
+            flipped = [(n, (not t) if i == k else t) for i, (n, t) in enumerate(letters)]
+            if _defined(lambda: spec["build"](*(_letter(*x) for x in flipped))):
+                readings.append(spec["build"](*(_letter(*x) for x in flipped)))
+        term = spec["term"]()
+        matching = [r for r in readings if (r - term).terms_count() == 0]
+        derived = term.to_sympy() if len(matching) == 1 and not printed_ok else sp.nan
+        return Derivation(derived, (
+            Step("the printed words are defined", sp.true if printed_ok else sp.false),
+            Step("defined readings with one transpose flipped", sp.Integer(len(readings))),
+            Step(f"the reading equal to {spec['what']}", derived)))
+    return derive
+
+
+def _typo_claims() -> list[Claim]:
+    return [Claim(cid, f"{_WHERE}: display typo at line {spec['line']}",
+                  sp.Symbol(spec["quote"]), spec["quote"], _derive_typo(cid),
+                  equivalent=lambda derived, printed: False if derived is sp.nan else
+                  derived == printed,
+                  note=f"misprint: as printed the factor is undefined (mismatched shapes); "
+                       f"the only reading with one transpose flipped that is defined and is "
+                       f"{spec['what']} is the derived one; the stated result holds with it "
+                       f"({spec['misprint_of']})",
+                  line=spec["line"], headline=True, misprint_of=spec["misprint_of"],
+                  cause="fisher-appendix-display-typos", observable="Delta eps_RT",
+                  carry=lambda d: sp.Integer(0))
+            for cid, spec in _TYPOS.items()]
 
 
 _PIECE_SCALE = Ns / Nx

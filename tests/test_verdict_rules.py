@@ -140,3 +140,27 @@ def test_line_789_compares_the_average_transfer_with_the_average_retention():
     assert steps["vanilla: average retention minus average transfer"] == sp.Rational(11, 20)
     s = build_statement_verdicts([v], None, {}, network={})[0]
     assert (s.line, s.clause) == (789, 0) and s.size is not None and s.size > 0
+
+
+@pytest.mark.parametrize("claim_id, line", [
+    ("fisher.retention.expansion.typo_1163", 1163),      # A_1^T A_1^T for A_1^T A_1
+    ("fisher.retention_piece.trace.typo_1200", 1200),    # (A_2^T - rho_a A_1) for (A_2 - ...)
+    ("pmnist.fisher_regularizer_third_term", 1389)])     # the third term lacks its sum
+def test_display_typos_are_misprints_with_a_derived_correction(claim_id, line):
+    """REFEREE2 N13: each printed factor is undefined (mismatched shapes, or free indices);
+    the correction is derived (the one defined reading equal to the term the expansion uses,
+    or the sum whose printed entries add up to the derived form), and the stated result
+    holds, so the verdict is misprint, sized 0 in its observable."""
+    v = evaluate(_claims(claim_id)[0])
+    steps = {s.name: s.expr for s in v.derivation.steps}
+    assert v.claim.line == line and v.derived is not sp.nan
+    assert statement_word(claim_id) == "misprint"
+    if claim_id.startswith("fisher."):
+        assert steps["the printed words are defined"] == sp.false
+        assert steps["defined readings with one transpose flipped"] == 1
+    else:
+        assert steps["its entries summed over ijkl minus the derived block's form"] == 0
+    intended = evaluate(_claims(v.claim.misprint_of)[0])
+    s = {r.id: r for r in build_statement_verdicts([v, intended], None, {}, network={})}[
+        claim_id]
+    assert s.verdict == "misprint" and s.size == 0
