@@ -164,3 +164,28 @@ def test_display_typos_are_misprints_with_a_derived_correction(claim_id, line):
     s = {r.id: r for r in build_statement_verdicts([v, intended], None, {}, network={})}[
         claim_id]
     assert s.verdict == "misprint" and s.size == 0
+
+
+def test_line_878_is_confirmed_at_the_papers_sizes_against_the_finite_ns_diagonal():
+    """REFEREE2 N4: the confirmation of 878's correction runs at Nx = 3000, Ns = 30 (it cost
+    Nx = 200, Ns = 40 before), against E[phi^2] at the measured Ns (the row norms' law),
+    which the Ns -> oo value g(h) misses by O(1/Ns); the measured diagonal is the solver's."""
+    import numpy as np
+
+    from tasksim.reports.measurements import (_phi_squared_diagonal, _phi_squared_value,
+                                              measurement_for)
+    from tasksim.solvers.soft_threshold_moments import input_moments
+    from tasksim.solvers.tasks import draw_tasks
+
+    m = measurement_for("soft_threshold.error_diagonal")
+    assert max(m.sizes) == (3000, 30) and m.exact
+    limit = _phi_squared_value("derived", 10**9, 10**6)
+    assert limit == pytest.approx(0.138951, abs=1e-5)           # g(h) at alpha = 0.3
+    assert _phi_squared_value("derived", 3000, 30) == pytest.approx(0.14684, abs=2e-5)
+    assert _phi_squared_value("printed", 3000, 30) == pytest.approx(0.09)
+    point = {"rho_a": 0.5, "alpha": 0.3}
+    rng = np.random.default_rng(3)
+    mine = _phi_squared_diagonal(40, 8, point, np.random.default_rng(3))
+    A = draw_tasks(nx=40, ns=8, ny=1, rho_a=0.5, rho_b=0.0, generator="appendix", seed=rng).A[0]
+    assert mine == pytest.approx(float(np.mean(np.diag(input_moments(A, 0.3).second))),
+                                 rel=1e-12)
