@@ -35,7 +35,8 @@ from tasksim.derivations.sequences import inversions
 
 from .measurements import CONFIRM_Z, MeasuredVerdict
 
-__all__ = ["Finding", "nlo_finding", "fisher_retention_finding", "rank_loss_per_direction", "ranking_finding",
+__all__ = ["Finding", "nlo_finding", "fisher_retention_finding", "rank_loss_per_direction",
+           "ranking_finding",
            "findings", "findings_markdown", "richardson"]
 
 

