@@ -262,7 +262,30 @@ def _derive_retention_cost() -> Derivation:
                       note="largest retention cost over alpha in (0, 1] (15 digits)")
 
 
+def _derive_transfer_below_retention() -> Derivation:
+    """Line 789: the average transfer is lower than the average retention, for the vanilla
+    model (1/6 against 43/60) and for random gating at every alpha in (0, 1] (the retention
+    minus the transfer has no root there and is positive at alpha = 1/2)."""
+    vanilla = average_over_unit_square(vanilla_retention()) - average_over_unit_square(
+        vanilla_transfer())
+    gap = sp.expand(random_gating_average("retention") - random_gating_average("transfer"))
+    roots = [r for r in sp.Poly(gap, alpha).real_roots() if 0 < r <= 1]
+    holds = bool(vanilla > 0 and not roots and gap.subs(alpha, sp.Rational(1, 2)) > 0)
+    return Derivation(sp.true if holds else sp.false, (
+        Step("vanilla: average retention minus average transfer", vanilla),
+        Step("random gating: average retention minus average transfer", gap),
+        Step("its roots in (0, 1]", sp.FiniteSet(*roots))), exact=False)
+
+
 CLAIMS: list[Claim] = [
+    Claim("averages.transfer_below_retention", "Appendix B.1: average transfer below average "
+          "retention", sp.true, r"Note that the average transfer performance is expected to "
+          r"be lower than the retention performance", _derive_transfer_below_retention,
+          line=789, headline=True, clause=0,
+          observable="average Delta eps_TF and Delta eps_RT over rho_a, rho_b (vanilla)",
+          condition="leading order in Ns/Nx, uniform prior",
+          note="read as: the uniform prior's average transfer is below its average retention "
+               "(vanilla: 1/6 against 43/60; random gating at every alpha)"),
     _average_claim("averages.vanilla.transfer", "Appendix B.1, uniform prior (vanilla)",
                    sp.Rational(1, 6), r"= \frac{1}{6}", vanilla_transfer, 770,
                    restates=((777, r"$\Delta \bar{\epsilon}_{TF} = \tfrac{1}{6}$"),)),

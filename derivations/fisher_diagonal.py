@@ -106,5 +106,6 @@ CLAIMS: list[Claim] = [
           note="read as: with the diagonal metric the retention depends on (rho_a, rho_b) as "
                "the vanilla one does",
           restates=((63, r"its diagonal approximation"),
-                    (93, r"its diagonal approximation"))),
+                    (93, r"its diagonal approximation"),
+                    (290, r"and its diagonal approximation (\textbf{D})"))),
 ]

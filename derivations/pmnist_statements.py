@@ -106,6 +106,9 @@ MEASURED: list[Claim] = [
                      (377, r"we found that the diagonal approximation of Fisher information "
                            r"metric performs much better than the prediction from the "
                            r"teacher-student model"))),
+    _claim("diagonal_better_when_both_poor", 366,
+           r"and was slightly better when both methods performed poorly",
+           "diagonal against layer-wise Fisher retention where both retain poorly"),
     _claim("discussion_gating_and_fisher_at_high_feature_low_readout", 371,
            r"when tasks are known to have high feature similarity and low readout similarity, "
            r"adaptive activity gating and weight regularization in the Fisher information metric "
@@ -176,6 +179,22 @@ def _scalar_claim(name: str, line: int, quote: str, printed, derived, what: str,
                  cause="network-regularizer-half" if misprint_of else "")
 
 
+def _third_term_entries(net: fisher.Network) -> sp.Matrix:
+    """The third term of the middle line of R's display as printed (line 1389, no sum):
+    d^2 l / dw1_ij dw1_kl dw1_ij dw1_kl for each (ij, kl), the paper's Hessian entries."""
+    d1 = fisher._entries(net.dW1)
+    H = fisher.printed_w1w1(net)
+    return sp.Matrix(H.shape[0], H.shape[1],
+                     lambda a, b: sp.expand(H[a, b] * d1[a] * d1[b])).subs(
+                         {x: 0 for x in net.ddphi})
+
+
+def _third_term_sum(net: fisher.Network) -> sp.Expr:
+    """The same term summed over ijkl with the derived Hessian block (phi'' = 0)."""
+    d1 = sp.Matrix(fisher._entries(net.dW1))
+    return sp.expand((d1.T * fisher.hessian_w1w1(net) * d1)[0].subs({x: 0 for x in net.ddphi}))
+
+
 DISPLAYS: list[Claim] = [
     _matrix_claim("hessian_w2w2", 1370, r"\delta_{ik} \phi_j \phi_l", fisher.printed_w2w2,
                   fisher.hessian_w2w2, "d^2 l / dw2_ij dw2_kl"),
@@ -192,6 +211,23 @@ DISPLAYS: list[Claim] = [
                   "the middle line of R's display equals dw^T H dw (phi'' = 0) once the sum "
                   "over ijkl is supplied on its third term, which the paper omits (a typo: "
                   "without it the term has free indices)"),
+    Claim("pmnist.fisher_regularizer_third_term", _WHERE,
+          sp.ImmutableMatrix(_third_term_entries(_net())),
+          r"\tfrac{ \p^2 \ell }{\p w^{(1)}_{ij} \p w^{(1)}_{kl}}",
+          lambda: Derivation(_third_term_sum(_net()), steps=(
+              Step("the printed term, entry (ij, kl): free indices", sp.ImmutableMatrix(
+                  _third_term_entries(_net())), "one entry per (ij, kl): not a number"),
+              Step("its entries summed over ijkl minus the derived block's form",
+                   sp.expand(sum(_third_term_entries(_net())) - _third_term_sum(_net())),
+                   "0: the sum is the correction")),
+              note=f"at {_SIZES}"),
+          note="misprint: the third term of R's middle line lacks its sum over ijkl (the "
+               "first two have it); as printed it has free indices i, j, k, l, so it is not "
+               "a term of the number R; with the sum it is sum_ijkl H11 dw1 dw1, the derived "
+               "Hessian's block (phi'' = 0), and the line equals dw^T H dw (line 1385)",
+          equivalent=lambda derived, printed: not isinstance(printed, sp.MatrixBase) and
+          sp.expand(derived - printed) == 0, line=1389, headline=True,
+          misprint_of="pmnist.fisher_regularizer_sums", cause="network-regularizer-sum-typo"),
     _scalar_claim("fisher_regularizer", 1392, r"\llv \delta W_2 \phi \rrv^2",
                   fisher.printed_R_traces,
                   lambda net: sp.expand(sp.Rational(1, 2) * fisher.quadratic_form(net)),
@@ -231,7 +267,10 @@ DISPLAYS: list[Claim] = [
 
 # R at line 1392 enters no reported number: the experiment regularizes with R_lw (line 1401),
 # which is right, so the misprint changes the network's test error by nothing
-DISPLAYS = annotate(DISPLAYS, {"pmnist.fisher_regularizer": dict(
+DISPLAYS = annotate(DISPLAYS, {"pmnist.fisher_regularizer_third_term": dict(
+    observable="test error of the network (R's display enters no number: the experiment uses "
+               "R_lw, line 1401; the sum is the only reading that makes the term a number)",
+    carry=lambda d: sp.Integer(0)), "pmnist.fisher_regularizer": dict(
     observable="test error of the network (the experiment uses R_lw, line 1401, which is "
                "right; R's factor 2 would be absorbed by lambda_1, lambda_2)",
     carry=lambda d: sp.Integer(0))})

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_change",
            "observable_size", "LimitTerm", "LIMIT_TERMS", "limit_observable",
            "Location", "LOCATIONS", "location_shift", "UNSIZED_OBSERVABLES", "NO_LIMIT_TERM", "LIMIT_REASON",
-           "leading_order_error"]
+           "leading_order_error", "RANK_LOSSES", "rank_loss", "rank_loss_size"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
 """The paper's sizes for the linear models."""
@@ -215,6 +215,10 @@ class LimitTerm:
     the size is that of the difference of their 1/Nx terms)."""
     against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
     """The substitution that makes ``against``'s parameters the statement's (alpha = gamma)."""
+    pointwise: str = ""
+    """A derived pointwise optimum put for alpha at each (rho_a, rho_b) before the average
+    (``"optimal_alpha"``: :func:`tasksim.derivations.gating.optimal_alpha`, min(1, rho_b /
+    rho_a)); empty: none."""
 
     @property
     def observable(self) -> str:
@@ -281,6 +285,11 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("vanilla", "transfer"), "the uniform prior's average", average=True),
     "averages.vanilla.retention": LimitTerm(
         _terms("vanilla", "retention"), "the uniform prior's average", average=True),
+    "averages.transfer_below_retention": LimitTerm(
+        _terms("vanilla", *_BOTH), "the uniform prior's averages (the vanilla model; the "
+        "margin is 43/60 - 1/6 = 11/20)", average=True),
+    "fisher.average_transfer": LimitTerm(
+        _terms("fisher", "transfer"), "the uniform prior's average, lambda > 0", average=True),
     # Sec. 5.1 and Appendix B.1, random activity gating
     **{i: LimitTerm(_terms("random-gating", "transfer"), _GATES) for i in (
         "gating.transfer.random", "gating.transfer.random.appendix", "gating.transfer",
@@ -316,8 +325,9 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("random-gating", "retention"), "the uniform prior's average at the stated "
         "alpha = 3/4", average=True, points=(_THREE_QUARTERS,)),
     "averages.optimal_alpha.transfer": LimitTerm(
-        _terms("random-gating", "transfer"), "the uniform prior's average at alpha* = 3/4",
-        average=True, points=(_THREE_QUARTERS,)),
+        _terms("random-gating", "transfer"), "the uniform prior's average with the pointwise "
+        "optimum alpha*(rho_a, rho_b) = min(1, rho_b/rho_a) put in before averaging",
+        average=True, pointwise="optimal_alpha"),
     "gating.validity": LimitTerm(
         _terms("random-gating", "retention"), "at alpha = 0.1 (ten times Ns/Nx, the sparsest "
         "grid point; the statement is that eq_rcg_epsilon_RT needs alpha >> Ns/Nx), max over "
@@ -422,10 +432,19 @@ LIMIT_REASON = ("no exact 1/Nx coefficient for this statement's observable: "
 
 
 @lru_cache(maxsize=None)
-def _limit_coefficient(model: str, quantity: str, generator: str, average: bool) -> sp.Expr:
+def _limit_coefficient(model: str, quantity: str, generator: str, average: bool,
+                       pointwise: str = "") -> sp.Expr:
     from .finite_size import finite_size  # derivations of the models: imported when used
 
     c = finite_size(model, quantity, generator).nlo
+    if pointwise:
+        from .averages import average_over_unit_square
+        from .gating import optimal_alpha
+
+        if pointwise != "optimal_alpha":
+            raise ValueError(f"unknown pointwise optimum {pointwise!r}")
+        c = c.subs(alpha, optimal_alpha())
+        return sp.factor(average_over_unit_square(c)) if average else c
     if average:
         c = sp.integrate(sp.expand(c), (rho_a, 0, 1), (rho_b, 0, 1))
     return sp.factor(c)
@@ -440,14 +459,15 @@ model's own statements size the point 1 (unless the statement fixes it)."""
 def _limit_size(model: str, quantity: str, generator: str, average: bool,
                 point: tuple[tuple[sp.Symbol, sp.Expr], ...], region: sp.Basic,
                 against: Optional[str] = None,
-                against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()) -> Optional[Size]:
-    c = _limit_coefficient(model, quantity, generator, average).subs(dict(point))
+                against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = (),
+                pointwise: str = "") -> Optional[Size]:
+    c = _limit_coefficient(model, quantity, generator, average, pointwise).subs(dict(point))
     if against is not None:
         other = _limit_coefficient(against, quantity, generator, average)
         c = sp.simplify(c - other.subs(dict(against_point)).subs(dict(point)))
     term = c / Nx
     proper = _PROPER.get(model)
-    if proper is not None and proper not in {s for s, _ in point}:
+    if proper is not None and proper not in {s for s, _ in point} and not pointwise:
         region = sp.And(region, sp.Lt(proper, 1))
     if region is not sp.true:
         term = sp.Piecewise((term, region), (0, True))
@@ -472,6 +492,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     """
     if claim_id in LOCATIONS:
         return location_shift(claim_id)
+    if claim_id in RANK_LOSSES:
+        return rank_loss_size(claim_id)
     spec = LIMIT_TERMS.get(claim_id)
     if spec is None:
         return None, NO_LIMIT_TERM.get(claim_id, LIMIT_REASON)
@@ -480,7 +502,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
         for generator in spec.generators:
             for point in spec.points:
                 size = _limit_size(model, quantity, generator, spec.average, point,
-                                   spec.region, spec.against, spec.against_point)
+                                   spec.region, spec.against, spec.against_point,
+                                   spec.pointwise)
                 if size is not None and (best is None or size.value > best[0].value):
                     best = (size, model, quantity, generator)
     if best is None:
@@ -492,7 +515,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
         "the exact 1/Nx coefficient")
     proper = _PROPER.get(model)
     below = (f"; {_name(proper)} < 1 ({_name(proper)} = 1 is the vanilla model, sized at "
-             f"the vanilla statements)" if proper is not None and
+             f"the vanilla statements)" if proper is not None and not spec.pointwise and
              _name(proper) not in {_name(x) for p in spec.points for x, _ in p} else "")
     how = (f"the leading order's error at Nx = 3000, Ns = 30: |c|/Nx with c {c} of the "
            f"{model} model's {quantity}"
@@ -516,6 +539,8 @@ def limit_observable(claim_id: str) -> Optional[str]:
     """
     if claim_id in LOCATIONS:
         return LOCATIONS[claim_id].observable
+    if claim_id in RANK_LOSSES:
+        return RANK_LOSSES[claim_id]
     spec = LIMIT_TERMS.get(claim_id)
     return UNSIZED_OBSERVABLES.get(claim_id) if spec is None else spec.observable
 
@@ -605,3 +630,64 @@ def location_shift(claim_id: str) -> tuple[Optional[Size], str]:
         + ("of the uniform prior's average" if spec.average else
            "max over the (rho_a, rho_b) grid (rho_a > 0)")
         + f", in units of {_name(spec.variable)}: there it moves from {x0:.4g} to {x1:.4g}")
+
+
+# -- the exact Fisher fixed point: retention lost only where [A_1, A_2] is rank-deficient -----
+
+RANK_LOSSES: dict[str, str] = {
+    "fisher.retention.exact_fixed_point": "Delta eps_RT of the Fisher model (task 1 "
+                                          "unregularized), expected over the appendix "
+                                          "generator's draws",
+    "fisher.average_retention": "average Delta eps_RT over rho_a, rho_b of the Fisher model "
+                                "(task 1 unregularized), expected over the appendix "
+                                "generator's draws",
+}
+"""Statements sized by the exact fixed point's rank loss (:func:`rank_loss`), with their
+observable (an average one is sized by the loss averaged over the uniform prior)."""
+
+
+def rank_loss() -> sp.Expr:
+    """The expected loss of retention of the exact Fisher fixed point at finite size, for the
+    appendix generator: (1 - Delta eps_RT at rho_a = 1, task 1 unregularized; derived by
+    :func:`tasksim.derivations.fisher.retention_rho1`) times rho_a^Nx, the probability that
+    the generator keeps a column of A_1 whole (all Nx entries kept, each with probability
+    rho_a). A draw whose [A_1, A_2] has rank deficiency d loses d/Ns of the rho_a = 1 loss
+    (checked on every draw by the finding fisher-retention-exactly-one) and d is the number
+    of kept columns except with vanishing probability at Nx >> Ns; Gaussian entries give
+    d = 0 almost surely (Nx >= 2 Ns), hence no loss.
+
+    >>> rank_loss()
+    -2*gamma_f**2*rho_a**N_x*(rho_b - 1)
+    """
+    from .fisher import retention_rho1  # the model's derivation: imported when used
+
+    return sp.factor(1 - retention_rho1("unregularized")) * rho_a**Nx
+
+
+def rank_loss_size(claim_id: str) -> tuple[Optional[Size], str]:
+    """The size of a :data:`RANK_LOSSES` statement at Nx = 3000, Ns = 30: the largest expected
+    loss :func:`rank_loss` over the grid with rho_a < 1 and gamma_f < 1 (lambda > 0), and
+    how it was obtained."""
+    average = RANK_LOSSES[claim_id].startswith("average")
+    if average:  # rho_a = 1 has measure zero: the average needs no exclusion
+        term = sp.Piecewise((sp.factor(sp.integrate(rank_loss(), (rho_a, 0, 1), (rho_b, 0, 1))),
+                             sp.Lt(gamma_f, 1)), (0, True))
+    else:
+        term = sp.Piecewise((rank_loss(), sp.And(sp.Lt(rho_a, 1), sp.Lt(gamma_f, 1))),
+                            (0, True))
+    size = size_at_paper_sizes(term)
+    if size is None:
+        return None, "the rank loss is not a number on the parameters' grid"
+    half = (math.log(2) / PAPER_SIZES[Ns]) ** (1 / PAPER_SIZES[Nx])
+    per = sp.factor(rank_loss() / rho_a**Nx)
+    return size, (
+        "the expected loss of the exact fixed point at Nx = 3000, Ns = 30: Delta eps_RT = 1 "
+        "exactly when rank [A_1, A_2] = 2 Ns (almost surely for Gaussian entries, Nx >= 2 "
+        "Ns); the appendix generator keeps a column of A_1 whole with probability rho_a^Nx, "
+        f"and a draw with d such columns loses d/Ns of the rho_a = 1 loss {per} (finding "
+        "fisher-retention-exactly-one), so the expected loss is that times rho_a^Nx"
+        + (f", averaged over the uniform prior ({sp.factor(term.args[0][0])}): max over "
+           "lambda > 0; near rho_a = 1 a kept column is likely, whence the 1/(Nx + 1); "
+           if average else ": max over the grid with rho_a < 1, lambda > 0; ")
+        + "a kept column becomes "
+        f"likely (probability 1/2 for some column) only at rho_a >= {half:.5f}")

@@ -22,7 +22,7 @@ from .figures_config import midpoint_grid
 from .figures_numerics import linear_model_sweep
 from .figures_sequences import mean_first_task_retention, remedy_parameters
 
-__all__ = ["fisher_retentions", "ranking_check", "PAPER", "QUICK"]
+__all__ = ["fisher_retentions", "fisher_retention_draws", "ranking_check", "PAPER", "QUICK"]
 
 PAPER = {"nx": 3000, "ns": 30, "ny": 10, "side": 10, "seeds": 8}
 """The ranking check at the paper's sizes: a side x side midpoint grid of the prior, paired
@@ -34,19 +34,30 @@ def _root(seed: int, name: str) -> np.random.SeedSequence:
     return np.random.SeedSequence([int(seed), zlib.crc32(name.encode("utf-8"))])
 
 
-def fisher_retentions(rho_a: float, rho_b: float, nx: int, ns: int, n: int,
-                      seed: int = 0) -> np.ndarray:
-    """Delta eps_RT of the exact Fisher fixed point (gamma = 0.5, task 1 unregularized), n
-    draws of the appendix generator, errors averaged exactly over B."""
+def fisher_retention_draws(rho_a: float, rho_b: float, nx: int, ns: int, n: int,
+                           seed: int = 0, gamma: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+    """(Delta eps_RT, d) for n draws of the appendix generator at the exact Fisher fixed point
+    (task 1 unregularized, errors averaged exactly over B): the retention and the rank
+    deficiency d = 2 Ns - rank [A_1, A_2] of each draw (d > 0 where a column of A_1 is kept
+    whole, probability rho_a^Nx per column)."""
     root = _root(seed, f"fisher-retention@{rho_a},{rho_b},{nx}x{ns}")
-    out = []
+    retentions, deficiency = [], []
     for child in root.spawn(n):
         rng = np.random.default_rng(child)
         tasks = draw_tasks(nx=nx, ns=ns, ny=4, rho_a=rho_a, rho_b=rho_b, seed=rng)
-        _, retention = transfer_retention(error_matrix(solve("fisher", tasks, gamma=0.5,
+        _, retention = transfer_retention(error_matrix(solve("fisher", tasks, gamma=gamma,
                                                              seed=rng), rho_b))
-        out.append(float(retention[0]))
-    return np.array(out)
+        retentions.append(float(retention[0]))
+        stacked = np.hstack([tasks.A[0], tasks.A[1]])  # Nx x 2 Ns: never Nx x Nx
+        deficiency.append(2 * ns - int(np.linalg.matrix_rank(stacked)))
+    return np.array(retentions), np.array(deficiency)
+
+
+def fisher_retentions(rho_a: float, rho_b: float, nx: int, ns: int, n: int,
+                      seed: int = 0) -> np.ndarray:
+    """Delta eps_RT of the exact Fisher fixed point (gamma = 0.5, task 1 unregularized), n
+    draws of the appendix generator (:func:`fisher_retention_draws` without the ranks)."""
+    return fisher_retention_draws(rho_a, rho_b, nx, ns, n, seed)[0]
 
 
 def ranking_check(*, quick: bool = False, seed: int = 0

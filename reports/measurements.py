@@ -64,7 +64,7 @@ from tasksim.solvers.metrics import error_matrix, transfer_retention
 from tasksim.solvers.probe import ProbeSpec, chunk_samples
 from tasksim.solvers.rng import as_generator
 from tasksim.solvers.soft_threshold import prepare_soft_threshold, solve_soft_threshold
-from tasksim.solvers.soft_threshold_moments import input_moments
+from tasksim.solvers.soft_threshold_moments import diagonal_moment, threshold_from_sparsity
 from tasksim.solvers.tasks import draw_gates, draw_tasks
 
 from .figures_blas import single_threaded_blas
@@ -420,9 +420,12 @@ def _fisher_piece(name: str) -> Sampler:
 
 
 def _phi_squared_diagonal(nx, ns, point, rng):
-    """The mean diagonal of E[phi(A s) phi(A s)^T] given A (exact moments of the solver)."""
+    """The mean diagonal of E[phi(A s) phi(A s)^T] given A: the solver's exact E[phi(m_i)^2]
+    for m_i ~ N(0, ||a_i||^2) (:func:`diagonal_moment`, what :func:`input_moments` puts on
+    the diagonal), O(Nx Ns): no Nx x Nx moment matrix."""
     A = _tasks(nx, ns, point, rng, ny=1).A[0]
-    return float(np.mean(np.diag(input_moments(A, point["alpha"]).second)))
+    sigma = np.sqrt(np.einsum("ij,ij->i", A, A))
+    return float(np.mean(diagonal_moment(sigma, threshold_from_sparsity(point["alpha"]))))
 
 
 @lru_cache(maxsize=64)
@@ -592,9 +595,26 @@ def _plasticity_value(which: str, nx: int, ns: int) -> float:
 
 
 def _phi_squared_value(which: str, nx: int, ns: int) -> float:
+    """The printed diagonal (alpha^2), or the derived E[phi^2] at the measured Ns: the claim's
+    derived E[phi(m)^2] for a unit-variance m, g(h), taken at the row's own variance r^2 =
+    ||a_i||^2 (E[phi(r z)^2] = r^2 g(h/r)) and averaged over its law at finite Ns, r^2 ~
+    chi^2_Ns / Ns (entries N(0, 1/Ns)), by quadrature: exact at every size; g(h) itself is
+    its Ns -> oo limit, O(1/Ns) away (0.1390 against 0.1468 at Ns = 30, alpha = 0.3)."""
     alpha_value = 0.3
     h_value = math.sqrt(2) * float(scipy.special.erfcinv(alpha_value))
-    return claim_value("soft_threshold.error_diagonal", which, h=h_value)
+    if which != "derived":
+        return claim_value("soft_threshold.error_diagonal", which, h=h_value)
+    from scipy import integrate, stats
+
+    def at_variance(r2: float) -> float:
+        r = math.sqrt(r2)
+        return r2 * claim_value("soft_threshold.error_diagonal", "derived", h=h_value / r)
+
+    law = stats.gamma(a=ns / 2, scale=2 / ns)
+    low, high = law.ppf(1e-12), law.ppf(1 - 1e-12)
+    value, _ = integrate.quad(lambda r2: at_variance(r2) * law.pdf(r2), low, high,
+                                    limit=200)
+    return float(value)
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -646,11 +666,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
       for name, generator in (("norm", "appendix"), ("trace", "appendix"),
                               ("cross_printed", "appendix"), ("cross_printed", "gaussian"))],
     Measurement("soft_threshold.error_diagonal", "mean diagonal of E[phi phi^T] given A "
-                "(exact input moments), alpha = 0.3", {"rho_a": 0.5, "alpha": 0.3},
-                ((200, 10), (200, 40)), ((60, 4), (60, 16)), 10, 6, _phi_squared_diagonal,
-                exact=False, value=_phi_squared_value, epsilon=lambda nx, ns: 1 / ns,
-                cost="the derived value is the Ns -> oo limit (unit row norms) and Nx only "
-                     "averages the diagonal: Ns = 40 is a larger size than the paper's 30"),
+                "(exact input moments), alpha = 0.3; derived: E[phi^2] at the measured Ns "
+                "(the row norms' chi-square law)", {"rho_a": 0.5, "alpha": 0.3},
+                ((200, 10), (3000, 30)), ((60, 4), (240, 16)), 10, 6, _phi_squared_diagonal,
+                exact=True, value=_phi_squared_value,
+                cost="the paper's sizes: O(Nx Ns) per draw for the diagonal (under a second "
+                     "for 10 draws)"),
     Measurement("soft_threshold.alpha_independence", "retention at alpha = 0.3 minus retention "
                 "at alpha = 1 on the same tasks, exact soft-thresholding solver (gradient-flow "
                 "limit), (rho_a, rho_b) = (0.5, 0.5)", {"rho_a": 0.5, "rho_b": 0.5,
@@ -740,6 +761,13 @@ UNMEASURABLE: dict[str, str] = {
     "pmnist.fisher_regularizer": "a factor 1/2 in how Appendix E.2 writes the network's "
                                  "regularizer R, not a quantity of the linear model; shown "
                                  "with the numpy network by verify/test_pmnist.py",
+    **{i: "a display typo whose printed product is undefined (mismatched shapes): no number "
+          "to measure; the reading the expansion uses is derived, and the stated result is "
+          "measured through its own claims" for i in (
+        "fisher.retention.expansion.typo_1163", "fisher.retention_piece.trace.typo_1200")},
+    "pmnist.fisher_regularizer_third_term": "a term printed without its sum (free indices): "
+                                            "no number to measure; the summed form is "
+                                            "derived entry by entry (line 1385)",
 }
 """Errata whose correction the report does not measure, and why (their status says so)."""
 

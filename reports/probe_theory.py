@@ -13,8 +13,9 @@ Sources
 - Exact closed forms: the vanilla transfer under the gaussian generator
   (:func:`tasksim.derivations.vanilla.exact_gaussian_transfer`, Nx > Ns + 1; Fisher's transfer
   is the same, task 1 being learned without regularization); the Fisher retention, exactly 1
-  for Nx >= 2 Ns (:func:`tasksim.derivations.fisher.exact_retention`); Fisher at rho_a = 1
-  (:func:`tasksim.derivations.fisher.transfer_rho1`, ``retention_rho1``: no Nx at all).
+  when rank [A_1, A_2] = 2 Ns (:func:`tasksim.derivations.fisher.exact_retention`); Fisher
+  at rho_a = 1 (:func:`tasksim.derivations.fisher.transfer_rho1`, ``retention_rho1``: no Nx
+  at all).
 - Euclidean at a fixed lambda (``--lam``): gamma = Nx/(Nx + lambda Ns) drifts to 1, so the
   limit is gamma = 1's and the 1/Nx coefficient gains -lambda Ns d(leading)/d gamma at 1.
 - Fisher at lambda = 0 (gamma = 1) is the vanilla model, and predicted as such.

@@ -185,12 +185,12 @@ def findings_job(name: str, quick: bool, seed: int) -> Any:
     :func:`tasksim.reports.findings.findings` computes it."""
     from .figures_blas import single_threaded_blas
     from .findings import fisher_retention_finding, ranking_finding
-    from .findings_checks import fisher_retentions, ranking_check
+    from .findings_checks import fisher_retention_draws, ranking_check
 
     with single_threaded_blas():
         if name == "fisher-retention-exactly-one":
             sizes = ((12, 6), (240, 6)) if quick else ((60, 30), (300, 30), (3000, 30))
-            return fisher_retention_finding(lambda ra, rb, nx, ns, n: fisher_retentions(
+            return fisher_retention_finding(lambda ra, rb, nx, ns, n: fisher_retention_draws(
                 ra, rb, nx, ns, n, seed), sizes=sizes, seeds=2 if quick else 3)
         if name == "k-task-ranking":
             return ranking_finding(*ranking_check(quick=quick, seed=seed))

@@ -91,6 +91,10 @@ class StatementVerdict:
         if self.size is None:
             return ""
         at = ", ".join(f"{k} = {v:g}" for k, v in self.size_point.items())
+        if self.size == 0 and self.size_reason.startswith("0 at order 1/Nx"):
+            # not an identity: the exact 1/Nx coefficient vanishes, the error is O(1/Nx^2)
+            return "0 at order 1/Nx (the leading order's error is O(1/Nx^2) or zero)" + (
+                f" (at {at})" if at else "")
         text = f"grid maximum {self.size:.3g}" + (f" (at {at})" if at else "")
         if self.typical is not None and self.size_point:
             text += f"; {self.typical:.3g} with every parameter at 1/2"

@@ -476,7 +476,9 @@ FAST_STATUSES = {
     "fisher.rho1.retention.unregularized_first": "verified",
     # the printed value is the vanilla transfer averaged over the unit square (line 331)
     "fisher.average_transfer": "verified",
-    "fisher.average_retention": "open",
+    "fisher.average_retention": "verified",  # line 290, clause 1: the print is 1 (line 328)
+    "fisher.retention.expansion.typo_1163": "erratum",   # a misprint (A_1^T A_1^T)
+    "fisher.retention_piece.trace.typo_1200": "erratum",  # a misprint (A_2^T - rho_a A_1)
 }
 
 SLOW_STATUSES = {

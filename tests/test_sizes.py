@@ -181,3 +181,26 @@ def test_a_limit_statement_names_the_observable_its_size_is_a_change_of():
     limits = [s for s in records.values() if s.verdict == "holds in the stated limit"]
     assert not [s.id for s in limits if s.size is not None
                 and s.observable == "the printed expression"]
+
+
+def test_the_average_at_the_pointwise_optimal_alpha_is_sized_with_alpha_star_not_three_quarters():
+    """REFEREE2 N8, line 792: the average uses alpha*(rho_a, rho_b) = min(1, rho_b/rho_a)
+    at each point; its size is |c|/Nx with c the exact coefficient averaged with alpha* put
+    in first, -(19 Ns + 14)/24 for the appendix generator (by hand: the two regions
+    rho_b >= rho_a, alpha* = 1, and rho_b < rho_a, alpha* = rho_b/rho_a), not the average
+    at the fixed alpha = 3/4 of line 251."""
+    size, why = leading_order_error("averages.optimal_alpha.transfer")
+    assert size.value == pytest.approx((19 * 30 + 14) / 24 / 3000, rel=1e-12)
+    assert "alpha" not in size.point and "min(1, rho_b/rho_a)" in why
+
+
+def test_fig5c_average_transfer_and_retention_are_two_sized_clauses():
+    """REFEREE2 N7, line 290: panel C's average transfer (the vanilla average, its 1/Nx error
+    from the exact coefficient) and its average retention (1, up to the rank loss of line 328
+    averaged over the prior: gamma_f^2/(Nx + 1))."""
+    tf, _ = leading_order_error("fisher.average_transfer")
+    # appendix generator: the average of (rho_a - 1)(Ns rho_a + Ns + 2 rho_a) is -(2 Ns + 1)/3
+    assert tf.value == pytest.approx((2 * 30 + 1) / 3 / 3000, rel=1e-12)
+    rt, why = leading_order_error("fisher.average_retention")
+    assert rt.value == pytest.approx(0.9**2 / 3001, rel=1e-9) and "rank" in why
+    assert limit_observable("fisher.average_retention").startswith("average Delta eps_RT")
