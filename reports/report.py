@@ -74,8 +74,8 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           measurement_group_job, measurement_groups, measurement_ids,
                           picklable, remember_costs, timed)
 from .statements import CoveredStatement, coverage, coverage_counts
-from .summary import (confirmation_text, definitions_markdown, escape_cell, math,
-                      quote_markdown, size_text)
+from .summary import (cause_size, confirmation_text, definitions_markdown, escape_cell,
+                      math, quote_markdown, size_text)
 from .summary import summary_markdown as _headline_summary
 from .verdicts import (StatementVerdict, build_statement_verdicts, causes, statement_of,
                        step_status)
@@ -376,8 +376,7 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     by_id = {v.claim.id: v for v in verdicts}
     parts = []
     for k, cause in enumerate(causes(statements, verdicts), 1):
-        size = (size_text(cause.size, cause.observable) if cause.size is not None
-                else "no single number")
+        size = cause_size(cause)
         parts.append(f"### {k}. {cause.id} ({cause.verdict}; size {size}; lines "
                      f"{', '.join(map(str, cause.lines))})\n")
         for s in cause.statements:

@@ -233,6 +233,9 @@ def size_text(record: Record) -> str:
         if value is None:
             return str(record.get("size_reason") or "no single number")
         observable = record.get("observable")
+        phrase = record.get("size_phrase") or ""
+        if "(at " in phrase:  # grid maximum at its point, the value at parameters 1/2 beside
+            return f"{phrase}, in {observable}" if observable else phrase
         return f"{_fmt(value)} in {observable}" if observable else _fmt(value)
     size = record.get("size")
     if not size:
