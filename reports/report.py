@@ -59,7 +59,7 @@ from tasksim.derivations.scope import OUT_OF_SCOPE
 from .figures_blas import single_threaded_blas
 from .findings import Finding, findings_markdown
 from .paper import Paper, load_paper
-from .paper_labels import label_numbers, reference_resolver
+from .paper_labels import label_namer, label_numbers, reference_resolver
 from .statement_index import FOUND_BY
 from tasksim.solvers.executors import open_executor
 
@@ -216,14 +216,14 @@ def summary_markdown(verdicts: Sequence[Verdict], paper: Paper,
     """The report's first screen (:func:`tasksim.reports.summary.summary_markdown`)."""
     if statements is None:
         statements = _statements(verdicts, paper, measured)
-    return _headline_summary(
+    return label_namer(paper)(_headline_summary(
         statements, causes(statements, verdicts), part_of=lambda line: _part(paper, line),
         coverage_line=coverage_sentence(covered),
         findings=[f"- **{f.id}** (supported by the exact solvers: {f.supported})"
                   for f in found],
         figure_findings=figure_findings,
         names={label: f"({n.text})" for label, n in label_numbers(paper).items()
-               if n.kind == "equation"})
+               if n.kind == "equation"}))
 
 
 def _part(paper: Paper, line: int) -> str:
@@ -317,7 +317,11 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         statement = by_id.get(c.id)
         r["size"] = (None if statement is None or statement.size is None else
                      {"value": statement.size, "at": statement.size_point})
-        if v.status == "erratum" and not c.finding:  # a finding's step is no erratum
+        # a correction belongs to an erratum: a step that differs from the print, or a
+        # statement whose verdict is wrong or misprint (a finding's step is no erratum; a
+        # statement that holds, even under a stronger condition, has nothing to correct)
+        if v.status == "erratum" and not c.finding and (
+                statement is None or statement.verdict in ("wrong", "misprint")):
             m = measured.get(c.id)
             r["correction"] = ("not measured" if m is None else
                                m.confirmation.state if m.confirmation else m.verdict)
@@ -845,7 +849,8 @@ def landing_markdown(verdicts: Sequence[Verdict], paper: Paper,
             "registry is `claims.json`, the derivations `derivations.tex`, the figures and "
             "their data (CSV) `figures/`.\n")
     head += "\n" + definitions_markdown()
-    tail = "\n".join(["## Errata by cause\n", errata_by_cause_markdown(records),
+    errata = label_namer(paper)(errata_by_cause_markdown(records))
+    tail = "\n".join(["## Errata by cause\n", errata,
                       "## Findings beyond the paper\n", findings_markdown(found),
                       "## Provenance\n", _provenance(options, record)])
     summary = summary_markdown(verdicts, paper, covered, measured, list(findings), found,

@@ -360,14 +360,16 @@ def _confirmation(record: Record) -> str:
     return f"correction: {correction}" if correction else ""
 
 
-def _evidence(record: Record) -> list[str]:
+def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
+              ) -> list[str]:
     out = []
     for entry in record.get("evidence") or []:
         if isinstance(entry, Mapping):
-            text = "; ".join(f"{k}: {v}" for k, v in entry.items() if v not in (None, ""))
+            text = "; ".join(f"{k}: {_fmt(v) if isinstance(v, float) else v}"
+                             for k, v in entry.items() if v not in (None, ""))
         else:
             text = str(entry)
-        out.append(prose_html(text))
+        out.append(prose_html(resolve(text)))
     return out
 
 
@@ -379,16 +381,16 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
     rows, what = _measured_rows(record)
     return ClaimView(
         id=str(record["id"]), headline=bool(record.get("headline")),
-        verdict=verdict_word(record), size=size_text(record),
-        condition=prose_html(str(record.get("condition") or "")),
-        note=prose_html(str(record.get("note") or "")),
+        verdict=verdict_word(record), size=resolve(size_text(record)),
+        condition=prose_html(resolve(str(record.get("condition") or ""))),
+        note=prose_html(resolve(str(record.get("note") or ""))),
         printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
         derived=formula_html(derived, display=True) if derived else "",
         difference=formula_html(extras.difference, display=True) if extras.difference else "",
-        steps=[(prose_html(name), formula_html(tex, display=True), prose_html(note))
-               for name, tex, note in extras.steps],
-        measured=rows, measured_what=prose_html(what), confirmation=prose_html(
-            _confirmation(record)), evidence=_evidence(record),
+        steps=[(prose_html(resolve(name)), formula_html(tex, display=True),
+                prose_html(resolve(note))) for name, tex, note in extras.steps],
+        measured=rows, measured_what=prose_html(resolve(what)), confirmation=prose_html(
+            resolve(_confirmation(record))), evidence=_evidence(record, resolve),
         agreement=_agreement(record),
         line=None if record.get("line") is None else int(record["line"]),
         clause=None if record.get("clause") is None else int(record["clause"]),
