@@ -75,7 +75,7 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           picklable, remember_costs, timed)
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (cause_size, confirmation_text, definitions_markdown, escape_cell,
-                      math, quote_markdown, size_text)
+                      math, quote_markdown, readable, size_text)
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
 from .verdicts import (StatementVerdict, build_statement_verdicts, causes, statement_of,
@@ -773,12 +773,17 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         verdicts, record, {claim_id: e.steps for claim_id, e in extras.items()}) + "\n")
     for o in outputs:
         o.write(folder / "figures", metadata)
-    figures = [FigureView(o.name, o.title, o.caption, o.verdict) for o in outputs]
+    # a figure's finding is evidence: shown without a verdict word or code names (readable)
+    names = {label: f"({n.text})" for label, n in label_numbers(paper).items()
+             if n.kind == "equation"}
+    figures = [FigureView(o.name, o.title, o.caption, readable(o.verdict, names))
+               for o in outputs]
     figure_findings = [f"- {o.title}: {o.verdict}" for o in outputs if o.verdict]
+    page_findings = [f"- {f.title}: {f.verdict}" for f in figures if f.verdict]
     records = json.loads((folder / "claims.json").read_text())["claims"]
     mode = "quick (small sizes, few seeds)" if options.quick else "paper sizes"
     page = build_page(records=records, paper=paper, covered=covered, extras=extras,
-                      figures=figures, findings=figure_findings, provenance=record, mode=mode)
+                      figures=figures, findings=page_findings, provenance=record, mode=mode)
     (folder / "index.html").write_text(page)
     (folder / "REPORT.md").write_text(landing_markdown(
         verdicts, paper, covered, measured, figure_findings, records, options, record,

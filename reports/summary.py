@@ -226,7 +226,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         "in claims.json and the claims table, never a second verdict.\n",
         verdict_table(statements, part_of), "",
         f"**Errata: {len(wrong)} root causes ({sum(len(c.statements) for c in wrong)} "
-        f"statements `wrong`; every measured correction confirmed for {confirmed} causes)**, "
+        f"statements `wrong`; every measured correction confirmed for {confirmed} "
+        f"cause{'' if confirmed == 1 else 's'})**, "
         "one row per cause, ranked by the largest change a reader of the printed form gets "
         f"wrong, in the statement's observable at the paper's sizes ({sizes}), maximised over "
         "the parameters' domains:\n",
@@ -235,7 +236,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         "result is right)**:\n",
         *([f"- {cause_line(c, k).split('. ', 1)[1]}" for k, c in enumerate(misprints, 1)]
           or ["none"]), "",
-        *([f"**Network errata and misprints ({len(network)} causes; sized in the network's "
+        *([f"**Network errata and misprints ({len(network)} cause"
+           f"{'' if len(network) == 1 else 's'}; sized in the network's "
            "test error, not ranked with the above)**:\n",
            *[f"- {cause_line(c, k).split('. ', 1)[1]} ({c.verdict})"
              for k, c in enumerate(network, 1)], ""] if network else []),

@@ -102,6 +102,22 @@ def test_every_note_quote_and_caption_reads_as_words_or_math(built):
             assert not bad, (r["id"], key, bad)
 
 
+def test_the_page_names_equations_by_number_and_shows_no_verdict_word_in_capitals(built):
+    """Referees 21, 22: the toolkit's prose says "Eq. (4)", never its label eq_epsilon_vanilla,
+    and a figure's finding (evidence) shows no verdict word of its own in capitals."""
+    from tasksim.reports.paper import load_paper
+    from tasksim.reports.paper_labels import label_numbers
+
+    text = " ".join(_parsed(built).chunks)
+    labels = {k for k, n in label_numbers(load_paper()).items() if n.kind == "equation"}
+    named = sorted({m for m in re.findall(r"(?<![{\w])(eq_[A-Za-z0-9_+]+)", text)
+                    if m in labels})
+    assert not named, f"equation labels left in the page's words: {named}"
+    shouted = re.findall(r"\b(?:HOLDS IN THE STATED LIMIT|HOLDS UNDER A STRONGER CONDITION|"
+                         r"NOT DECIDED|WRONG|MISPRINT|EXACT):", text)
+    assert not shouted, shouted[:3]
+
+
 def test_every_statement_is_a_card_in_the_papers_order_anchored_by_its_line(built):
     parser = _parsed(built)
     anchors = [i for i in parser.ids if i.startswith("line-")]
