@@ -537,7 +537,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                      formula_html(resolve(slot.quote), display=True, expand=expand))
         out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
         cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
-                          part(slot.line), quote, prose_html(out), rows=len(slot.rows)))
+                          part(slot.line), quote, prose_html(resolve(out)), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
               for r in heads] + [(i, 10**6, c) for c, i in home.items()]
