@@ -29,13 +29,14 @@ from tasksim.derivations.symbols import alpha, alpha_t, gamma, gamma_f, rho_a, r
 
 from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
-from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label, theory_line
+from .figures_plot import (heatmap, new_figure, new_figure_grid, numeric_points, palette,
+                           panel_label, theory_line)
 from .pmnist_predictions import (PREDICTIONS, SECONDARY_DATASET, StatementVerdict, StoredGrids,
                                  sec7_verdicts, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
-           "settings_rows", "settings_table"]
+           "settings_rows", "settings_table", "lambda2_spread"]
 
 METHOD_COLORS = {"euclidean": "0.45", "fisher-layerwise": "tab:red", "fisher-diag": "tab:orange"}
 """The paper's colours in Figs. 6E-H: gray Euclidean, red layer-wise, orange diagonal."""
@@ -409,14 +410,54 @@ def _secondary_fall(digits: StoredGrids) -> str:
             f"measure how far above its plateau epoch {p['epochs']} lies)")
 
 
+FIG9_CELLS = ((0, slice(0, 2)), (0, slice(2, 3)), (0, slice(3, 4)),
+              (1, slice(0, 1)), (1, slice(1, 2)), (1, slice(2, 3)), (1, slice(3, 4)),
+              (2, slice(0, 2)), (2, slice(2, 4)))
+"""Fig. 9's grid (3 rows x 4 columns), in reading order: A (wide); B, the linear model's B;
+C, the linear model's C, D, the linear model's D; E and F (wide). Every network panel carries
+the paper's letter, once; the linear model's predictions stand beside theirs, unlettered."""
+FIG9_LEVELS = (0.01, 1.0, 100.0)
+"""The per-layer amplitudes lambda_1, lambda_2 of Figs. 9E, F (`results/fig9EF.nc`)."""
+FIG9_D_AXIS = (0.0, 0.5, 1.0)
+"""The similarities of Fig. 9D's stored map (`results/fig9CD.nc`)."""
+
+
+def _linear_title(ax, text: str) -> None:
+    """A linear-model panel's title: no letter of its own (the network panel beside it has it)."""
+    ax.set_title(f"linear model: {text}", loc="left")
+
+
+def _grid_ticks(ax, values: Sequence[float]) -> None:
+    """Ticks of a heatmap at its data's grid values, nothing else."""
+    ax.set_xticks(list(values))
+    ax.set_yticks(list(values))
+    ax.set_xticklabels([f"{v:g}" for v in values])
+    ax.set_yticklabels([f"{v:g}" for v in values])
+
+
+def lambda2_spread(g: StoredGrids, method: str, levels: Sequence[float] = FIG9_LEVELS,
+                   pair: tuple[float, float] = (0.5, 0.5)) -> float:
+    """The largest change of the mean retention that lambda_2 makes at a fixed lambda_1
+    (over the stored amplitudes): how much the second layer's amplitude matters."""
+    spreads = []
+    for l1 in levels:
+        means = [_estimate(g.values("fig9EF", method, *pair, lam1=l1, lam2=l2))[0]
+                 for l2 in levels]
+        spreads.append(max(means) - min(means))
+    return float(max(spreads))
+
+
 def figure_9(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 9A-F: learning curves (A), transfer lines (B), retention after 10 and 100 epochs
-    (C, D), layer-wise and diagonal Fisher with one amplitude per layer (E, F), each beside
-    the linear model's prediction where it has one."""
+    """Fig. 9A-F as the paper lays it out (its caption, Appendix E.2): learning curves (A),
+    transfer (B), retention after 10 and 100 epochs (C) and after 100 epochs on the stored
+    map (D), layer-wise (E) and diagonal (F) Fisher with one amplitude per layer; B, C and D
+    each beside the linear model's prediction for it (A, E and F have none: the linear model
+    is solved at its fixed point and has no per-layer amplitudes)."""
     g = _stored(ctx)
     title = "Fig. 9A-F: permuted MNIST, learning curves, long training, per-layer amplitudes"
     needed = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if not g.has(n)]
-    fig, ax = new_figure(8, (17.0, 7.6), rows=2)
+    fig, axes = new_figure_grid((17.0, 11.0), 3, 4, FIG9_CELLS)
+    ax_a, ax_b, lin_b, ax_c, lin_c, ax_d, lin_d, ax_e, ax_f = axes
     captions = []
 
     # A: learning curves (no linear counterpart: the linear model is solved at its fixed point)
@@ -427,16 +468,16 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         epochs = np.arange(curves.shape[1])
         for k, (name, color) in enumerate((("task 1", "0.2"), ("task 2", "tab:red"))):
             mean = curves[:, :, k].mean(axis=0)
-            ax[0].plot(epochs, mean, color=color, label=name)
+            ax_a.plot(epochs, mean, color=color, label=name)
             if len(curves) > 1:
                 sem = curves[:, :, k].std(axis=0, ddof=1) / math.sqrt(len(curves))
-                ax[0].fill_between(epochs, mean - sem, mean + sem, color=color, alpha=0.25,
-                                   linewidth=0)
-        ax[0].axvline(p["epochs"], color="0.6", linewidth=0.8, linestyle=":")
-        ax[0].axvline(p["epochs"] + p["retention_epochs"], color="0.6", linewidth=0.6,
-                      linestyle="--")
-        ax[0].set(xlabel="epoch", ylabel="test error $\\epsilon_\\mu$", ylim=(0, None))
-        ax[0].legend(fontsize=6.5)
+                ax_a.fill_between(epochs, mean - sem, mean + sem, color=color, alpha=0.25,
+                                  linewidth=0)
+        ax_a.axvline(p["epochs"], color="0.6", linewidth=0.8, linestyle=":")
+        ax_a.axvline(p["epochs"] + p["retention_epochs"], color="0.6", linewidth=0.6,
+                     linestyle="--")
+        ax_a.set(xlabel="epoch", ylabel="test error $\\epsilon_\\mu$", ylim=(0, None))
+        ax_a.legend(fontsize=6.5)
         last, drop = task1_fall(curves, p["epochs"])
         captions.append(f"**A**: test error of task 1 (dark) and task 2 (red) per epoch at "
                         f"(rho_a, rho_b) = (0.8, 0.2), {len(curves)} seeds (`results/fig9A.nc`); "
@@ -446,97 +487,120 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                         f"earlier (relative): {_converged(drop)}"
                         + _secondary_fall(_secondary(ctx)))
     else:
-        _empty(ax[0], "not stored: tasksim pmnist-grid fig9A")
-    panel_label(ax[0], "A", "learning curves, network, (0.8, 0.2)")
+        _empty(ax_a, "not stored: tasksim pmnist-grid fig9A")
+    panel_label(ax_a, "A", "learning curves, network, $(\\rho_a, \\rho_b)$ = (0.8, 0.2)")
 
-    # B: transfer against rho_a for each rho_b; the linear model's below it (ax[5])
+    # B: transfer against rho_a for each rho_b, the linear model's beside it
     rows_b = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
     colors = palette(len(rows_b), "plasma")
     fine = np.linspace(0, 1, 101)
+    transfer = theory.curve("vanilla.transfer", (rho_a, rho_b))
+    retention = theory.curve("vanilla.retention", (rho_a, rho_b))
+    for b, color in zip(rows_b, colors):
+        theory_line(lin_b, fine, transfer(fine, b + 0 * fine), color, label=f"$\\rho_b$ = {b:g}")
     if g.has("fig6AB"):
         for b, color in zip(rows_b, colors):
             est = [_estimate(g.values("fig6AB", "vanilla", a, b, "transfer")) for a in TENTHS]
-            numeric_points(ax[1], np.array(TENTHS), np.array([e[0] for e in est]),
+            numeric_points(ax_b, np.array(TENTHS), np.array([e[0] for e in est]),
                            np.array([e[1] for e in est]), color, label=f"$\\rho_b$ = {b:g}")
-            ax[1].plot(TENTHS, [e[0] for e in est], color=color, linewidth=0.8)
-            theory_line(ax[5], fine, theory.curve("vanilla.transfer", (rho_a, rho_b))(
-                fine, b + 0 * fine), color, label=f"$\\rho_b$ = {b:g}")
-        ax[1].legend(fontsize=6)
+            ax_b.plot(TENTHS, [e[0] for e in est], color=color, linewidth=0.8)
+        ax_b.legend(fontsize=6)
         captions.append("**B**: the network's transfer against rho_a for each rho_b "
-                        "(`results/fig6AB.nc`); below it the linear model's `vanilla.transfer`")
+                        "(`results/fig6AB.nc`, mean +- standard error); beside it the linear "
+                        "model's `vanilla.transfer` at leading order")
     else:
-        _empty(ax[1], "not stored: tasksim pmnist-grid fig6AB")
-    for a in (ax[1], ax[5]):
+        _empty(ax_b, "not stored: tasksim pmnist-grid fig6AB")
+    lin_b.legend(fontsize=6)
+    for a in (ax_b, lin_b):
         a.axhline(0, color="0.8", linewidth=0.6)
         a.set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{TF}$")
-    panel_label(ax[1], "B", "transfer, network")
-    panel_label(ax[5], "B", "transfer, linear model")
+    panel_label(ax_b, "B", "transfer, network")
+    _linear_title(lin_b, "transfer (for B)")
 
-    # C, D: retention after 10 and 100 epochs of task 2
+    # C: retention at rho_b = 1 after 10 and 100 epochs; D: the stored map after 100 epochs
     axis = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+    theory_line(lin_c, fine, retention(fine, 1 + 0 * fine), "0.1", label="$\\rho_b$ = 1")
+    lin_c.legend(fontsize=6.5)
+    linear_d = np.array([[float(retention(a, b)) for a in FIG9_D_AXIS] for b in FIG9_D_AXIS])
+    heatmap(fig, lin_d, linear_d, extent=_extent(FIG9_D_AXIS), label="$\\Delta\\epsilon_{RT}$",
+            centred=True)
     if g.has("fig9CD"):
         for label, color, after in (("after 10 epochs", "0.1", 10), ("after 100 epochs", "0.6",
                                                                      100)):
             est = [_estimate(g.values("fig9CD", "vanilla", a, 1.0, after=after)) for a in axis]
-            ax[2].plot(axis, [e[0] for e in est], color=color, linewidth=1.0)
-            numeric_points(ax[2], np.array(axis), np.array([e[0] for e in est]),
+            ax_c.plot(axis, [e[0] for e in est], color=color, linewidth=1.0)
+            numeric_points(ax_c, np.array(axis), np.array([e[0] for e in est]),
                            np.array([e[1] for e in est]), color, label=label)
-        ax[2].legend(fontsize=6.5)
-        coarse = (0.0, 0.5, 1.0)
-        values = np.array([[_stored_mean(g, "fig9CD", a, b, after=100) for a in coarse]
-                           for b in coarse])
-        heatmap(fig, ax[3], values, extent=_extent(coarse), label="$\\Delta\\epsilon_{RT}$",
-                centred=True)
-        blank = [f"({a:g}, {b:g})" for i, b in enumerate(coarse) for k, a in enumerate(coarse)
-                 if not np.isfinite(values[i, k])]
+        ax_c.legend(fontsize=6.5)
+        values = np.array([[_stored_mean(g, "fig9CD", a, b, after=100) for a in FIG9_D_AXIS]
+                           for b in FIG9_D_AXIS])
+        heatmap(fig, ax_d, values, extent=_extent(FIG9_D_AXIS),
+                label="$\\Delta\\epsilon_{RT}$", centred=True)
+        blank = [f"({a:g}, {b:g})" for i, b in enumerate(FIG9_D_AXIS)
+                 for k, a in enumerate(FIG9_D_AXIS) if not np.isfinite(values[i, k])]
         captions.append("**C**: the network's retention at rho_b = 1 after 10 (black) and 100 "
-                        "(gray) epochs of task 2; **D**: after 100 epochs on rho_a, rho_b in "
-                        f"{{0, 0.5, 1}} (`results/fig9CD.nc`, {_seeds_done(g, 'fig9CD')} seeds"
+                        "(gray) epochs of task 2; **D**: after 100 epochs on the stored "
+                        "3 x 3 map rho_a, rho_b in {0, 0.5, 1}, one cell per stored point "
+                        f"(`results/fig9CD.nc`, "
+                        f"{_seeds_done(g, 'fig9CD')} seeds"
                         + (f"; blank, not stored yet: {', '.join(blank)}, which `tasksim "
                            "pmnist-grid fig9CD` adds" if blank else "") + "); "
-                        "below them the linear model's `vanilla.retention` (its fixed point: "
-                        "no training time)")
+                        "beside each the linear model's `vanilla.retention` at leading order "
+                        "(its fixed point: no training time), for D at the same nine points")
     else:
-        _empty(ax[2], "not stored: tasksim pmnist-grid fig9CD")
-        _empty(ax[3], "not stored: tasksim pmnist-grid fig9CD")
-    theory_line(ax[6], fine, theory.curve("vanilla.retention", (rho_a, rho_b))(fine, 1 + 0 * fine),
-                "0.1", label="$\\rho_b$ = 1")
-    ax[6].legend(fontsize=6.5)
-    for a in (ax[2], ax[6]):
+        _empty(ax_c, "not stored: tasksim pmnist-grid fig9CD")
+        _empty(ax_d, "not stored: tasksim pmnist-grid fig9CD")
+    for a in (ax_c, lin_c):
         a.set(xlabel="$\\rho_a$", ylabel="$\\Delta\\epsilon_{RT}$")
-    ax[3].set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
-    panel_label(ax[2], "C", "retention, network, $\\rho_b$ = 1")
-    panel_label(ax[3], "D", "retention after 100 epochs, network")
-    panel_label(ax[6], "C", "retention, linear model, $\\rho_b$ = 1")
+    for a in (ax_d, lin_d):
+        a.set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
+        if a.images:
+            _grid_ticks(a, FIG9_D_AXIS)
+    panel_label(ax_c, "C", "retention, network, $\\rho_b$ = 1")
+    _linear_title(lin_c, "retention at $\\rho_b$ = 1 (for C)")
+    panel_label(ax_d, "D", "retention after 100 epochs, network")
+    _linear_title(lin_d, "retention (for D)")
 
-    # E, F: layer-wise and diagonal Fisher, lam1 on the axis, one line per lam2
-    levels = (0.01, 1.0, 100.0)
+    # E, F: layer-wise and diagonal Fisher, lambda_1 on the axis, one line per lambda_2
+    methods = (("fisher-layerwise", "E", "layer-wise Fisher", ax_e),
+               ("fisher-diag", "F", "diagonal Fisher", ax_f))
     if g.has("fig9EF"):
-        shades = palette(len(levels), "viridis")
-        for l2, color in zip(levels, shades):
-            for method, style in (("fisher-layerwise", "-"), ("fisher-diag", "--")):
+        shades = palette(len(FIG9_LEVELS), "viridis")
+        for method, _, _, ax in methods:
+            for l2, color, marker in zip(FIG9_LEVELS, shades, "osD"):
                 est = [_estimate(g.values("fig9EF", method, 0.5, 0.5, lam1=l1, lam2=l2))
-                       for l1 in levels]
-                ax[4 + 3].plot(levels, [e[0] for e in est], style, color=color, linewidth=1.0)
-                numeric_points(ax[4 + 3], np.array(levels), np.array([e[0] for e in est]),
-                               np.array([e[1] for e in est]), color,
-                               label=f"{'layer-wise' if style == '-' else 'diagonal'}, "
-                                     f"$\\lambda_2$ = {l2:g}",
-                               marker="o" if style == "-" else "s", filled=style == "-")
-        ax[7].set_xscale("log")
-        ax[7].legend(fontsize=5.5)
-        captions.append("**E, F** (one panel, bottom right): retention at (0.5, 0.5) under "
-                        "layer-wise (solid, filled) and diagonal (dashed, open) Fisher against "
-                        "the first layer's amplitude lambda_1, one colour per lambda_2 "
-                        f"(`results/fig9EF.nc`, {_seeds_done(g, 'fig9EF')} seeds); the linear "
-                        "model's exact Fisher retention there is "
+                       for l1 in FIG9_LEVELS]
+                ax.plot(FIG9_LEVELS, [e[0] for e in est], color=color, linewidth=1.0)
+                numeric_points(ax, np.array(FIG9_LEVELS), np.array([e[0] for e in est]),
+                               np.array([e[1] for e in est]), color, marker=marker,
+                               label=f"$\\lambda_2$ = {l2:g}")
+            ax.legend(fontsize=6.5)
+        low = min(min(a.get_ylim()[0] for _, _, _, a in methods), 0.0)
+        high = max(a.get_ylim()[1] for _, _, _, a in methods)
+        spread = {m: lambda2_spread(g, m) for m, *_ in methods}
+        captions.append("**E, F**: retention at (0.5, 0.5) under layer-wise (**E**) and "
+                        "diagonal (**F**) Fisher against the first layer's amplitude lambda_1, "
+                        "one line per second-layer amplitude lambda_2 (mean +- standard error, "
+                        f"`results/fig9EF.nc`, {_seeds_done(g, 'fig9EF')} seeds; same y axis); "
+                        "lambda_2 from 0.01 to 100 moves the mean retention at a fixed lambda_1 "
+                        f"by at most {spread['fisher-layerwise']:.3g} (E) and "
+                        f"{spread['fisher-diag']:.3g} (F). The linear model has no per-layer "
+                        "amplitudes (its exact Fisher retention there is "
                         f"{float(theory.curve('fisher.retention', (rho_a, rho_b))(0.5, 0.5)):g} "
-                        "at any amplitude (`fisher.retention`; it has no per-layer amplitudes)")
+                        "at any amplitude, `fisher.retention`), so E and F stand alone, as in "
+                        "the paper")
     else:
-        _empty(ax[7], "not stored: tasksim pmnist-grid fig9EF")
-    ax[7].set(xlabel="$\\lambda_1$", ylabel="$\\Delta\\epsilon_{RT}$")
-    panel_label(ax[7], "EF", "layer-wise vs diagonal Fisher, network")
-    _empty(ax[4], "A has no linear counterpart: the linear model is solved at its fixed point")
+        for _, _, _, ax in methods:
+            _empty(ax, "not stored: tasksim pmnist-grid fig9EF")
+        low = high = None
+    for method, letter, name, ax in methods:
+        if ax.lines:
+            ax.set_xscale("log")
+            ax.set_xticks(list(FIG9_LEVELS))
+            ax.set_xticklabels([f"{v:g}" for v in FIG9_LEVELS])
+            ax.set_ylim(low, high)
+        ax.set(xlabel="first-layer amplitude $\\lambda_1$", ylabel="$\\Delta\\epsilon_{RT}$")
+        panel_label(ax, letter, f"{name}, network, $(\\rho_a, \\rho_b)$ = (0.5, 0.5)")
     stored = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if g.has(n)]
     protocol = f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]})." if stored else ""
     caption = ("**Fig. 9A-F (permuted MNIST, Appendix E.2).** " + "; ".join(captions) + "."

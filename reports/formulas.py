@@ -80,10 +80,24 @@ def claims_formulas(document: str, macros: Mapping[str, str]) -> list[Formula]:
     return out
 
 
+_RESIZED = re.compile(r"\\resizebox\{\\linewidth\}\{!\}\{\$\\displaystyle (.*)\$\}", re.S)
+
+
 def latex_formulas(text: str, origin: str = "derivations.tex") -> list[Formula]:
-    """Every ``\\[ ... \\]`` of a LaTeX fragment."""
-    return [Formula(m.group(1).strip(), True, origin)
-            for m in re.finditer(r"\\\[(.+?)\\\]", text, re.DOTALL)]
+    """Every display of a LaTeX fragment: each ``\\[ ... \\]`` (a display scaled to the
+    line, :func:`tasksim.reports.tex_lines.display`, as its formula) and each ``align*`` (a
+    display broken into lines) as the ``aligned`` block it is."""
+    found = []
+    for m in re.finditer(r"\\\[(.+?)\\\]|\\begin\{align\*\}(.+?)\\end\{align\*\}", text,
+                         re.DOTALL):
+        if m.group(1) is not None:
+            body = m.group(1).strip()
+            resized = _RESIZED.fullmatch(body)
+            found.append(Formula(resized.group(1) if resized else body, True, origin))
+        else:
+            found.append(Formula(r"\begin{aligned}" + m.group(2).strip() + r"\end{aligned}",
+                                 True, origin))
+    return found
 
 
 _WORDS = re.compile(r"\\(?:text|operatorname|mathrm|textbf|mathit)\{[^{}]*\}")

@@ -35,7 +35,7 @@ from typing import Mapping
 from .paper import Paper
 
 __all__ = ["LabelNumber", "label_numbers", "reference_words", "resolve_references",
-           "reference_resolver"]
+           "reference_resolver", "name_labels", "label_namer"]
 
 
 @dataclass(frozen=True)
@@ -187,6 +187,44 @@ def resolve_references(text: str, numbers: Mapping[str, LabelNumber]) -> str:
         last = m.end()
     out.append(_REFERENCE.sub(lambda r: words(r, False), text[last:]))
     return "".join(out)
+
+
+_BARE_LABEL = re.compile(r"(?<![{\w\\])(eq_[A-Za-z0-9_+]+)(?:/([A-Za-z0-9]+))?")
+
+
+def name_labels(text: str, numbers: Mapping[str, LabelNumber]) -> str:
+    """The toolkit's own prose (notes, step names, captions) with each bare equation label
+    named as the paper prints it: "eq_t" -> "Eq. (5a)", a pair "eq_t_TF/RT" -> "Eqs. (5a) and
+    (5b)"; math and labels the paper does not have are left alone.
+
+    >>> numbers = {"eq_t_TF": LabelNumber("equation", "5a"),
+    ...            "eq_t_RT": LabelNumber("equation", "5b")}
+    >>> name_labels("as eq_t_TF/RT predict; eq_t_TF at $x_{eq}$; eq_unknown", numbers)
+    'as Eqs. (5a) and (5b) predict; Eq. (5a) at $x_{eq}$; eq_unknown'
+    """
+    def named(m: re.Match) -> str:
+        first = m.group(1)
+        if first not in numbers or numbers[first].kind != "equation":
+            return m.group(0)
+        if m.group(2):
+            second = f"{first.rsplit('_', 1)[0]}_{m.group(2)}"
+            if second in numbers:
+                return f"Eqs. ({numbers[first].text}) and ({numbers[second].text})"
+        return f"Eq. ({numbers[first].text})" + (f"/{m.group(2)}" if m.group(2) else "")
+
+    out, last = [], 0
+    for m in _INLINE_MATH.finditer(text):
+        out.append(_BARE_LABEL.sub(named, text[last:m.start()]))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(_BARE_LABEL.sub(named, text[last:]))
+    return "".join(out)
+
+
+def label_namer(paper: Paper):
+    """A function text -> text naming ``paper``'s equation labels (:func:`name_labels`)."""
+    numbers = label_numbers(paper)
+    return lambda text: name_labels(text, numbers)
 
 
 def reference_resolver(paper: Paper):

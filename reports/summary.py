@@ -23,7 +23,7 @@ from .html.cards import is_prose, verdict_totals
 from .verdicts import Cause, StatementVerdict
 
 __all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief",
-           "escape_cell", "size_text", "cause_line", "confirmation_text", "VERDICT_DEFINITIONS",
+           "escape_cell", "size_text", "cause_size", "cause_line", "confirmation_text", "VERDICT_DEFINITIONS",
            "definitions_markdown"]
 
 VERDICT_DEFINITIONS = (
@@ -171,15 +171,32 @@ def verdict_table(statements: Sequence[StatementVerdict], part_of: Callable[[int
     return "\n".join(lines)
 
 
+def cause_size(cause: Cause) -> str:
+    """A cause's size as its record gives it: the grid maximum at its point with the value at
+    parameters 1/2 beside it (``Cause.size_phrase``), in its observable; the bare number when
+    the size has no point; "no single number" when it has none.
+
+    >>> from tasksim.reports.verdicts import Cause
+    >>> cause_size(Cause("c", "wrong", (), (1,), None, ""))
+    'no single number'
+    """
+    if cause.size is None:
+        return "no single number"
+    phrase = cause.size_phrase
+    if not phrase or "(at " not in phrase:
+        return size_text(cause.size, cause.observable)
+    return f"{phrase}, in {cause.observable}"
+
+
 def cause_line(cause: Cause, rank: int) -> str:
-    """One row of the errata: the cause, its size, the lines it touches, its statements with
+    """One row of the errata: the cause, its size (grid maximum at its point, the value at
+    parameters 1/2 beside it: :func:`cause_size`), the lines it touches, its statements with
     their confirmation state."""
     heads = "; ".join(
         f"line {s.line} `{s.id}`"
         + (f" ({s.confirmation.state})" if s.confirmation is not None else "")
         for s in cause.statements)
-    size = (size_text(cause.size, cause.observable) if cause.size is not None
-            else "no single number")
+    size = cause_size(cause)
     return (f"{rank}. **{cause.id}**: {size}; lines {', '.join(map(str, cause.lines))}; "
             f"{escape_cell(heads)}")
 
@@ -192,8 +209,10 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
     ``findings``: one line per finding beyond the paper; ``figure_findings``: one line per
     figure's measurement (evidence, not verdicts); ``names``: the paper's equation labels ->
     their printed numbers ("(5a)"), to say "Eq. (5a)" where a finding names a label."""
-    wrong = [c for c in causes if c.verdict == "wrong"]
-    misprints = [c for c in causes if c.verdict == "misprint"]
+    linear = [c for c in causes if not c.network]  # ranked in Delta eps
+    network = [c for c in causes if c.network]  # test error: another unit, never ranked with them
+    wrong = [c for c in linear if c.verdict == "wrong"]
+    misprints = [c for c in linear if c.verdict == "misprint"]
     stronger = [s for s in statements if s.verdict == "holds under a stronger condition"]
     undecided = [s for s in statements if s.verdict == "not decided"]
     confirmed = sum(c.confirmed for c in wrong)
@@ -207,7 +226,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         "in claims.json and the claims table, never a second verdict.\n",
         verdict_table(statements, part_of), "",
         f"**Errata: {len(wrong)} root causes ({sum(len(c.statements) for c in wrong)} "
-        f"statements `wrong`; every measured correction confirmed for {confirmed} causes)**, "
+        f"statements `wrong`; every measured correction confirmed for {confirmed} "
+        f"cause{'' if confirmed == 1 else 's'})**, "
         "one row per cause, ranked by the largest change a reader of the printed form gets "
         f"wrong, in the statement's observable at the paper's sizes ({sizes}), maximised over "
         "the parameters' domains:\n",
@@ -216,6 +236,11 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         "result is right)**:\n",
         *([f"- {cause_line(c, k).split('. ', 1)[1]}" for k, c in enumerate(misprints, 1)]
           or ["none"]), "",
+        *([f"**Network errata and misprints ({len(network)} cause"
+           f"{'' if len(network) == 1 else 's'}; sized in the network's "
+           "test error, not ranked with the above)**:\n",
+           *[f"- {cause_line(c, k).split('. ', 1)[1]} ({c.verdict})"
+             for k, c in enumerate(network, 1)], ""] if network else []),
         f"**Holds under a stronger condition ({len(stronger)})**:\n",
         *([f"- line {s.line} `{s.id}`: {escape_cell(s.condition)}; size "
            f"{size_text(s.size, s.observable, s.size_point, s.size_reason)}" for s in stronger]

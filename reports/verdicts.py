@@ -485,7 +485,8 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
         "se": second.se if math.isfinite(second.se) else None, "seeds": second.n,
         "finding": second.as_evidence()})
     return replace(
-        s, verdict=net.verdict, observable=f"test error of the network ({net.dataset})",
+        s, verdict=net.verdict, observable=(f"test error of the network ({net.dataset}; a mean squared "
+                                   "error, whose differences may exceed 1)"),
         size=None if effect is None or net.verdict == "not decided" else abs(effect),
         size_point={},
         size_reason=("" if effect is not None and net.verdict != "not decided" else

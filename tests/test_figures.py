@@ -236,3 +236,25 @@ def test_midpoint_grid_averages_polynomials_of_degree_one_exactly():
     assert np.mean(2 * a + 3 * b - 1) == pytest.approx(1.5)
     with pytest.raises(ValueError, match="side"):
         midpoint_grid(0)
+
+
+def test_fig1b_states_how_far_gd_lies_from_the_theory_in_standard_errors():
+    """Referee 19: panel B's transfer 0.213 +- 0.017 against 0.25 is 2.2 standard errors off;
+    the caption says so with its numbers instead of quoting the other panels' agreement."""
+    from tasksim.reports.figures_vanilla import _gd_phrase
+
+    epochs, seeds = 2, 4
+    curves = np.zeros((seeds, 2 * epochs + 1, 2))
+    curves[:, 0, :] = 1.0
+    transfer = np.array([0.20, 0.22, 0.24, 0.18])  # mean 0.21, se 0.0129
+    curves[:, 1:, 1] = (1.0 - transfer)[:, None]
+    curves[:, epochs + 1:, 1] = 0.0
+    curves[:, 1:epochs + 1, 0] = 0.0
+    curves[:, epochs + 1:, 0] = 0.2  # retention 0.8 exactly
+    phrase = _gd_phrase(curves, epochs, 0.25, 0.8, None, [])
+    se = transfer.std(ddof=1) / 2
+    assert f"transfer 0.21 +- {se:.3g} (standard error, 4 seeds), " \
+           f"{abs(0.21 - 0.25) / se:.2g} standard errors from the leading order 0.25" in phrase
+    assert phrase.startswith("GD has converged within each task (error 0 at its last step)")
+    curves[:, epochs, 0] = 0.5  # task 1 still being learned at its last step
+    assert _gd_phrase(curves, epochs, 0.25, 0.8, None, []).startswith("GD has not converged")

@@ -31,6 +31,13 @@ def drawn():
     return figure_9(ctx)[0], fig9cd
 
 
+def _panel(figure, letter: str):
+    """The axes whose title carries the paper's panel letter ``letter``."""
+    found = [ax for ax in figure.axes if ax.get_title("left").startswith(f"$\\bf{{{letter}}}$")]
+    assert len(found) == 1, f"panel {letter} drawn {len(found)} times"
+    return found[0]
+
+
 def _plotted(ax) -> list[np.ndarray]:
     return [np.asarray(line.get_ydata(), float) for line in ax.lines
             if len(line.get_xdata()) == len(FIFTHS)]
@@ -38,7 +45,7 @@ def _plotted(ax) -> list[np.ndarray]:
 
 def test_fig9c_draws_retention_after_10_and_after_100_epochs_from_fig9cd(drawn):
     result, _ = drawn
-    ax_c = result.figure.axes[2]
+    ax_c = _panel(result.figure, "C")
     after10 = np.array([_dipped({"rho_a": a, "rho_b": 1.0}) for a in FIFTHS])
     after100 = np.array([_flat({"rho_a": a, "rho_b": 1.0}) for a in FIFTHS])
     lines = _plotted(ax_c)
@@ -48,7 +55,7 @@ def test_fig9c_draws_retention_after_10_and_after_100_epochs_from_fig9cd(drawn):
 
 def test_fig9d_is_the_3_by_3_map_after_100_epochs(drawn):
     result, fig9cd = drawn
-    image = result.figure.axes[3].images[0].get_array()
+    image = _panel(result.figure, "D").images[0].get_array()
     expected = [[_flat({"rho_a": a, "rho_b": b}) for a in (0.0, 0.5, 1.0)]
                 for b in (0.0, 0.5, 1.0)]
     assert image.shape == (3, 3) and np.allclose(image, expected, atol=0.03)
@@ -66,7 +73,7 @@ def test_fig9_caption_names_the_file_and_its_verdicts_come_from_it(drawn):
 
 def test_without_fig9cd_panels_c_and_d_say_which_command_draws_them():
     result = figure_9(_context({"fig6AB": _grid("fig6AB", 3, _dip)}))[0]
-    texts = [t.get_text() for ax in result.figure.axes[2:4] for t in ax.texts]
+    texts = [t.get_text() for letter in "CD" for t in _panel(result.figure, letter).texts]
     assert texts == ["not stored: tasksim pmnist-grid fig9CD"] * 2
     assert "Not stored yet: fig9A, fig9CD, fig9EF" in result.caption
 
@@ -94,7 +101,7 @@ def test_a_fig9cd_of_the_first_12_points_leaves_fig9d_s_missing_cell_blank_and_s
     assert (float(fig9cd["rho_a"][12]), float(fig9cd["rho_b"][12])) == (0.5, 1.0)
     older = fig9cd.isel(point=slice(0, 12))  # as computed before (0.5, 1) joined the grid
     result = figure_9(_context({"fig6AB": _grid("fig6AB", 3, _dip), "fig9CD": older}))[0]
-    image = np.ma.filled(result.figure.axes[3].images[0].get_array(), np.nan)
+    image = np.ma.filled(_panel(result.figure, "D").images[0].get_array(), np.nan)
     assert np.isnan(image[2, 1]) and np.isfinite(np.delete(image.ravel(), 7)).all()
     assert "blank, not stored yet: (0.5, 1), which `tasksim pmnist-grid fig9CD` adds" in \
         result.caption
@@ -127,3 +134,67 @@ def test_fig9a_states_steps_against_the_paper_and_whether_task_1_converged_on_bo
         in caption and "still decreasing: not converged" in caption
     assert "`results/digits/fig9A.nc`, 3 seeds" in caption
     assert "0.5% below 10 epochs earlier: converged to within 1 % per 10 epochs" in caption
+
+
+def _fig9ef(seeds: int, value) -> object:
+    """A stored fig9EF (digits protocol) whose retention is ``value(method, lam1, lam2)``."""
+    from tasksim.reports.pmnist_results import empty_grid
+    from tasksim.solvers.pmnist.grids import paper_grids, resolved_points
+
+    spec = paper_grids("digits", seeds=seeds)["fig9EF"]
+    points = resolved_points(spec)
+    ds = empty_grid(spec, points)
+    for i, p in enumerate(points):
+        ds["retention"].values[i] = value(p["method"], p["lam1"], p["lam2"])
+        ds["transfer"].values[i] = 0.0
+        ds["done"].values[i] = 1
+    return ds
+
+
+@pytest.fixture(scope="module")
+def whole():
+    """Fig. 9 with every grid it reads stored (synthetic: lambda_2 moves the diagonal
+    Fisher's retention by 0.1, the layer-wise one's not at all)."""
+    ef = _fig9ef(3, lambda m, l1, l2: 0.5 + 0.01 * np.log10(l1)
+                 + (0.05 * np.log10(l2) if m == "fisher-diag" else 0.0))
+    ctx = _context({"fig9A": _fig9a(0.1), "fig6AB": _grid("fig6AB", 3, _dip),
+                    "fig9CD": _long_grid(3, _dipped, _flat), "fig9EF": ef})
+    return figure_9(ctx)[0]
+
+
+def test_fig9_has_the_paper_s_six_panels_once_each_and_no_empty_panel(whole):
+    """Referee 18: E and F apart, no letter twice, no panel that only says it is empty."""
+    letters = [ax.get_title("left").split("}$")[0].removeprefix("$\\bf{")
+               for ax in whole.figure.axes if ax.get_title("left").startswith("$\\bf{")]
+    assert letters == ["A", "B", "C", "D", "E", "F"]
+    assert not any(t.get_text() for ax in whole.figure.axes for t in ax.texts)
+    assert "Not stored yet" not in whole.caption
+
+
+def test_each_of_fig9_b_c_d_stands_beside_its_linear_model_prediction(whole):
+    plotted = [ax for ax in whole.figure.axes if ax.get_label() != "<colorbar>"]
+    titles = [ax.get_title("left") for ax in plotted]
+    for letter, prediction in (("B", "transfer (for B)"), ("C", "(for C)"),
+                               ("D", "retention (for D)")):
+        at = titles.index(next(t for t in titles if t.startswith(f"$\\bf{{{letter}}}$")))
+        assert titles[at + 1].startswith("linear model: ") and prediction in titles[at + 1]
+        net, lin = plotted[at], plotted[at + 1]
+        assert net.get_subplotspec().rowspan == lin.get_subplotspec().rowspan
+
+
+def test_fig9d_and_its_prediction_have_ticks_at_the_stored_grid_values_only(whole):
+    maps = [ax for ax in whole.figure.axes if ax.images and ax.get_label() != "<colorbar>"]
+    assert len(maps) == 2
+    for ax in maps:
+        assert list(ax.get_xticks()) == [0.0, 0.5, 1.0] == list(ax.get_yticks())
+        assert ax.images[0].get_array().shape == (3, 3)
+
+
+def test_fig9e_and_f_draw_one_line_per_lambda2_on_a_shared_axis_and_say_what_lambda2_does(whole):
+    e, f = _panel(whole.figure, "E"), _panel(whole.figure, "F")
+    assert e.get_ylim() == f.get_ylim()
+    for ax in (e, f):
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == \
+            ["$\\lambda_2$ = 0.01", "$\\lambda_2$ = 1", "$\\lambda_2$ = 100"]
+    # the synthetic diagonal Fisher moves by 0.05 per decade of lambda_2: 0.2 from 0.01 to 100
+    assert "by at most 0 (E) and 0.2 (F)" in whole.caption

@@ -149,6 +149,24 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
         "reports/claims.json is stale: run `tasksim report` and commit the result")
 
 
+def test_only_an_erratum_carries_a_correction(built):
+    """Referee 11: a statement that holds (even under a stronger condition) has nothing to
+    correct, so its record has no ``correction`` beside its verdict; steps carry one only when
+    they differ from the print."""
+    out, _ = built
+    records = json.loads((out / "claims.json").read_text())["claims"]
+    for r in records:
+        if "correction" not in r:
+            continue
+        if r["headline"]:
+            assert r["verdict"] in ("wrong", "misprint"), (r["id"], r["verdict"])
+        else:
+            assert r["status"] == "differs from the print", (r["id"], r["status"])
+    no_tradeoff = next(r for r in records if r["id"] == "euclidean.no_tradeoff")
+    assert no_tradeoff["verdict"] == "holds under a stronger condition"
+    assert "correction" not in no_tradeoff
+
+
 def test_committed_corrections_are_the_committed_measured_verdicts():
     from tasksim.reports.measurements import MEASUREMENTS
 

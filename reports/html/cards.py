@@ -233,6 +233,9 @@ def size_text(record: Record) -> str:
         if value is None:
             return str(record.get("size_reason") or "no single number")
         observable = record.get("observable")
+        phrase = record.get("size_phrase") or ""
+        if "(at " in phrase:  # grid maximum at its point, the value at parameters 1/2 beside
+            return f"{phrase}, in {observable}" if observable else phrase
         return f"{_fmt(value)} in {observable}" if observable else _fmt(value)
     size = record.get("size")
     if not size:
@@ -357,14 +360,16 @@ def _confirmation(record: Record) -> str:
     return f"correction: {correction}" if correction else ""
 
 
-def _evidence(record: Record) -> list[str]:
+def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
+              ) -> list[str]:
     out = []
     for entry in record.get("evidence") or []:
         if isinstance(entry, Mapping):
-            text = "; ".join(f"{k}: {v}" for k, v in entry.items() if v not in (None, ""))
+            text = "; ".join(f"{k}: {_fmt(v) if isinstance(v, float) else v}"
+                             for k, v in entry.items() if v not in (None, ""))
         else:
             text = str(entry)
-        out.append(prose_html(text))
+        out.append(prose_html(resolve(text)))
     return out
 
 
@@ -376,16 +381,16 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
     rows, what = _measured_rows(record)
     return ClaimView(
         id=str(record["id"]), headline=bool(record.get("headline")),
-        verdict=verdict_word(record), size=size_text(record),
-        condition=prose_html(str(record.get("condition") or "")),
-        note=prose_html(str(record.get("note") or "")),
+        verdict=verdict_word(record), size=resolve(size_text(record)),
+        condition=prose_html(resolve(str(record.get("condition") or ""))),
+        note=prose_html(resolve(str(record.get("note") or ""))),
         printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
         derived=formula_html(derived, display=True) if derived else "",
         difference=formula_html(extras.difference, display=True) if extras.difference else "",
-        steps=[(prose_html(name), formula_html(tex, display=True), prose_html(note))
-               for name, tex, note in extras.steps],
-        measured=rows, measured_what=prose_html(what), confirmation=prose_html(
-            _confirmation(record)), evidence=_evidence(record),
+        steps=[(prose_html(resolve(name)), formula_html(tex, display=True),
+                prose_html(resolve(note))) for name, tex, note in extras.steps],
+        measured=rows, measured_what=prose_html(resolve(what)), confirmation=prose_html(
+            resolve(_confirmation(record))), evidence=_evidence(record, resolve),
         agreement=_agreement(record),
         line=None if record.get("line") is None else int(record["line"]),
         clause=None if record.get("clause") is None else int(record["clause"]),
@@ -532,7 +537,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                      formula_html(resolve(slot.quote), display=True, expand=expand))
         out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
         cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
-                          part(slot.line), quote, prose_html(out), rows=len(slot.rows)))
+                          part(slot.line), quote, prose_html(resolve(out)), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
               for r in heads] + [(i, 10**6, c) for c, i in home.items()]

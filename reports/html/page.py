@@ -12,6 +12,7 @@ data in ``figures/<name>.csv.gz``).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -19,7 +20,7 @@ import jinja2
 
 from .cards import (VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
                     build_cards, build_summary, card_counts)
-from ..paper_labels import reference_resolver
+from ..paper_labels import label_namer, reference_resolver
 from .mathml import markdown_html
 
 __all__ = ["render_page", "statement_rows", "build_page", "TEMPLATES"]
@@ -85,7 +86,11 @@ def build_page(*, records: Sequence[Mapping[str, Any]], paper: Any, covered: Seq
                findings: Sequence[str], provenance: Mapping[str, Any], mode: str) -> str:
     """Everything joined: the statement index, the claim records, the figures."""
     rows = statement_rows(paper, covered)
+    refs, names = reference_resolver(paper), label_namer(paper)
+    # the toolkit's prose names the paper's equations as the paper prints them
+    figures = [replace(f, caption=names(f.caption), verdict=names(f.verdict)) for f in figures]
+    findings = [names(f) for f in findings]
     cards = build_cards(rows, records, extras, figures, paper.expand_macros, paper.place,
-                        lambda line: _part(paper, line), reference_resolver(paper))
+                        lambda line: _part(paper, line), lambda text: names(refs(text)))
     summary = build_summary(cards, records, findings)
     return render_page(cards, summary, figures, provenance, mode=mode)

@@ -1,0 +1,41 @@
+"""The summary's errata rows (tasksim.reports.summary): each cause with its size as claims.json
+gives it (grid maximum at its point, the value at parameters 1/2 beside it), the network's
+causes apart from those ranked in Delta eps."""
+from __future__ import annotations
+
+from tasksim.reports.summary import cause_line, cause_size, summary_markdown
+from tasksim.reports.verdicts import Cause, StatementVerdict, causes
+
+
+def _statement(cid: str, verdict: str, size: float | None, observable: str,
+               point: dict[str, float] | None = None) -> StatementVerdict:
+    return StatementVerdict(id=cid, line=12, clause=0, quote="", place="", verdict=verdict,
+                            observable=observable, size=size,
+                            size_point={"gamma_f": 1.0, "rho_b": 1.0} if point is None else point,
+                            size_reason="", cause=cid, confirmation=None, condition="",
+                            derived="", note="", typical=None if size is None else 0.375)
+
+
+def test_an_errata_row_prints_the_grid_maximum_at_its_point_and_the_value_at_one_half():
+    cause = causes([_statement("rho1", "wrong", 4.0, "Delta eps_RT")])[0]
+    row = cause_line(cause, 1)
+    assert row.startswith("1. **rho1**: grid maximum 4 (at gamma_f = 1, rho_b = 1); 0.375 "
+                          "with every parameter at 1/2, in Delta eps_RT; lines 12;")
+    assert cause.size_phrase in row
+
+
+def test_a_size_without_a_point_or_a_number_reads_as_such():
+    bare = causes([_statement("flat", "wrong", 0.01, "Delta eps_TF", point={})])[0]
+    assert cause_size(bare) == "0.01 in Delta eps_TF"
+    assert cause_size(Cause("none", "wrong", (), (3,), None, "")) == "no single number"
+
+
+def test_network_causes_are_listed_apart_from_the_errata_ranked_in_delta_eps():
+    rows = causes([_statement("net", "misprint", 0.0, "test error of the network (mnist-5k)",
+                              point={}),
+                   _statement("typo", "misprint", 0.02, "Delta eps_RT")])
+    text = summary_markdown([], rows, part_of=lambda line: "Sec. 1", coverage_line="c")
+    misprints = text.split("**Misprints")[1].split("**Network")[0]
+    network = text.split("**Network errata and misprints")[1].split("**Holds")[0]
+    assert "**typo**" in misprints and "**net**" not in misprints
+    assert "**net**" in network and "not ranked with the above" in network
