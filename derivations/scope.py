@@ -46,11 +46,6 @@ OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
     OutOfScope(171, r"As illustrated in Fig. 1B, the transfer performance $\Delta \epsilon_{TF}$ "
                r"measures", "defines Delta eps_TF and Delta eps_RT in words (eq_def_delta_"
                "epsilon_TF_RT, line 164): a definition has no truth value"),
-    OutOfScope(203, r"Indeed, at $\rho_b=1$, $\Delta \epsilon_{RT}$ in Eq. "
-               r"\ref{eq_epsilon_vanilla} coincides with Eq. (5) in \citep{evron2024joint}",
-               "compares with a formula of prior work (Evron et al. 2024, Eq. 5), which the "
-               "toolkit does not hold (this sentence only; the retention it cites is claimed at "
-               "line 185)"),
     OutOfScope(249, r"This tradeoff between knowledge transfer and retention is especially "
                r"critical when the network doesn't know the task similarities",
                "motivation for the averages over a uniform prior that follow (lines 250-253, "

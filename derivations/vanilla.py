@@ -466,4 +466,14 @@ CLAIMS += [
           note="read as: Delta eps_RT -> 1 as rho_a -> 0 (the features of the two tasks do not "
                "overlap) and Delta eps_RT = 1 at rho_a = rho_b = 1; between them, at rho_b = 1, "
                "it dips (vanilla.retention.intermediate_minimum)"),
+    Claim("vanilla.retention.matches_evron2024", "Sec. 4: the retention at rho_b = 1 against "
+          "prior work", None,
+          r"Indeed, at $\rho_b=1$, $\Delta \epsilon_{RT}$ in Eq. \ref{eq_epsilon_vanilla} "
+          r"coincides with Eq. (5) in \citep{evron2024joint}", None, line=203, headline=True,
+          note="compares eq_epsilon_vanilla's retention at rho_b = 1 (derived: 1 - rho_a^2 "
+               "(1 - rho_a)^2, vanilla.retention) with a formula of Evron et al. (2024), which "
+               "the toolkit does not hold: typing it in would not be a derivation",
+          decide="Evron et al. (2024) Eq. (5) written in this model's variables (their "
+                 "forgetting of two tasks with principal angles set by rho_a at the paper's "
+                 "Ns << Nx) and compared with 1 - rho_a^2 (1 - rho_a)^2"),
 ]

@@ -12,7 +12,9 @@ The denominator of the coverage, and how it is built:
    out-of-scope reason when there is one), each entry checked against the source;
 3. the join with the registry: a statement is *claimed* when a claim's own anchor or one of its
    restatements (``line``, ``printed_latex``; ``restates``) lies in its lines and, for prose,
-   quotes its words; a figure panel also when a claim's ``where`` cites it ("Fig. 7D").
+   quotes its words; a figure panel also when it is among the claims a panel plots
+   (:data:`tasksim.derivations.links.PANELS`, the one it shows first) or a claim's ``where``
+   cites it ("Fig. 7D").
 
 A statement that no claim answers is *out of scope* when a stated reason takes it out (a
 sentence about prior work, a definition, a schematic, an entry of
