@@ -77,5 +77,6 @@ def test_a_card_without_its_own_claim_reads_the_verdict_it_restates_or_shows():
     cards = build_cards(rows, records, {}, [], lambda s: s, lambda line: "Sec. 1",
                         lambda line: "Sec. 1")
     panel = next(c for c in cards if c.line == 20)
-    assert panel.verdicts == ["wrong"] and panel.shows == [("a", "wrong"), ("b", "exact")]
+    assert panel.verdicts == ["wrong"]
+    assert [(c, w, n) for c, w, n, _ in panel.shows] == [("a", "wrong", 10), ("b", "exact", 12)]
     assert next(c for c in cards if c.line == 30).verdicts == ["unclaimed"]
