@@ -191,7 +191,9 @@ def _check_text(text: str, records, where: str) -> None:
 def test_the_report_and_claims_json_give_each_statement_one_verdict(records, tmp_path_factory):
     """REPORT.md (summary, claims table, errata, figure captions) and claims.json, as the
     builder writes them now (without figures and measurements, for speed), and the committed
-    ones when they were built with today's vocabulary."""
+    ones when they were built with today's vocabulary from today's registry (the same
+    headline claims: a registry that gained claims since is checked on the builder's output
+    until the report is rebuilt)."""
     from tasksim.reports.report import ReportOptions, build_report
 
     out = tmp_path_factory.mktemp("report13")
@@ -199,7 +201,9 @@ def test_the_report_and_claims_json_give_each_statement_one_verdict(records, tmp
     texts = [(out / "REPORT.md", out / "claims.json")]
     if (REPORTS / "claims.json").is_file() and '"verdicts"' in (REPORTS / "claims.json"
                                                                ).read_text():
-        texts.append((REPORTS / "REPORT.md", REPORTS / "claims.json"))
+        committed = json.loads((REPORTS / "claims.json").read_text())["claims"]
+        if {c["id"] for c in committed if c["headline"]} == {r.id for r in records}:
+            texts.append((REPORTS / "REPORT.md", REPORTS / "claims.json"))
     truth = {r.id: r for r in records}
     for report, claims in texts:
         _check_text(report.read_text(), records, str(report))
