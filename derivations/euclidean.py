@@ -849,3 +849,72 @@ CLAIMS: list[Claim] = annotate(_claims(), {
 })
 """Every claim of this module; the no-tradeoff statement's observable (its size's unit): it
 holds outside the derived window of gamma (:func:`_derive_no_tradeoff`)."""
+
+
+# -- lines 312, 919-920: the retention's extra terms; W_1 and W_2 before any surrogate ----------
+
+def _extra_terms() -> sp.Expr:
+    """The derived Euclidean retention minus the derived random-gating retention
+    (eq_rcg_epsilon_RT) at alpha = gamma: the terms the regularizer adds."""
+    from .gating import leading_retention as gating_leading_retention
+
+    return sp.expand(retention() - gating_leading_retention().subs(alpha_t, gamma))
+
+
+def _derive_extra_terms() -> Derivation:
+    value = _extra_terms()
+    return Derivation(sp.factor(value), (
+        Step("Delta eps_RT (Euclidean, derived)", sp.factor(retention())),
+        Step("minus Delta eps_RT of random gating (derived) at alpha = gamma", sp.factor(value),
+             "two terms: 2 gamma rho_a (1 - gamma)(rho_b - gamma rho_a) and -(1 - gamma)^2")),
+        exact=False)
+
+
+def exact_two_task_weights() -> tuple[sp.MatrixExpr, sp.MatrixExpr]:
+    """(W_1, W_2) from W_0 = 0 with the stationary solution of l_mu (no surrogate)."""
+    _, _, W_star = stationary_solution()
+    A1, A2 = sp.MatrixSymbol("A_1", Nx, Ns), sp.MatrixSymbol("A_2", Nx, Ns)
+    B1, B2 = sp.MatrixSymbol("B_1", Ny, Ns), sp.MatrixSymbol("B_2", Ny, Ns)
+    W1 = W_star.subs({_W0: sp.ZeroMatrix(Ny, Nx), _B: B1, _A: A1}).doit()
+    W2 = W_star.subs({_W0: W1, _B: B2, _A: A2}).doit()
+    return W1, W2
+
+
+def _derive_exact_weight(which: int) -> Callable[[], Derivation]:
+    def derive() -> Derivation:
+        value = exact_two_task_weights()[which - 1]
+        return Derivation(value, (Step("the stationary solution W = (B A^T + lam W_{mu-1})"
+                                       "(A A^T + lam I)^{-1}", stationary_solution()[2]),
+                                  Step(f"W_{which} from W_0 = 0", value)))
+    return derive
+
+
+def _same_matrix(a: sp.Basic, b: sp.Basic) -> bool:
+    value = sp.expand(a - b).doit()
+    return value == 0 or value == sp.ZeroMatrix(*a.shape)
+
+
+_A1, _A2 = sp.MatrixSymbol("A_1", Nx, Ns), sp.MatrixSymbol("A_2", Nx, Ns)
+_B1, _B2 = sp.MatrixSymbol("B_1", Ny, Ns), sp.MatrixSymbol("B_2", Ny, Ns)
+_INV1 = sp.Inverse(_A1 * _A1.T + lam * sp.Identity(Nx))
+_INV2 = sp.Inverse(_A2 * _A2.T + lam * sp.Identity(Nx))
+
+CLAIMS += [
+    Claim("euclidean.retention_extra_terms", "Sec. 6.1: the retention's two additional terms",
+          sp.factor(2 * gamma * rho_a * (1 - gamma) * (rho_b - gamma * rho_a) - (1 - gamma)**2),
+          r"By contrast, the expression of the retention performance contains two additional "
+          r"terms compared to \ref{eq_rcg_epsilon_RT}", _derive_extra_terms, line=312,
+          headline=True, condition="leading order in Ns/Nx", observable="Delta eps_RT",
+          note="read as: eq_wr_epsilon_TF's retention minus eq_rcg_epsilon_RT's at alpha = "
+               "gamma is 2 gamma rho_a (1 - gamma)(rho_b - gamma rho_a) - (1 - gamma)^2, both "
+               "sides derived"),
+    Claim("euclidean.W1.exact", "Sec. 6.1 / Appendix subsec_appendix_wreg_euc: W_1 from zero",
+          _B1 * _A1.T * _INV1, r"W_1 &= B_1 A_1^T \left( A_1 A_1^T + \lambda I_x \right)^{-1}",
+          _derive_exact_weight(1), equivalent=_same_matrix, line=919, headline=True,
+          condition="exact for lam > 0"),
+    Claim("euclidean.W2.exact", "Sec. 6.1 / Appendix subsec_appendix_wreg_euc: W_2 from W_1",
+          (_B2 * _A2.T + lam * _B1 * _A1.T * _INV1) * _INV2,
+          r"W_2 &= \left( B_2 A_2^T + \lambda B_1 A_1^T [A_1 A_1^T + \lambda I_x] ^{-1} "
+          r"\right) (A_2 A_2^T + \lambda I_x)^{-1}", _derive_exact_weight(2),
+          equivalent=_same_matrix, line=920, headline=True, condition="exact for lam > 0"),
+]

@@ -1243,3 +1243,53 @@ CLAIMS: list[Claim] = annotate(_claims(), {
 })
 """Every claim of this module; errata with their root cause, observable and, for a piece of
 an expansion, the coefficient that carries its error into Delta eps_RT."""
+
+
+# -- line 1149: the retention under W_2, before the average ---------------------------------
+
+def _printed_w2() -> sp.MatrixExpr:
+    """W_2 as line 1144 prints it (the rho_a < 1 solution from W_1 = (Ns/Nx) B_1 A_1^T)."""
+    A1, A2 = sp.MatrixSymbol("A_1", Nx, Ns), sp.MatrixSymbol("A_2", Nx, Ns)
+    B1, B2 = sp.MatrixSymbol("B_1", Ny, Ns), sp.MatrixSymbol("B_2", Ny, Ns)
+    c = Ns / (Nx * (1 - rho_a**2))
+    return (Ns / Nx * B1 * A1.T * (sp.Identity(Nx) - c * A2 * (A2.T - rho_a * A1.T))
+            + c * B2 * (A2.T - rho_a * A1.T))
+
+
+def _residual_under_w2() -> sp.MatrixExpr:
+    """B_1 - W_2 A_1 (eps_1[W_2] = ||B_1 - W_2 A_1||_F^2 / Ny, eq_ap_epsilonW)."""
+    A1 = sp.MatrixSymbol("A_1", Nx, Ns)
+    B1 = sp.MatrixSymbol("B_1", Ny, Ns)
+    return B1 - _printed_w2() * A1
+
+
+def _derive_residual_under_w2() -> Derivation:
+    value = _residual_under_w2()
+    return Derivation(value, (Step("W_2 of line 1144", _printed_w2()),
+                              Step("B_1 - W_2 A_1", value,
+                                   "Delta eps_RT = <||B_1||^2>/Ny - <||B_1 - W_2 A_1||^2>/Ny")))
+
+
+def _same_matrix(a: sp.Basic, b: sp.Basic) -> bool:
+    value = sp.expand(a - b).doit()
+    return value == 0 or value == sp.ZeroMatrix(*a.shape)
+
+
+def _printed_residual() -> sp.MatrixExpr:
+    A1, A2 = sp.MatrixSymbol("A_1", Nx, Ns), sp.MatrixSymbol("A_2", Nx, Ns)
+    B1, B2 = sp.MatrixSymbol("B_1", Ny, Ns), sp.MatrixSymbol("B_2", Ny, Ns)
+    c = Ns / (Nx * (1 - rho_a**2))
+    return (B1 * (sp.Identity(Ns) - Ns / Nx * A1.T * A1)
+            + c * (Ns / Nx * B1 * A1.T * A2 - B2) * (A2.T - rho_a * A1.T) * A1)
+
+
+CLAIMS += [
+    Claim("fisher.retention.under_w2", "Sec. 6.2 / Appendix subsec_appendix_FIM: retention "
+          "under W_2", _printed_residual(),
+          r"B_1 \left( I - \tfrac{N_s}{N_x} A_1^T A_1 \right)", _derive_residual_under_w2,
+          equivalent=_same_matrix, line=1153, headline=True,
+          condition="exact given W_2 of line 1144 (which holds in the stated limit: "
+                    "fisher.W2)",
+          note="read as: the matrix inside the norm is B_1 - W_2 A_1 for the W_2 printed at "
+               "line 1144"),
+]

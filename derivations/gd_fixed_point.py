@@ -14,7 +14,11 @@ V V^T = I_s):
 3. *solution*: U^T is cancelled (full row rank), the rest solved for Q (Sig positive diagonal:
    one solution), Q = (B V - W_{mu-1} U Sig) Sig^{-1}, and W = W_{mu-1} (I - U U^T) + B V Sig^{-1}
    U^T = W_{mu-1} (I - U U^T) + B (D A)^+ (eq_W_fp_gated_gd; eq_gd_fp_vanilla for D = I);
-4. *two tasks* from W_0 = 0 (eq_W1_W2_expression).
+4. *two tasks* from W_0 = 0 (eq_W1_W2_expression);
+5. *the errors* of lines 483-537: the flow in the SVD's letters, and the residual B - W D A
+   (eps[W] = ||B - W D A||_F^2 / Ny, eq_ap_epsilonW) at W_mu, W_o = 0, W_1 and W_2, reduced
+   with the thin-SVD identities and compared with the matrix each display prints inside its
+   norm (up to sign).
 
 Nothing here uses Assumptions I or II: these are exact for any task matrices of full column
 rank, as the appendix says.
@@ -206,4 +210,149 @@ CLAIMS: list[Claim] = [
           r"W_1 = B_1 (D_1 A_1)^+, \quad W_2 = B_1 (D_1 A_1)^+ (I_x - U_2 U_2^T) + B_2 "
           r"(D_2 A_2)^+", _derive_weights, equivalent=_same_tuple, line=522, headline=True,
           note="(D_mu A_mu)^+ = V_mu Sigma_mu^{-1} U_mu^T"),
+]
+
+
+# -- the errors of Appendix B.1 (lines 483-537): residuals of the fixed points, exactly -----------
+
+def _features(mu: int) -> MatrixExpr:
+    """D_mu A_mu = U_mu Sigma_mu V_mu^T in task mu's letters."""
+    letters = _task_letters(mu)
+    return letters[SVD_U] @ letters[SVD_LAMBDA] @ letters[SVD_V].T
+
+
+def _thin_svd_rules(full_rank: bool = False) -> list[tuple[MatrixExpr, MatrixExpr]]:
+    """U_mu^T U_mu = V_mu^T V_mu = Sigma_mu Sigma_mu^{-1} = I for both tasks (any rank: the thin
+    SVD); with ``full_rank`` also V_mu V_mu^T = I (D_mu A_mu of full column rank)."""
+    rules = []
+    for mu in (1, 2):
+        t = _task_letters(mu)
+        rules += [(t[SVD_U].T @ t[SVD_U], eye("s")), (t[SVD_V].T @ t[SVD_V], eye("s")),
+                  (t[SVD_LAMBDA] @ t[SVD_LAMBDA_INV], eye("s")),
+                  (t[SVD_LAMBDA_INV] @ t[SVD_LAMBDA], eye("s"))]
+        if full_rank:
+            rules.append((t[SVD_V] @ t[SVD_V].T, eye("s")))
+    return rules
+
+
+def _reduce(expression: MatrixExpr, full_rank: bool = False) -> MatrixExpr:
+    current = expression
+    for _ in range(50):
+        before = current
+        for pattern, by in _thin_svd_rules(full_rank):
+            current = current.replace(pattern, by)
+        if current == before:
+            return current
+    raise ValueError("the SVD reduction did not terminate")
+
+
+def flow_in_svd() -> MatrixExpr:
+    """The flow with D A = U Sig V^T and V^T V = I (line 483's rewriting)."""
+    return _reduce_generic(flow())
+
+
+def residuals() -> dict[str, MatrixExpr]:
+    """B_mu - W D_mu A_mu (the matrix whose squared norm / Ny is eps_mu[W],
+    eq_ap_epsilonW) at the fixed points, reduced with the thin-SVD identities only (no rank
+    condition) except ``eps_1[W_2], second row`` (V_1 V_1^T = I: full column rank)."""
+    W1, W2 = two_task_weights()
+    B1, B2 = opaque("B_1", "y", "s"), opaque("B_2", "y", "s")
+    learned = _B - fixed_point() @ _FEATURES
+    return {
+        "eps_mu[W_mu]": _reduce_generic(learned),
+        "eps_mu[W_o]": _B - MatrixExpr({}, "y", "x") @ _FEATURES,
+        "eps_2[W_1]": _reduce(B2 - W1 @ _features(2)),
+        "eps_1[W_2]": _reduce(B1 - W2 @ _features(1)),
+        "eps_1[W_2], second row": _reduce(B1 - W2 @ _features(1), full_rank=True),
+    }
+
+
+def _reduce_generic(expression: MatrixExpr) -> MatrixExpr:
+    """The generic letters' thin-SVD identities (U^T U, V^T V, Sig Sig^{-1}), no V V^T = I."""
+    rules = [(SVD_U.T @ SVD_U, eye("s")), (SVD_V.T @ SVD_V, eye("s")),
+             (SVD_LAMBDA @ SVD_LAMBDA_INV, eye("s")), (SVD_LAMBDA_INV @ SVD_LAMBDA, eye("s"))]
+    current = expression
+    for _ in range(50):
+        before = current
+        for pattern, by in rules:
+            current = current.replace(pattern, by)
+        if current == before:
+            return current
+    raise ValueError("the SVD reduction did not terminate")
+
+
+def _same_norm(a: sp.Basic, b: sp.Basic) -> bool:
+    """||a||_F = ||b||_F because a = b or a = -b (the residual's sign is immaterial)."""
+    return same_matrix_expression(a, b) or same_matrix_expression(a, -b)
+
+
+def _derive_residual(name: str, what: str) -> "callable":
+    def derive() -> Derivation:
+        value = residuals()[name]
+        return Derivation(value.to_sympy(), (
+            Step(f"B - W D A at {what}, reduced with the thin-SVD identities", value.to_sympy(),
+                 "eps[W] = ||B - W D A||_F^2 / Ny (eq_ap_epsilonW): the displays print this "
+                 "matrix inside the norm"),))
+    return derive
+
+
+def _derive_flow_in_svd() -> Derivation:
+    value = flow_in_svd()
+    return Derivation(value.to_sympy(), (
+        Step("the flow (W D A - B)(D A)^T with D A = U Sigma V^T", flow().to_sympy()),
+        Step("V^T V = I", value.to_sympy())), note="the paper's Sigma is written Lambda here")
+
+
+_B1, _B2 = opaque("B_1", "y", "s"), opaque("B_2", "y", "s")
+# the printed matrices, multiplied out and reduced with the same thin-SVD identities
+_printed_residuals = {
+    "eps_mu[W_mu]": _B @ (SVD_V @ SVD_V.T - eye("s")),
+    "eps_mu[W_o]": _B,
+    "eps_2[W_1]": _B2 - _B1 @ _pinv(1) @ _features(2),
+    "eps_1[W_2]": _B1 @ (eye("s") - _pinv(1) @ (eye("x") - _projector(2)) @ _features(1))
+    - _B2 @ _pinv(2) @ _features(1),
+    "eps_1[W_2], second row": _B1 @ _pinv(1) @ _projector(2) @ _features(1)
+    - _B2 @ _pinv(2) @ _features(1),
+}
+_printed_residuals = {k: _reduce_generic(v) if k == "eps_mu[W_mu]" else _reduce(v)
+                      for k, v in _printed_residuals.items()}
+
+CLAIMS += [
+    Claim("gating.gd_flow_in_svd", "Appendix B.1: the flow rewritten with the SVD",
+          ((_W @ SVD_U @ SVD_LAMBDA - _B @ SVD_V) @ SVD_LAMBDA @ SVD_U.T).to_sympy(),
+          r"= - \frac{2\eta}{N_y} \left( W U_{\mu} \Sigma_{\mu} - B_{\mu} V_{\mu} \right) "
+          r"\Sigma_{\mu} U_{\mu}^T", _derive_flow_in_svd, equivalent=same_matrix_expression,
+          line=484, headline=True, condition="exact (V^T V = I of the thin SVD); the factor "
+          "-2 eta / Ny is common to both sides"),
+    Claim("gating.error_after_learning", "Appendix B.1: eps_mu[W_mu]",
+          _printed_residuals["eps_mu[W_mu]"].to_sympy(),
+          r"B_{\mu} \left( V_{\mu} V_{\mu}^T - I_s \right)",
+          _derive_residual("eps_mu[W_mu]", "W_mu = W_{mu-1}(I - U U^T) + B (D A)^+"),
+          equivalent=_same_norm, line=513, headline=True,
+          condition="exact for any D A (thin SVD); 0 when D A has full column rank"),
+    Claim("gating.error_at_zero_weight", "Appendix B.1: eps_mu[W_o]",
+          _printed_residuals["eps_mu[W_o]"].to_sympy(),
+          r"\epsilon_{\mu} [W_o] = \frac{1}{N_y} \llv B_{\mu} \rrv_F^2",
+          _derive_residual("eps_mu[W_o]", "W_o = 0"), equivalent=_same_norm, line=518,
+          headline=True, condition="exact"),
+    Claim("gating.error_2_after_1", "Appendix B.1: eps_2[W_1]",
+          _printed_residuals["eps_2[W_1]"].to_sympy(),
+          r"\frac{1}{N_y} \llv B_2 - B_1 (D_1 A_1)^+ D_2 A_2 \rrv_F^2",
+          _derive_residual("eps_2[W_1]", "W_1 of eq_W1_W2_expression"), equivalent=_same_norm,
+          line=528, headline=True, condition="exact for any task matrices"),
+    Claim("gating.error_1_after_2", "Appendix B.1: eps_1[W_2]",
+          _printed_residuals["eps_1[W_2]"].to_sympy(),
+          r"B_1 \left( I_s - (D_1 A_1)^+ (I_x - U_2 U_2^T) D_1 A_1 \right) - B_2 (D_2 A_2)^+ "
+          r"D_1 A_1", _derive_residual("eps_1[W_2]", "W_2 of eq_W1_W2_expression"),
+          equivalent=_same_norm, line=534, headline=True,
+          condition="exact for any task matrices",
+          restates=((635, r"&= \frac{1}{N_y} \llv B_1 - \left[ B_1 (D_1 A_1)^+ (I_x - U_2 "
+                          r"U_2^T) + B_2 (D_2 A_2)^+ \right] D_1 A_1 \rrv_F^2"),)),
+    Claim("gating.error_1_after_2.reduced", "Appendix B.1: eps_1[W_2], second row",
+          _printed_residuals["eps_1[W_2], second row"].to_sympy(),
+          r"&= \frac{1}{N_y} \llv B_1 (D_1 A_1)^+ U_2 U_2^T D_1 A_1 - B_2 (D_2 A_2)^+ D_1 A_1 "
+          r"\rrv_F^2", _derive_residual("eps_1[W_2], second row",
+                                         "W_2 of eq_W1_W2_expression, (D_1 A_1)^+ D_1 A_1 = I"),
+          equivalent=_same_norm, line=637, headline=True,
+          condition="exact when D_1 A_1 has full column rank (alpha Nx >= Ns: V_1 V_1^T = I)"),
 ]

@@ -29,23 +29,77 @@ class OutOfScope:
 DEFINITION = ("a definition, nothing to derive or measure: the toolkit implements it "
               "(solvers/tasks.py, solvers/metrics.py) and every claim builds on it")
 
+SUMMARY = ("a summary of the paper's aims or contributions in general words: the results it "
+           "stands for are claimed where the paper states them")
+
 OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
     OutOfScope(58, r"Continual learning of partially similar tasks poses a challenge for "
                r"artificial neural networks", "motivation: it states no result of the paper"),
+    OutOfScope(64, r"Overall, this work provides insights into when continual learning is "
+               r"difficult and how to mitigate it", SUMMARY),
+    OutOfScope(79, r"To gain insight into these questions, in this work, we investigate",
+               "states what the paper investigates: no result"),
+    OutOfScope(102, r"Our theory thus reveals when continual learning is difficult", SUMMARY),
     OutOfScope(130, r"\vs \leftarrow \mathcal{N} \left( 0, I_s \right)",
                f"eq_generative_model is {DEFINITION}"),
     OutOfScope(164, r"\Delta \epsilon_{TF}", f"eq_def_delta_epsilon_TF_RT is {DEFINITION}"),
+    OutOfScope(171, r"As illustrated in Fig. 1B, the transfer performance $\Delta \epsilon_{TF}$ "
+               r"measures", "defines Delta eps_TF and Delta eps_RT in words (eq_def_delta_"
+               "epsilon_TF_RT, line 164): a definition has no truth value"),
     OutOfScope(249, r"This tradeoff between knowledge transfer and retention is especially "
                r"critical when the network doesn't know the task similarities",
                "motivation for the averages over a uniform prior that follow (lines 250-253, "
                "claimed): no result of its own"),
-    OutOfScope(371, r"a previous study reported catastrophic forgetting among rats learning "
-               r"timing estimation tasks", "a result of prior work (French et al. 1999)"),
+    OutOfScope(264, r"If the error in the probe trial is small, the model should keep using the "
+               r"same gating vectors", "the design of the adaptive gating rule (a definition of "
+               "the method; its rho_g is claimed at line 748)"),
+    OutOfScope(348, r"Our theory so far has revealed when continual learning is difficult",
+               SUMMARY),
+    OutOfScope(366, r"In a deep neural network, weight regularization using the Fisher "
+               r"information metric is typically computationally expensive",
+               "background on deep networks in general (the cost of a full Fisher metric), not "
+               "a result of the paper"),
+    OutOfScope(371, r"In the context of neuroscience, our results indicate that simple "
+               r"non-adaptive activity or plasticity gating mechanisms may not be sufficient",
+               "a hedged implication for neuroscience ('may not be sufficient'): the results it "
+               "rests on are claimed at lines 241-246 and 269"),
+    OutOfScope(375, r"Our theoretical results from a teacher-student model come with limitation "
+               r"in direct applicability", "states a limitation: no result"),
     OutOfScope(409, r"Below, we focus on learning of $N_{sess} = 2$ tasks.",
                "a scoping sentence: it states no result; the toolkit's K-task results stand "
                "there as findings beyond the paper (the report's Findings section), not as a "
                "verdict on it"),
+    OutOfScope(477, r"D_{\mu} A_{\mu} = U_{\mu} \Sigma_{\mu} V_{\mu}^T",
+               "notation: names the singular value decomposition of D A"),
     OutOfScope(548, r"g^{\mu+1}_i", f"eq_def_rho_g (the gate generator) is {DEFINITION}; "
                "the gate overlap it implies is claimed (gating.alpha_tilde)"),
+    OutOfScope(555, r"The gating correlation $\rho^g_{\mu}$ is set to zero in the case of random "
+               r"task-dependent gating", "defines the random and adaptive gating models by their "
+               "gate correlation (a setting)"),
+    OutOfScope(675, r"Here, we applied Isserlis' theorem again, then retained the terms up to "
+               r"the next-to-leading order", "says how the display above was obtained (a "
+               "method); the display is claimed (gating.retention.term2[appendix])"),
+    OutOfScope(702, r"The gating level dependence of the transfer and retention performance",
+               "a caption's title and panel names: says what Fig. 7 plots; its panels are "
+               "counted as panels"),
+    OutOfScope(761, r"Thus, ideally the model should adjust the gating level based on the task "
+               r"similarity", "a recommendation and a motivation for the averages that follow: "
+               "no result"),
+    OutOfScope(800, r"\dot{W} (t) = - \eta (W A_{\mu} - B_{\mu} ) (D_{\mu} A_{\mu})^T",
+               "defines plasticity gating (the learning rule of the model, not the gradient of "
+               "a loss): its fixed point is claimed (plasticity.fixed_point)"),
+    OutOfScope(816, r"Input-dependent gating is an another method proposed for efficient "
+               r"continual learning", "cites prior work's method (this sentence only)"),
+    OutOfScope(829, r"\epsilon[W] = \frac{1}{N_y} \lla \llv B \vs \rrv^2 \rra_{\vs}",
+               "the model's mean-squared error (eq_ap_epsilonW's definition) written out for "
+               "the student y = W phi(x): a definition"),
+    OutOfScope(1364, r"From the same argument made in section \ref{subsec_appendix_FIM}, FIM of "
+               r"a noise-free model is approximated by the Hessian of the mean squared error",
+               "the network experiment's choice of metric (a setting of Sec. 7's method; the "
+               "Hessian it uses is derived at lines 1370-1377)"),
+    OutOfScope(1433, r"To see the potential effect of different normalization methods used for "
+               r"the layer-wise and diagonal approximations",
+               "describes what the experiment of Fig. 9E-F varies (a setting); its result is "
+               "claimed at line 1434"),
 )
 """Every out-of-scope statement, in the order of the paper."""

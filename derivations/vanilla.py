@@ -395,3 +395,85 @@ CLAIMS: list[Claim] = [
           "retention stays high (its least value is in the derivation)",
           restates=((61, r"Conversely, the opposite scenario is relatively benign"),)),
 ]
+
+
+# -- line 157: negative similarities; line 202: where retention is high ---------------------------
+
+def _box_maximum(expr: sp.Expr, box: tuple[tuple, tuple]) -> tuple[sp.Expr, tuple]:
+    """The maximum of a polynomial in (rho_a, rho_b) over a closed box and where it is reached:
+    among the corners, the edges' stationary points and the interior's."""
+    (a0, a1), (b0, b1) = box
+    points = {(a, b) for a in (a0, a1) for b in (b0, b1)}
+    for fixed, var, (lo, hi) in ((rho_a, rho_b, (b0, b1)), (rho_b, rho_a, (a0, a1))):
+        for value in ((a0, a1) if fixed == rho_a else (b0, b1)):
+            for c in sp.solve(sp.diff(expr.subs(fixed, value), var), var):
+                if c.is_real and lo <= c <= hi:
+                    points.add((value, c) if fixed == rho_a else (c, value))
+    for s in sp.solve([sp.diff(expr, rho_a), sp.diff(expr, rho_b)], [rho_a, rho_b], dict=True):
+        if a0 <= s.get(rho_a, a0) <= a1 and b0 <= s.get(rho_b, b0) <= b1:
+            points.add((s.get(rho_a, a0), s.get(rho_b, b0)))
+    best = max(points, key=lambda p: expr.subs({rho_a: p[0], rho_b: p[1]}))
+    return expr.subs({rho_a: best[0], rho_b: best[1]}), best
+
+
+def _derive_negative_similarity() -> Derivation:
+    T = leading_vanilla_transfer("gaussian")
+    boxes = {"rho_a < 0 <= rho_b": ((-1, 0), (0, 1)), "rho_b < 0 <= rho_a": ((0, 1), (-1, 0)),
+             "both negative": ((-1, 0), (-1, 0))}
+    steps = [Step("Delta eps_TF, Gaussian generator (the one defined for rho < 0)", T)]
+    best = sp.Integer(-1)
+    for name, box in boxes.items():
+        value, at = _box_maximum(T, box)
+        steps.append(Step(f"max over {name}", value, f"at (rho_a, rho_b) = {at}"))
+        best = sp.Max(best, value)
+    b = sp.Symbol("rho_b", real=True)  # rho_b of the registry is declared in [0, 1]
+    positive = sp.solve_univariate_inequality(T.subs(rho_a, -1).subs(rho_b, b) > 0, b,
+                                              relational=False).intersect(sp.Interval(-1, 1))
+    steps.append(Step("rho_b where the transfer is positive at rho_a = -1", positive,
+                      "both negative with rho_b < rho_a / 2: task 2 is task 1 with the latent's "
+                      "sign flipped, which the model transfers"))
+    return Derivation(best, tuple(steps), exact=False,
+                      stronger_condition="exactly one of rho_a, rho_b negative (rho_a rho_b <= "
+                                         "0), or both negative with rho_b >= rho_a / 2")
+
+
+def _derive_high_retention_ends() -> Derivation:
+    R = leading_vanilla_retention()
+    low, same = sp.limit(R, rho_a, 0), R.subs({rho_a: 1, rho_b: 1})
+    return Derivation(sp.Tuple(low, same), (
+        Step("Delta eps_RT", R), Step("at rho_a -> 0 (no interference), any rho_b", low),
+        Step("at rho_a = rho_b = 1 (identical tasks)", same)), exact=False)
+
+
+CLAIMS += [
+    Claim("vanilla.transfer.negative_similarity", "Sec. 3: negative similarities (reversal "
+          "learning)", sp.Integer(0),
+          r"This is because when either $\rho_a$ or $\rho_b$ is negative (i.e., in a reversal "
+          r"learning setting), the network fails to achieve knowledge transfer rather trivially",
+          _derive_negative_similarity, line=157, headline=True,
+          condition="exactly one of rho_a, rho_b negative, or both with rho_b >= rho_a / 2; "
+                    "leading order in Ns/Nx",
+          observable="Delta eps_TF",
+          note="read as: the largest Delta eps_TF over -1 <= rho_a, rho_b <= 1 with rho_a < 0 "
+               "or rho_b < 0 is at most 0. It is 1, at rho_a = rho_b = -1: with both "
+               "similarities negative and rho_b < rho_a / 2 the transfer is positive"),
+    Claim("vanilla.retention.high_at_ends", "Sec. 4: retention is high at low interference or "
+          "high similarity", sp.Tuple(1, 1),
+          r"This is because high retention is possible when either interference is low, or "
+          r"similarity between two tasks is high", _derive_high_retention_ends,
+          equivalent=lambda a, b: a == b, line=202, headline=True,
+          condition="leading order in Ns/Nx",
+          note="read as: Delta eps_RT -> 1 as rho_a -> 0 (the features of the two tasks do not "
+               "overlap) and Delta eps_RT = 1 at rho_a = rho_b = 1; between them, at rho_b = 1, "
+               "it dips (vanilla.retention.intermediate_minimum)"),
+    Claim("vanilla.retention.matches_evron2024", "Sec. 4: the retention at rho_b = 1 against "
+          "prior work", None,
+          r"Indeed, at $\rho_b=1$, $\Delta \epsilon_{RT}$ in Eq. \ref{eq_epsilon_vanilla} "
+          r"coincides with Eq. (5) in \citep{evron2024joint}", None, line=203, headline=True,
+          note="compares eq_epsilon_vanilla's retention at rho_b = 1 (derived: 1 - rho_a^2 "
+               "(1 - rho_a)^2, vanilla.retention) with a formula of Evron et al. (2024), which "
+               "the toolkit does not hold: typing it in would not be a derivation",
+          decide="Evron et al. (2024) Eq. (5) written in this model's variables (their "
+                 "forgetting of two tasks with principal angles set by rho_a at the paper's "
+                 "Ns << Nx) and compared with 1 - rho_a^2 (1 - rho_a)^2"),
+]

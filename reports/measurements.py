@@ -758,6 +758,13 @@ UNMEASURABLE: dict[str, str] = {
                                                      "soft_threshold.error_diagonal measures",
     "fisher.rho1.retention_no_regularization": "the printed coefficient of "
                                                "fisher.rho1.retention (measured) at lam = 0",
+    "vanilla.transfer.negative_similarity": "the solvers take similarities in [0, 1] (the "
+                                            "paper's range); at rho_a = rho_b = -1 task 2 is "
+                                            "(-A_1, -B_1), task 1 with s -> -s, so its "
+                                            "transfer is that of identical tasks (1, "
+                                            "vanilla.transfer.corners, measured)",
+    "figures.average_panels": "a figure reference read from the paper's captions, not a "
+                              "quantity of the model",
     "pmnist.fisher_regularizer": "a factor 1/2 in how Appendix E.2 writes the network's "
                                  "regularizer R, not a quantity of the linear model; shown "
                                  "with the numpy network by verify/test_pmnist.py",

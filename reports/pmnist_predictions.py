@@ -818,11 +818,31 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                             claim="layer-wise minus diagonal retention > 0, every lambda_1")
 
 
+def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
+    """Fig. 9A's task-2 test error (results/fig9A.nc, (rho_a, rho_b) = (0.8, 0.2)): the drop in
+    the first 10 epochs of task 2 against the drop over the 90 epochs after, paired by seed."""
+    curves = g.datasets["fig9A"]["curves"].isel(point=0).sel(task=2)
+    done = np.asarray(g.datasets["fig9A"]["done"]).reshape(-1).astype(bool)
+    start = int(np.searchsorted(curves["epoch"].values, curves["epoch"].values.max() // 2))
+    error = np.asarray(curves.values)[done]
+    first = error[:, start] - error[:, start + 10]
+    later = error[:, start + 10] - error[:, -1]
+    d = paired_difference(first, later)
+    return StatementVerdict(1360, "pmnist.task2_learning_curve",
+                            "the task-2 test error drops more in the first 10 epochs of task 2 "
+                            "than in the 90 epochs after", _all([d.sign()]), d.mean, d.sem, d.n,
+                            ds, f"drop over epochs 0-10 of task 2: {np.mean(first):.3f}, over "
+                            f"epochs 10-100: {np.mean(later):.3f}; paired difference "
+                            f"{fmt_estimate(d)} (Fig. 9A, (rho_a, rho_b) = (0.8, 0.2))",
+                            claim="drop in the first 10 epochs minus drop afterwards > 0")
+
+
 _JUDGES = (
     ("fig6AB", _line_357), ("fig6AB", _p1), ("fig6AB", _p2), ("fig6AB", _p3), ("fig6AB", _p4),
     ("fig6CD", _p5), ("fig6CD", _p6), ("fig6EH", _p7), ("fig6EH", _p8), ("fig6EH", _line_366_poor),
     ("fig6EH", _line_371),
-    ("fig6AB", _line_372), ("fig9CD", _line_1361), ("fig9EF", _line_1434),
+    ("fig6AB", _line_372), ("fig9A", _line_1360), ("fig9CD", _line_1361),
+    ("fig9EF", _line_1434),
 )
 _IDS = {_line_357: (357, "pmnist.asymmetric_non_monotonic"),
         _p1: (358, "pmnist.below_zero_at_high_feature_low_readout"),
@@ -834,6 +854,7 @@ _IDS = {_line_357: (357, "pmnist.asymmetric_non_monotonic"),
         _line_366_poor: (366, "pmnist.diagonal_better_when_both_poor"),
         _line_371: (371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout"),
         _line_372: (372, "pmnist.readout_remapping_forgets_more"),
+        _line_1360: (1360, "pmnist.task2_learning_curve"),
         _line_1361: (1361, "pmnist.asymmetry_short_and_long_training"),
         _line_1434: (1434, "pmnist.layerwise_beats_diagonal")}
 

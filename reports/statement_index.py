@@ -12,7 +12,9 @@ The denominator of the coverage, and how it is built:
    out-of-scope reason when there is one), each entry checked against the source;
 3. the join with the registry: a statement is *claimed* when a claim's own anchor or one of its
    restatements (``line``, ``printed_latex``; ``restates``) lies in its lines and, for prose,
-   quotes its words; a figure panel also when a claim's ``where`` cites it ("Fig. 7D").
+   quotes its words; a figure panel also when it is among the claims a panel plots
+   (:data:`tasksim.derivations.links.PANELS`, the one it shows first) or a claim's ``where``
+   cites it ("Fig. 7D").
 
 A statement that no claim answers is *out of scope* when a stated reason takes it out (a
 sentence about prior work, a definition, a schematic, an entry of
@@ -34,9 +36,10 @@ import csv
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from tasksim.derivations.claims import Claim
+from tasksim.derivations.links import PANELS
 from tasksim.derivations.scope import OUT_OF_SCOPE, OutOfScope
 
 from .finders import RELATION, panel_letters
@@ -327,15 +330,19 @@ def _display_after(paper: Paper, statement: Statement) -> Optional[int]:
 
 def statement_index(paper: Optional[Paper] = None, claims: Optional[Sequence[Claim]] = None,
                     out_of_scope: Sequence[OutOfScope] = OUT_OF_SCOPE,
-                    misses: Optional[Sequence[Miss]] = None) -> tuple[IndexedStatement, ...]:
+                    misses: Optional[Sequence[Miss]] = None,
+                    panels: Optional[Mapping[str, Sequence[str]]] = None
+                    ) -> tuple[IndexedStatement, ...]:
     """Every statement of the paper, in the order of the source, with the claims that answer
     it and its scope (module docstring).
 
     Defaults: the repository's paper, the registry's claims
     (:func:`tasksim.derivations.registry.all_claims`), the out-of-scope list and the
-    checked-in list of misses.
+    checked-in list of misses, and the claims each figure panel plots
+    (:data:`tasksim.derivations.links.PANELS`; the first is the one the panel shows).
     """
     paper = paper if paper is not None else load_paper()
+    panels = PANELS if panels is None else panels
     if claims is None:
         from tasksim.derivations.registry import all_claims
         claims = all_claims()
@@ -353,6 +360,8 @@ def statement_index(paper: Optional[Paper] = None, claims: Optional[Sequence[Cla
     for s in found:
         hits = [a for a in every if answers(a.line, a.quote, s)]
         if s.kind == "figure panel":
+            shown = [i for i in panels.get(s.label, ()) if i in by_id]
+            hits = [Anchor(i, s.line, "", by_id[i].headline) for i in shown] + hits
             hits += [Anchor(c.id, s.line, "", c.headline) for c in claims
                      if c.headline and s.label in cited_panels(c.where)]
         ids = tuple(dict.fromkeys(a.claim_id for a in sorted(hits, key=lambda a: not a.headline)))

@@ -191,7 +191,9 @@ def _check_text(text: str, records, where: str) -> None:
 def test_the_report_and_claims_json_give_each_statement_one_verdict(records, tmp_path_factory):
     """REPORT.md (summary, claims table, errata, figure captions) and claims.json, as the
     builder writes them now (without figures and measurements, for speed), and the committed
-    ones when they were built with today's vocabulary."""
+    ones when they were built with today's vocabulary from today's registry (the same
+    headline claims: a registry that gained claims since is checked on the builder's output
+    until the report is rebuilt)."""
     from tasksim.reports.report import ReportOptions, build_report
 
     out = tmp_path_factory.mktemp("report13")

@@ -159,6 +159,10 @@ class Card:
     """The longer statement (anchor, first and last line) this line's card lies inside."""
     restates: list[tuple[str, int, str]] = field(default_factory=list)
     """The claimed statements the paper restates here: (anchor, line, claim id)."""
+    shows: list[tuple[str, str, int, str]] = field(default_factory=list)
+    """(claim id, verdict, line, anchor) of the headline claims on other cards that answer
+    this card's statements (a restatement, or the claims a figure panel plots, the one it
+    shows first): the card reads the first one's verdict."""
     rows: int = 0
     """How many statements of the index (Coverage) this card shows: 0 for a line inside a
     longer statement that carries a claim of its own, 2 or more for clauses sharing a line."""
@@ -173,6 +177,8 @@ class Card:
             return words
         if self.out_of_scope:
             return ["out of scope"]
+        if self.shows:
+            return [self.shows[0][1]]
         return ["see its lines" if self.answered_on else "unclaimed"]
 
     @property
@@ -548,6 +554,19 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
             if f not in cards[i].figures:
                 cards[i].figures.append(f)
     _link(cards, heads)
+    for card, slot in zip(cards, slots):
+        if card.headlines:
+            continue
+        for row in slot.rows:
+            for claim_id in row.claim_ids:
+                record = by_id.get(claim_id)
+                if record is not None and record.get("headline") and \
+                        claim_id not in [c for c, *_ in card.shows]:
+                    card.shows.append((claim_id, verdict_word(record), int(record["line"]),
+                                       f"line-{record['line']}"))
+                    for f in figure_of.get(claim_id, []):
+                        if f not in card.figures:
+                            card.figures.append(f)
     for i, card in enumerate(cards):
         lines = set(range(card.line + 1, card.end + 1))
         lines |= {int(by_id[c]["line"]) for c, j in home.items() if j == i}

@@ -1,0 +1,82 @@
+"""Coverage (issue 13, item 6): every statement the referee named gets one verdict."""
+from tasksim.derivations.claims import evaluate, statement_verdict
+from tasksim.derivations.registry import all_claims
+from tasksim.reports.statement_index import index_counts, statement_index
+
+
+def _verdict(claim_id):
+    claims = {c.id: c for c in all_claims()}
+    c = claims[claim_id]
+    intended = evaluate(claims[c.misprint_of]) if c.misprint_of else None
+    return statement_verdict(evaluate(c), intended)
+
+
+def test_no_statement_of_the_paper_is_left_unclaimed():
+    index = statement_index()
+    assert index_counts(index)["not decided"] == 0, \
+        [i.key for i in index if i.state == "not decided"]
+
+
+def test_named_statements_get_their_verdicts():
+    index = {i.key: i for i in statement_index()}
+    assert index["L903.1"].headline_ids[0] == "soft_threshold.alpha_independence"
+    assert _verdict("soft_threshold.alpha_independence") == "wrong"
+    assert index["L888.1"].headline_ids[0] == "soft_threshold.weights_with_diagonal"
+    assert index["L889.1"].headline_ids[0] == "soft_threshold.weights_with_diagonal"
+    assert index["L1320.1"].headline_ids[0] == "figures.average_panels"
+    assert _verdict("figures.average_panels") == "misprint"
+    assert _verdict("vanilla.transfer.negative_similarity") == \
+        "holds under a stronger condition"
+    assert index["L1330.1"].headline_ids[0] == "pmnist.task2_learning_curve"
+
+
+def test_the_new_checks_can_fail():
+    """The derived-vs-printed comparisons reject a wrong print."""
+    import sympy as sp
+
+    from tasksim.derivations import gd_fixed_point as gd
+    from tasksim.derivations import gradients
+    from tasksim.derivations.symbols import lam
+
+    no_penalty = gradients._PRINTED_1075 - lam * (gradients._W - gradients._W0) \
+        * gradients._APREV * gradients._APREV.T
+    assert gradients._same(gradients.fisher_gradient(), gradients._PRINTED_1075)
+    assert not gradients._same(gradients.fisher_gradient(), no_penalty)
+    assert not gradients._same_up_to_positive_factor(gradients.flow_gradient(),
+                                                     -gradients._PRINTED_176)
+    # line 637's reduced row needs (D_1 A_1)^+ D_1 A_1 = I: without full rank it differs
+    general = gd.residuals()["eps_1[W_2]"].to_sympy()
+    assert not gd._same_norm(general, gd._printed_residuals["eps_1[W_2], second row"].to_sympy())
+    assert gd._same_norm(general, -gd._printed_residuals["eps_1[W_2]"].to_sympy())
+
+
+def test_the_average_panels_are_read_from_the_captions():
+    from tasksim.derivations.figure_references import average_panels
+
+    source = ("\\begin{figure}\\caption{\\textbf{(A)} Schematic.}\\end{figure}"
+              "\\begin{figure}\\caption{\\textbf{(C)} Retention. \\textbf{(D)} Average "
+              "transfer.}\\end{figure}\\begin{figure}\\caption{(\\textbf{C,D}) Average x}"
+              "\\end{figure}")
+    assert sorted(map(str, average_panels(source))) == ["2D", "3C", "3D"]
+
+
+def test_a_card_without_its_own_claim_reads_the_verdict_it_restates_or_shows():
+    from tasksim.reports.html.cards import StatementRow, build_cards
+
+    records = [{"id": "a", "line": 10, "headline": True, "printed": "x = 1", "status": "open",
+                "verdict": "wrong", "clause": 0},
+               {"id": "b", "line": 12, "headline": True, "printed": "y = 1", "status": "open",
+                "verdict": "exact", "clause": 0}]
+    rows = [StatementRow(10, 10, "sentence", "x = 1 holds.", "Sec. 1", "Sec. 1",
+                         claim_ids=("a",)),
+            StatementRow(12, 12, "sentence", "y = 1 holds.", "Sec. 1", "Sec. 1",
+                         claim_ids=("b",)),
+            StatementRow(20, 20, "figure panel", "(A) x against rho.", "Fig. 1", "Sec. 1",
+                         claim_ids=("a", "b")),
+            StatementRow(30, 30, "sentence", "Something else.", "Sec. 2", "Sec. 2")]
+    cards = build_cards(rows, records, {}, [], lambda s: s, lambda line: "Sec. 1",
+                        lambda line: "Sec. 1")
+    panel = next(c for c in cards if c.line == 20)
+    assert panel.verdicts == ["wrong"]
+    assert [(c, w, n) for c, w, n, _ in panel.shows] == [("a", "wrong", 10), ("b", "exact", 12)]
+    assert next(c for c in cards if c.line == 30).verdicts == ["unclaimed"]
