@@ -346,32 +346,3 @@ CLAIMS: list[Claim] = [
           r"retention performance", _derive_retention_cost, line=266, headline=True,
           note="qualitative statement; the derived value is the largest reduction"),
 ]
-
-
-# -- line 789: the average transfer is below the average retention ---------------------------
-
-def _derive_transfer_below_retention() -> Derivation:
-    gap = sp.expand(random_gating_average("retention") - random_gating_average("transfer"))
-    lowest = sp.minimum(gap, alpha, sp.Interval(0, 1))
-    best_transfer = sp.maximum(random_gating_average("transfer"), alpha, sp.Interval(0, 1))
-    return Derivation(sp.And(lowest > 0, optimal_alpha_average_transfer() < sp.minimum(
-        random_gating_average("retention"), alpha, sp.Interval(0, 1))), (
-        Step("average retention minus average transfer, random gating", gap),
-        Step("its minimum over 0 <= alpha <= 1", lowest),
-        Step("the largest average transfer over alpha", best_transfer),
-        Step("the average transfer at alpha* (line 792)", optimal_alpha_average_transfer(),
-             "below the smallest average retention over alpha")), exact=False)
-
-
-CLAIMS += [
-    Claim("averages.transfer_below_retention", "Appendix B.1, uniform prior: average transfer "
-          "below average retention", sp.true,
-          r"Note that the average transfer performance is expected to be lower than the "
-          r"retention performance", _derive_transfer_below_retention, line=789,
-          headline=True, condition="leading order in Ns/Nx; uniform prior on 0 <= rho_a, "
-          "rho_b <= 1; random gating at every alpha (alpha = 1: vanilla), and at alpha*",
-          observable="average Delta eps_TF against average Delta eps_RT",
-          note="read as: at every gating level the average transfer is below the average "
-               "retention, and even the transfer at the optimal alpha* (1/4) is below the "
-               "retention at any alpha"),
-]
