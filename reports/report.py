@@ -73,6 +73,7 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           claims_job, figure_groups, figure_job, findings_job, known_costs,
                           measurement_group_job, measurement_groups, measurement_ids,
                           picklable, remember_costs, timed)
+from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (confirmation_text, definitions_markdown, escape_cell, math,
                       quote_markdown, size_text)
@@ -580,6 +581,8 @@ def build_report(options: ReportOptions, progress: Optional[Progress] = None) ->
         paper = load_paper()
     except FileNotFoundError as missing:
         raise ValueError(str(missing)) from None
+    if options.measure or options.figures:  # one line, before any work, if it cannot
+        check_stored(quick=options.quick, seed=options.seed)  # read the stored numerics
     staging = _staging_folder(out)
     try:
         _build_into(staging, options, paper, say)
@@ -683,14 +686,17 @@ def _pieces(options: ReportOptions, parallel: bool, costs: dict[str, float]) -> 
     """Every independent piece of this build (figures, measurement groups, findings checks and,
     on several workers, the claims in chunks), longest first (:func:`by_expected_cost`, with
     ``costs`` of earlier builds where known)."""
-    pieces = [Piece(["figure", "+".join(group), options.quick, options.seed],
+    soft = stored_digest(quick=options.quick)  # pieces reading it: keyed by its bytes too
+    pieces = [Piece(["figure", "+".join(group), options.quick, options.seed]
+                    + ([soft] if "fig3" in group else []),
                     f"figure {'+'.join(group)}", figure_job,
                     ("+".join(group), options.quick, options.seed))
               for group in (figure_groups() if options.figures else [])]
     if options.measure:
         for group in measurement_groups():
             ids = [measurement_ids()[i] for i in group]
-            pieces.append(Piece(["measurements", *ids, options.quick, options.seed],
+            pieces.append(Piece(["measurements", *ids, options.quick, options.seed]
+                                + ([soft] if set(ids) & set(MEASURED_CLAIMS) else []),
                                 "measurement " + " + ".join(ids), measurement_group_job,
                                 (tuple(group), options.quick, options.seed)))
         pieces += [Piece(["findings", name, options.quick, options.seed], f"findings {name}",

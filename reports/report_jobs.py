@@ -139,14 +139,22 @@ def measurement_ids() -> list[str]:
     return [m.claim_id for m in MEASUREMENTS]
 
 
-def measurement_job(index: int, quick: bool, seed: int) -> tuple[str, Any]:
-    """Measurement ``index`` of :data:`MEASUREMENTS`: (claim id, measured verdict)."""
+def measurement_job(index: int, quick: bool, seed: int, stored: Any = None) -> tuple[str, Any]:
+    """Measurement ``index`` of :data:`MEASUREMENTS`: (claim id, measured verdict). The
+    soft-thresholding measurements take their draws from the stored experiment (``stored``,
+    else read here: :func:`tasksim.reports.soft_threshold_results.report_data`)."""
     from .figures_blas import single_threaded_blas
     from .measurements import MEASUREMENTS, measure
+    from .soft_threshold_results import MEASURED_CLAIMS, measured_draws, report_data
 
     m = MEASUREMENTS[index]
+    draws = None
+    if m.claim_id in MEASURED_CLAIMS:
+        if stored is None:
+            stored = report_data(quick=quick, seed=seed, part="measurement")
+        draws = measured_draws(stored, m.claim_id)
     with single_threaded_blas():
-        return m.claim_id, measure(m, quick=quick, seed=seed)
+        return m.claim_id, measure(m, quick=quick, seed=seed, stored=draws)
 
 
 def measurement_groups() -> list[tuple[int, ...]]:
@@ -170,8 +178,14 @@ def measurement_groups() -> list[tuple[int, ...]]:
 def measurement_group_job(indices: tuple[int, ...], quick: bool, seed: int
                           ) -> list[tuple[str, Any]]:
     """Measurements ``indices`` of :data:`MEASUREMENTS`, in this process: [(claim id,
-    measured verdict)]."""
-    return [measurement_job(i, quick, seed) for i in indices]
+    measured verdict)] (the stored soft-thresholding experiment read once for the group)."""
+    from .measurements import MEASUREMENTS
+    from .soft_threshold_results import MEASURED_CLAIMS, report_data
+
+    stored = None
+    if any(MEASUREMENTS[i].claim_id in MEASURED_CLAIMS for i in indices):
+        stored = report_data(quick=quick, seed=seed, part="measurement")
+    return [measurement_job(i, quick, seed, stored) for i in indices]
 
 
 FINDINGS_CHECKS: tuple[str, ...] = ("fisher-retention-exactly-one", "k-task-ranking")
