@@ -244,6 +244,9 @@ class MeasuredVerdict:
     confirmation: Optional[Confirmation] = None
     """The confirmation test at the largest row (when the paper prints a value there)."""
     cost: str = ""
+    note: str = ""
+    """What else the measurement found that bears on the statement (one or two sentences
+    computed from its data; the soft-thresholding gap: how it depends on training time)."""
 
     def sentence(self) -> str:
         """The verdict first, then the numbers at each size."""
@@ -263,7 +266,8 @@ class MeasuredVerdict:
                 "rows": [{"nx": r.nx, "ns": r.ns, "mean": _round(r.mean), "sem": _round(r.sem),
                           "n": r.n,
                           "printed": None if r.printed is None else _round(r.printed),
-                          "derived": _round(r.derived)} for r in self.rows]}
+                          "derived": _round(r.derived)} for r in self.rows],
+                **({"note": self.note} if self.note else {})}
 
 
 def _round(x: float) -> float:

@@ -75,8 +75,8 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           picklable, remember_costs, timed)
 from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
-from .summary import (confirmation_text, definitions_markdown, escape_cell, math,
-                      quote_markdown, size_text)
+from .summary import (cause_size_text, confirmation_text, definitions_markdown, escape_cell,
+                      math, quote_markdown, size_text)
 from .summary import summary_markdown as _headline_summary
 from .verdicts import (StatementVerdict, build_statement_verdicts, causes, statement_of,
                        step_status)
@@ -377,8 +377,7 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     by_id = {v.claim.id: v for v in verdicts}
     parts = []
     for k, cause in enumerate(causes(statements, verdicts), 1):
-        size = (size_text(cause.size, cause.observable) if cause.size is not None
-                else "no single number")
+        size = cause_size_text(cause)
         parts.append(f"### {k}. {cause.id} ({cause.verdict}; size {size}; lines "
                      f"{', '.join(map(str, cause.lines))})\n")
         for s in cause.statements:
@@ -387,7 +386,9 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             where = f"{paper.place(c.line)}, line {c.line}" if paper is not None else c.where
             parts.append(
                 f"**`{c.id}`** ({where}, clause {s.clause}; {s.verdict}; size "
-                f"{size_text(s.size, s.observable, s.size_point, s.size_reason)})\n\n"
+                + (f"{s.size_phrase()}; observable: {s.observable}" if s.size_derived is not None
+                   else size_text(s.size, s.observable, s.size_point, s.size_reason))
+                + ")\n\n"
                 f"As printed: {quote_markdown(c.printed_latex, expand)}\n\n"
                 + (f"Read as (the paper's expression):\n\n$$ {latex(c.printed)} $$\n\n"
                    if c.printed is not None else "")

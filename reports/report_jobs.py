@@ -145,16 +145,21 @@ def measurement_job(index: int, quick: bool, seed: int, stored: Any = None) -> t
     else read here: :func:`tasksim.reports.soft_threshold_results.report_data`)."""
     from .figures_blas import single_threaded_blas
     from .measurements import MEASUREMENTS, measure
-    from .soft_threshold_results import MEASURED_CLAIMS, measured_draws, report_data
+    from .soft_threshold_results import (MEASURED_CLAIMS, Protocol, measured_draws,
+                                         report_data, training_time_note)
 
     m = MEASUREMENTS[index]
-    draws = None
-    if m.claim_id in MEASURED_CLAIMS:
-        if stored is None:
-            stored = report_data(quick=quick, seed=seed, part="measurement")
-        draws = measured_draws(stored, m.claim_id)
+    if m.claim_id not in MEASURED_CLAIMS:
+        with single_threaded_blas():
+            return m.claim_id, measure(m, quick=quick, seed=seed)
+    if stored is None:
+        stored = report_data(quick=quick, seed=seed, part=None)
     with single_threaded_blas():
-        return m.claim_id, measure(m, quick=quick, seed=seed, stored=draws)
+        measured = measure(m, quick=quick, seed=seed, stored=measured_draws(stored, m.claim_id))
+    if m.claim_id == MEASURED_CLAIMS[0]:  # the alpha gap: how it depends on training time
+        note = training_time_note(stored, Protocol.for_report(quick=quick, seed=seed))
+        measured = dataclasses.replace(measured, note=note)
+    return m.claim_id, measured
 
 
 def measurement_groups() -> list[tuple[int, ...]]:
@@ -184,7 +189,7 @@ def measurement_group_job(indices: tuple[int, ...], quick: bool, seed: int
 
     stored = None
     if any(MEASUREMENTS[i].claim_id in MEASURED_CLAIMS for i in indices):
-        stored = report_data(quick=quick, seed=seed, part="measurement")
+        stored = report_data(quick=quick, seed=seed, part=None)
     return [measurement_job(i, quick, seed, stored) for i in indices]
 
 

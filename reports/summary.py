@@ -23,7 +23,7 @@ from .html.cards import is_prose, verdict_totals
 from .verdicts import Cause, StatementVerdict
 
 __all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief",
-           "escape_cell", "size_text", "cause_line", "confirmation_text", "VERDICT_DEFINITIONS",
+           "escape_cell", "size_text", "cause_size_text", "cause_line", "confirmation_text", "VERDICT_DEFINITIONS",
            "definitions_markdown"]
 
 VERDICT_DEFINITIONS = (
@@ -58,6 +58,17 @@ def size_text(size: Optional[float], observable: str, point: Optional[dict] = No
         return reason or "no number"
     where = ", ".join(f"{k} = {v:g}" for k, v in (point or {}).items())
     return f"{size:.3g} in {observable}" + (f" at {where}" if where else "")
+
+
+def cause_size_text(cause: Cause) -> str:
+    """A cause's size as :func:`size_text` says it; when its size is the measured deviation of
+    a statement whose correction is not confirmed, that said, with the derived size beside."""
+    if cause.size is None:
+        return "no single number"
+    top = next((s for s in cause.statements if s.size == cause.size), None)
+    if top is not None and top.size_derived is not None:
+        return f"{top.size_phrase()}; observable: {cause.observable}"
+    return size_text(cause.size, cause.observable)
 
 
 def confirmation_text(s: StatementVerdict) -> str:
@@ -178,8 +189,7 @@ def cause_line(cause: Cause, rank: int) -> str:
         f"line {s.line} `{s.id}`"
         + (f" ({s.confirmation.state})" if s.confirmation is not None else "")
         for s in cause.statements)
-    size = (size_text(cause.size, cause.observable) if cause.size is not None
-            else "no single number")
+    size = cause_size_text(cause)
     return (f"{rank}. **{cause.id}**: {size}; lines {', '.join(map(str, cause.lines))}; "
             f"{escape_cell(heads)}")
 
@@ -210,7 +220,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         f"statements `wrong`; every measured correction confirmed for {confirmed} causes)**, "
         "one row per cause, ranked by the largest change a reader of the printed form gets "
         f"wrong, in the statement's observable at the paper's sizes ({sizes}), maximised over "
-        "the parameters' domains:\n",
+        "the parameters' domains (a cause whose measured correction is not confirmed: by the "
+        "measured deviation from the printed value, the derived size beside it):\n",
         *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
         f"**Misprints ({sum(len(c.statements) for c in misprints)}, counted apart: the stated "
         "result is right)**:\n",

@@ -233,6 +233,9 @@ def size_text(record: Record) -> str:
         if value is None:
             return str(record.get("size_reason") or "no single number")
         observable = record.get("observable")
+        if record.get("size_derived") is not None and record.get("size_phrase"):
+            # measured, correction not confirmed: the phrase says so, the derived size beside
+            return f"{record['size_phrase']}; observable: {observable}"
         return f"{_fmt(value)} in {observable}" if observable else _fmt(value)
     size = record.get("size")
     if not size:
