@@ -365,14 +365,31 @@ def _typical(v: Verdict, word: str) -> Optional[float]:
         return None
     if change is None:
         return None
-    fixed = change.subs(PAPER_SIZES)
-    point = {p: (sp.Integer(1) if p == alpha_t else sp.Rational(1, 2))
-             for p in fixed.free_symbols}
+    point = {p: PAPER_SIZES.get(p, sp.Integer(1) if p == alpha_t else sp.Rational(1, 2))
+             for p in change.free_symbols}
     try:
-        value = complex(sp.N(fixed.subs(point)))
+        value = _at_point(change, point)
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return float(f"{abs(value):.6g}") if math.isfinite(abs(value)) else None
+
+
+def _at_point(expr: Any, point: Mapping[Any, Any]) -> complex:
+    """``expr`` at ``point`` (every free symbol given), numerically with 30 significant
+    digits (mpmath through ``lambdify``): what ``sympy.N(expr.subs(point))`` gives, without
+    sympy's exact arithmetic on the substituted expression (minutes for the large ones). A
+    form mpmath cannot evaluate falls back to that."""
+    import mpmath
+    import sympy as sp
+
+    symbols = sorted(point, key=str)
+    try:
+        f = sp.lambdify(symbols, expr, modules="mpmath")
+        with mpmath.workdps(30):
+            return complex(f(*[mpmath.mpf(sp.Rational(point[x]).p) / sp.Rational(point[x]).q
+                               for x in symbols]))
+    except (NameError, AttributeError, TypeError, KeyError):
+        return complex(sp.N(sp.sympify(expr).subs(dict(point))))
 
 
 def _derived_latex(v: Verdict) -> str:
