@@ -723,7 +723,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     metadata = png_metadata(record)
     with open_executor(workers=options.workers, dask=options.dask) as executor:
         stage = _Stage(executor, store, code_version() if store is not None else "", say)
-        costs = known_costs(store) if store is not None else {}
+        costs = known_costs(store, options.quick) if store is not None else {}
         handles = {p.label: stage.submit(p.key, p.label, p.fn, *p.args)
                    for p in _pieces(options, parallel, costs)}
         say("deriving every claim")
@@ -786,7 +786,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         found=found, statements=statements))
     timings["total"] = time.perf_counter() - build_start
     if store is not None:
-        remember_costs(store, stage.cpu)
+        remember_costs(store, stage.cpu, options.quick)
     info = {"seconds": {k: round(v, 2) for k, v in timings.items()},
             "cpu_seconds_per_piece": stage.cpu,
             "cpu_seconds_total": round(sum(stage.cpu.values()), 2),
