@@ -323,6 +323,8 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                                m.confirmation.state if m.confirmation else m.verdict)
         if c.id in measured:
             r["measured"] = measured[c.id].as_record()
+            if measured[c.id].note:  # what the measurement adds to the claim's note
+                r["note"] = f"{r['note'].rstrip('. ')}. {measured[c.id].note}"
         if statement is not None:
             extra = statement.as_record()
             for key in ("id", "line", "place", "derived", "note", "restates", "condition"):
