@@ -76,15 +76,24 @@ class FigureContext:
 
     def soft_threshold(self, panel: str, points: Sequence[Mapping[str, float]]) -> PointEstimates:
         """:func:`tasksim.reports.figures_numerics.soft_threshold_sweep` at the soft-threshold sizes,
-        one seed per point; cached."""
+        one seed per point; cached. Fig. 3D's panel (``averages.soft-threshold``) is the stored
+        experiment of :mod:`tasksim.reports.soft_threshold_results` (read from ``results/``
+        at the paper's sizes, computed here in quick mode): the same numbers."""
+        from .soft_threshold_results import FIGURE_PANEL, figure_estimates, report_data
+
         c = self.config
         key = ("soft", panel, _frozen(points))
         if key not in self.cache:
             self.progress(f"figures: {panel}: soft-threshold, {len(points)} points "
                           f"(Nx = {c.soft_nx}, Ns = {c.soft_ns})")
-            self.cache[key] = soft_threshold_sweep(
-                points, nx=c.soft_nx, ns=c.soft_ns, ny=c.ny, seeds=1, root=self.root(panel),
-                executor=self.executor)
+            if panel == FIGURE_PANEL:
+                stored = report_data(quick=c.mode == "quick", seed=self.seed, part="figure",
+                                     config=c)
+                self.cache[key] = figure_estimates(stored, points)
+            else:
+                self.cache[key] = soft_threshold_sweep(
+                    points, nx=c.soft_nx, ns=c.soft_ns, ny=c.ny, seeds=1,
+                    root=self.root(panel), executor=self.executor)
         return self.cache[key]
 
     def numerics_phrase(self, seeds: Optional[int] = None, *, spread: str = "sd") -> str:

@@ -244,6 +244,9 @@ class MeasuredVerdict:
     confirmation: Optional[Confirmation] = None
     """The confirmation test at the largest row (when the paper prints a value there)."""
     cost: str = ""
+    note: str = ""
+    """What else the measurement found that bears on the statement (one or two sentences
+    computed from its data; the soft-thresholding gap: how it depends on training time)."""
 
     def sentence(self) -> str:
         """The verdict first, then the numbers at each size."""
@@ -263,7 +266,8 @@ class MeasuredVerdict:
                 "rows": [{"nx": r.nx, "ns": r.ns, "mean": _round(r.mean), "sem": _round(r.sem),
                           "n": r.n,
                           "printed": None if r.printed is None else _round(r.printed),
-                          "derived": _round(r.derived)} for r in self.rows]}
+                          "derived": _round(r.derived)} for r in self.rows],
+                **({"note": self.note} if self.note else {})}
 
 
 def _round(x: float) -> float:
@@ -789,19 +793,26 @@ def _seed_sequence(seed: int, claim_id: str, size: tuple[int, int]) -> np.random
     return np.random.SeedSequence([int(seed), key])
 
 
-def measure(m: Measurement, *, quick: bool = False, seed: int = 0) -> MeasuredVerdict:
+def measure(m: Measurement, *, quick: bool = False, seed: int = 0,
+            stored: Optional[Sequence[np.ndarray]] = None) -> MeasuredVerdict:
     """Run ``m`` at its sizes (quick: the small ones) with seeds derived from ``seed``, the
-    claim and the size only; returns the measured verdict."""
+    claim and the size only; returns the measured verdict. ``stored``: the draws at each size,
+    computed beforehand with those seeds (the stored soft-thresholding experiment,
+    :mod:`tasksim.reports.soft_threshold_results`), used instead of sampling."""
     sizes = m.quick_sizes if quick else m.sizes
     samples = m.quick_samples if quick else m.samples
     value = m.value or (lambda which, nx, ns: claim_value(m.claim_id, which, nx=nx, ns=ns,
                                                            **m.point))
+    if stored is not None and (len(stored) != len(sizes) or any(len(d) != samples
+                                                                 for d in stored)):
+        raise ValueError(f"{m.claim_id}: the stored draws are not {samples} per size at "
+                         f"{len(sizes)} sizes")
     rows = []
-    for nx, ns in sizes:
+    for k, (nx, ns) in enumerate(sizes):
         root = _seed_sequence(seed, m.seed_key or m.claim_id, (nx, ns))
-        draws = np.concatenate([np.atleast_1d(np.asarray(
-            m.sample(nx, ns, m.point, as_generator(child)), dtype=float))
-            for child in root.spawn(samples)])
+        draws = np.asarray(stored[k], dtype=float) if stored is not None else np.concatenate(
+            [np.atleast_1d(np.asarray(m.sample(nx, ns, m.point, as_generator(child)),
+                                      dtype=float)) for child in root.spawn(samples)])
         mean = float(draws.mean())
         sem = float(draws.std(ddof=1) / math.sqrt(len(draws))) if len(draws) > 1 else 0.0
         if sem < _ROUNDING * (1 + abs(mean)):

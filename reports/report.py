@@ -73,6 +73,7 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           claims_job, figure_groups, figure_job, findings_job, known_costs,
                           measurement_group_job, measurement_groups, measurement_ids,
                           picklable, remember_costs, timed)
+from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (cause_size, confirmation_text, definitions_markdown, escape_cell,
                       math, quote_markdown, readable, size_text)
@@ -327,6 +328,8 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                                m.confirmation.state if m.confirmation else m.verdict)
         if c.id in measured:
             r["measured"] = measured[c.id].as_record()
+            if measured[c.id].note:  # what the measurement adds to the claim's note
+                r["note"] = f"{r['note'].rstrip('. ')}. {measured[c.id].note}"
         if statement is not None:
             extra = statement.as_record()
             for key in ("id", "line", "place", "derived", "note", "restates", "condition"):
@@ -390,7 +393,9 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             where = f"{paper.place(c.line)}, line {c.line}" if paper is not None else c.where
             parts.append(
                 f"**`{c.id}`** ({where}, clause {s.clause}; {s.verdict}; size "
-                f"{size_text(s.size, s.observable, s.size_point, s.size_reason)})\n\n"
+                + (f"{s.size_phrase()}; observable: {s.observable}" if s.size_derived is not None
+                   else size_text(s.size, s.observable, s.size_point, s.size_reason))
+                + ")\n\n"
                 f"As printed: {quote_markdown(c.printed_latex, expand)}\n\n"
                 + (f"Read as (the paper's expression):\n\n$$ {latex(c.printed)} $$\n\n"
                    if c.printed is not None else "")
@@ -586,6 +591,8 @@ def build_report(options: ReportOptions, progress: Optional[Progress] = None) ->
         paper = load_paper()
     except FileNotFoundError as missing:
         raise ValueError(str(missing)) from None
+    if options.measure or options.figures:  # one line, before any work, if it cannot
+        check_stored(quick=options.quick, seed=options.seed)  # read the stored numerics
     staging = _staging_folder(out)
     try:
         _build_into(staging, options, paper, say)
@@ -689,14 +696,17 @@ def _pieces(options: ReportOptions, parallel: bool, costs: dict[str, float]) -> 
     """Every independent piece of this build (figures, measurement groups, findings checks and,
     on several workers, the claims in chunks), longest first (:func:`by_expected_cost`, with
     ``costs`` of earlier builds where known)."""
-    pieces = [Piece(["figure", "+".join(group), options.quick, options.seed],
+    soft = stored_digest(quick=options.quick)  # pieces reading it: keyed by its bytes too
+    pieces = [Piece(["figure", "+".join(group), options.quick, options.seed]
+                    + ([soft] if "fig3" in group else []),
                     f"figure {'+'.join(group)}", figure_job,
                     ("+".join(group), options.quick, options.seed))
               for group in (figure_groups() if options.figures else [])]
     if options.measure:
         for group in measurement_groups():
             ids = [measurement_ids()[i] for i in group]
-            pieces.append(Piece(["measurements", *ids, options.quick, options.seed],
+            pieces.append(Piece(["measurements", *ids, options.quick, options.seed]
+                                + ([soft] if set(ids) & set(MEASURED_CLAIMS) else []),
                                 "measurement " + " + ".join(ids), measurement_group_job,
                                 (tuple(group), options.quick, options.seed)))
         pieces += [Piece(["findings", name, options.quick, options.seed], f"findings {name}",
@@ -722,7 +732,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     metadata = png_metadata(record)
     with open_executor(workers=options.workers, dask=options.dask) as executor:
         stage = _Stage(executor, store, code_version() if store is not None else "", say)
-        costs = known_costs(store) if store is not None else {}
+        costs = known_costs(store, options.quick) if store is not None else {}
         handles = {p.label: stage.submit(p.key, p.label, p.fn, *p.args)
                    for p in _pieces(options, parallel, costs)}
         say("deriving every claim")
@@ -790,7 +800,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         found=found, statements=statements))
     timings["total"] = time.perf_counter() - build_start
     if store is not None:
-        remember_costs(store, stage.cpu)
+        remember_costs(store, stage.cpu, options.quick)
     info = {"seconds": {k: round(v, 2) for k, v in timings.items()},
             "cpu_seconds_per_piece": stage.cpu,
             "cpu_seconds_total": round(sum(stage.cpu.values()), 2),

@@ -47,27 +47,27 @@ class Piece:
 
 
 EXPECTED_CPU: dict[str, float] = {
-    "figure fig2+fig3": 120.0,
-    "measurement soft_threshold.alpha_independence + soft_threshold.retention_with_diagonal"
-    " + soft_threshold.transfer_with_diagonal": 123.0,
-    "findings k-task-ranking": 36.0,
-    "figure sequences": 30.0,
-    "figure finite_size_paper_sizes": 21.0,
-    "figure finite_size": 19.5,
-    "figure fig5": 17.6,
-    "claims 7/8": 13.8,
-    "figure fig1": 10.4,
-    "figure fig4": 7.4,
-    "claims 2/8": 5.6,
-    "figure fig1_numeric_heatmaps": 5.5,
-    "claims 6/8": 4.6,
-    "figure fig7": 4.2,
+    "findings k-task-ranking": 38.2,
+    "figure fig2+fig3": 28.9,
+    "figure sequences": 25.6,
+    "figure finite_size_paper_sizes": 18.4,
+    "figure fig5": 17.9,
+    "claims 7/8": 13.1,
+    "figure finite_size": 12.8,
+    "figure fig1": 8.3,
+    "figure fig4": 8.1,
+    "claims 2/8": 4.7,
+    "figure fig7": 4.4,
+    "claims 6/8": 4.2,
+    "figure fig1_numeric_heatmaps": 3.6,
+    "claims 5/8": 3.6,
 }
 """CPU seconds of the largest pieces at the paper's sizes (one core, OPENBLAS_NUM_THREADS=1,
-measured by ``benchmarks/bench_report.py``): the order of a build with no record of its own
-(the others take a few seconds each and follow in the report's order)."""
+a cold build's build-info.json, the soft-thresholding numerics read from results/): the order
+of a build with no record of its own (the others take a few seconds each and follow in the
+report's order)."""
 
-_COSTS_KEY = ["piece-cpu"]
+_COSTS_KEY = ["piece-cpu"]  # a quick build's costs under their own key: ["piece-cpu", "quick"]
 """Where the store keeps the CPU seconds per piece of the builds (any code version: only an
 order of work is read from them)."""
 
@@ -85,17 +85,19 @@ def by_expected_cost(pieces: list[Piece], known: Optional[dict[str, float]] = No
     return sorted(pieces, key=lambda p: -known.get(p.label, EXPECTED_CPU.get(p.label, 0.0)))
 
 
-def known_costs(store: Any) -> dict[str, float]:
-    """The CPU seconds per piece recorded in ``store`` (:func:`remember_costs`), or {}."""
-    value = store.get(_COSTS_KEY)
+def known_costs(store: Any, quick: bool = False) -> dict[str, float]:
+    """The CPU seconds per piece recorded in ``store`` (:func:`remember_costs`) by builds of
+    the same mode (a quick build's costs would misorder a full one), or {}."""
+    value = store.get(_COSTS_KEY + (["quick"] if quick else []))
     return value if isinstance(value, dict) else {}
 
 
-def remember_costs(store: Any, cpu: dict[str, float]) -> None:
+def remember_costs(store: Any, cpu: dict[str, float], quick: bool = False) -> None:
     """Record the CPU seconds of the pieces computed in this build in ``store`` (merged into
-    what it holds)."""
+    what it holds for builds of its mode)."""
     if cpu:
-        store.put(_COSTS_KEY, {**known_costs(store), **cpu})
+        store.put(_COSTS_KEY + (["quick"] if quick else []),
+                  {**known_costs(store, quick), **cpu})
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
@@ -139,14 +141,27 @@ def measurement_ids() -> list[str]:
     return [m.claim_id for m in MEASUREMENTS]
 
 
-def measurement_job(index: int, quick: bool, seed: int) -> tuple[str, Any]:
-    """Measurement ``index`` of :data:`MEASUREMENTS`: (claim id, measured verdict)."""
+def measurement_job(index: int, quick: bool, seed: int, stored: Any = None) -> tuple[str, Any]:
+    """Measurement ``index`` of :data:`MEASUREMENTS`: (claim id, measured verdict). The
+    soft-thresholding measurements take their draws from the stored experiment (``stored``,
+    else read here: :func:`tasksim.reports.soft_threshold_results.report_data`)."""
     from .figures_blas import single_threaded_blas
     from .measurements import MEASUREMENTS, measure
+    from .soft_threshold_results import (MEASURED_CLAIMS, Protocol, measured_draws,
+                                         report_data, training_time_note)
 
     m = MEASUREMENTS[index]
+    if m.claim_id not in MEASURED_CLAIMS:
+        with single_threaded_blas():
+            return m.claim_id, measure(m, quick=quick, seed=seed)
+    if stored is None:
+        stored = report_data(quick=quick, seed=seed, part=None)
     with single_threaded_blas():
-        return m.claim_id, measure(m, quick=quick, seed=seed)
+        measured = measure(m, quick=quick, seed=seed, stored=measured_draws(stored, m.claim_id))
+    if m.claim_id == MEASURED_CLAIMS[0]:  # the alpha gap: how it depends on training time
+        note = training_time_note(stored, Protocol.for_report(quick=quick, seed=seed))
+        measured = dataclasses.replace(measured, note=note)
+    return m.claim_id, measured
 
 
 def measurement_groups() -> list[tuple[int, ...]]:
@@ -170,8 +185,14 @@ def measurement_groups() -> list[tuple[int, ...]]:
 def measurement_group_job(indices: tuple[int, ...], quick: bool, seed: int
                           ) -> list[tuple[str, Any]]:
     """Measurements ``indices`` of :data:`MEASUREMENTS`, in this process: [(claim id,
-    measured verdict)]."""
-    return [measurement_job(i, quick, seed) for i in indices]
+    measured verdict)] (the stored soft-thresholding experiment read once for the group)."""
+    from .measurements import MEASUREMENTS
+    from .soft_threshold_results import MEASURED_CLAIMS, report_data
+
+    stored = None
+    if any(MEASUREMENTS[i].claim_id in MEASURED_CLAIMS for i in indices):
+        stored = report_data(quick=quick, seed=seed, part=None)
+    return [measurement_job(i, quick, seed, stored) for i in indices]
 
 
 FINDINGS_CHECKS: tuple[str, ...] = ("fisher-retention-exactly-one", "k-task-ranking")

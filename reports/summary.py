@@ -230,7 +230,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         f"cause{'' if confirmed == 1 else 's'})**, "
         "one row per cause, ranked by the largest change a reader of the printed form gets "
         f"wrong, in the statement's observable at the paper's sizes ({sizes}), maximised over "
-        "the parameters' domains:\n",
+        "the parameters' domains (a cause whose measured correction is not confirmed: by the "
+        "measured deviation from the printed value, the derived size beside it):\n",
         *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
         f"**Misprints ({sum(len(c.statements) for c in misprints)}, counted apart: the stated "
         "result is right)**:\n",

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
@@ -80,6 +80,10 @@ class StatementVerdict:
     """The size at a typical point (every free parameter at 1/2: rho_a = rho_b = 1/2,
     gamma = 1/2, alpha = 1/2, ...) beside the grid maximum ``size`` at ``size_point``; None
     when there is no expression to evaluate."""
+    size_derived: Optional[float] = None
+    """For a wrong statement whose correction was measured and not confirmed: the derived
+    size (``size`` is then the measured deviation from the printed value); else None."""
+    size_derived_at: dict[str, float] = field(default_factory=dict)
 
     @property
     def network(self) -> bool:
@@ -95,6 +99,11 @@ class StatementVerdict:
             # not an identity: the exact 1/Nx coefficient vanishes, the error is O(1/Nx^2)
             return "0 at order 1/Nx (the leading order's error is O(1/Nx^2) or zero)" + (
                 f" (at {at})" if at else "")
+        if self.size_derived is not None:
+            where = ", ".join(f"{k} = {v:g}" for k, v in self.size_derived_at.items())
+            return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
+                    f"correction not confirmed); derived {self.size_derived:.3g}"
+                    + (f" (grid maximum at {where})" if where else ""))
         text = f"grid maximum {self.size:.3g}" + (f" (at {at})" if at else "")
         if self.typical is not None and self.size_point:
             text += f"; {self.typical:.3g} with every parameter at 1/2"
@@ -112,6 +121,8 @@ class StatementVerdict:
             "condition": self.condition, "derived": self.derived, "note": self.note,
             "evidence": list(self.evidence), "restates": list(self.restates),
             "size_typical": self.typical, "size_phrase": self.size_phrase() or None,
+            **({"size_derived": self.size_derived, "size_derived_at": self.size_derived_at}
+               if self.size_derived is not None else {}),
         }
 
 
@@ -276,7 +287,8 @@ def load_measured(path: Path = COMMITTED_CLAIMS) -> dict[str, MeasuredVerdict]:
         out[r["id"]] = MeasuredVerdict(r["id"], m.get("what", ""), rows,
                                        confirmed.state if confirmed else m["verdict"],
                                        m.get("seed", 0), m.get("denied"), False, confirmed,
-                                       spec.cost if spec is not None else "")
+                                       spec.cost if spec is not None else "",
+                                       m.get("note", ""))
     return out
 
 
@@ -357,14 +369,31 @@ def _typical(v: Verdict, word: str) -> Optional[float]:
         return None
     if change is None:
         return None
-    fixed = change.subs(PAPER_SIZES)
-    point = {p: (sp.Integer(1) if p == alpha_t else sp.Rational(1, 2))
-             for p in fixed.free_symbols}
+    point = {p: PAPER_SIZES.get(p, sp.Integer(1) if p == alpha_t else sp.Rational(1, 2))
+             for p in change.free_symbols}
     try:
-        value = complex(sp.N(fixed.subs(point)))
+        value = _at_point(change, point)
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return float(f"{abs(value):.6g}") if math.isfinite(abs(value)) else None
+
+
+def _at_point(expr: Any, point: Mapping[Any, Any]) -> complex:
+    """``expr`` at ``point`` (every free symbol given), numerically with 30 significant
+    digits (mpmath through ``lambdify``): what ``sympy.N(expr.subs(point))`` gives, without
+    sympy's exact arithmetic on the substituted expression (minutes for the large ones). A
+    form mpmath cannot evaluate falls back to that."""
+    import mpmath
+    import sympy as sp
+
+    symbols = sorted(point, key=str)
+    try:
+        f = sp.lambdify(symbols, expr, modules="mpmath")
+        with mpmath.workdps(30):
+            return complex(f(*[mpmath.mpf(sp.Rational(point[x]).p) / sp.Rational(point[x]).q
+                               for x in symbols]))
+    except (NameError, AttributeError, TypeError, KeyError):
+        return complex(sp.N(sp.sympify(expr).subs(dict(point))))
 
 
 def _derived_latex(v: Verdict) -> str:
@@ -394,12 +423,18 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         size, point, reason = _size(v, word, evidence[c.id])
         typical = _typical(v, word) if size is not None and point else None
         confirm = (_confirmation(v, evidence[c.id], measured) if word == "wrong" else None)
+        derived_size = None
+        if _unconfirmed_measurement(confirm):  # rank by what was measured, not derived
+            derived_size = (size, point, reason)
+            size, point, reason = _measured_size(c.id, confirm, derived_size)
         decide = c.decide or (v.note if word == "not decided" else "")
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
             entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
                                "status": "measured", "measured": measured[c.id].verdict})
         note = v.note if word != "not decided" else decide
+        if c.id in measured and measured[c.id].note:
+            note = f"{note.rstrip('. ')}. {measured[c.id].note}" if note else measured[c.id].note
         if word == "misprint":
             note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
         out.append(StatementVerdict(
@@ -410,10 +445,41 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             confirmation=confirm, condition=_condition(v, word),
             derived=_derived_latex(v), note=note,
             evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
-            misprint_of=c.misprint_of, typical=typical))
+            misprint_of=c.misprint_of, typical=typical,
+            size_derived=None if derived_size is None else derived_size[0],
+            size_derived_at={} if derived_size is None else derived_size[1]))
     network = _network_verdicts() if network is None else network
     out = [_with_network_verdict(s, network[s.id]) if s.id in network else s for s in out]
     return sorted(out, key=lambda s: (s.line, s.clause))
+
+
+def _unconfirmed_measurement(confirm: Optional[Confirmation]) -> bool:
+    """A correction measured and not confirmed, with the printed value there: its statement
+    is ranked by the measured deviation from the printed value."""
+    return (confirm is not None and confirm.state == "not confirmed"
+            and confirm.measured is not None and confirm.printed is not None)
+
+
+def _measured_size(claim_id: str, confirm: Confirmation,
+                   derived: tuple[Optional[float], dict[str, float], str]
+                   ) -> tuple[float, dict[str, float], str]:
+    """The size of a wrong statement whose correction is not confirmed: |measured - printed|
+    at the measured point and size, with the derived value there and the derived size beside
+    it (the derived value is what the measurement missed: not a size to rank by)."""
+    spec = measurement_for(claim_id)
+    nx, ns = confirm.size if confirm.size is not None else (None, None)
+    point = {**({"Nx": nx, "Ns": ns} if nx is not None else {}),
+             **({k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}
+                if spec is not None else {})}
+    value = abs(confirm.measured - confirm.printed)
+    size, at, how = derived
+    beside = ("" if size is None else
+              f"; the derived size beside it: {size:.3g}"
+              + (f" (at {', '.join(f'{k} = {x:g}' for k, x in at.items())})" if at else ""))
+    reason = (f"measured deviation from the printed value, the correction not confirmed: "
+              f"measured {confirm.measured:.4g} +- {confirm.se:.2g}, printed "
+              f"{confirm.printed:.4g}, derived {confirm.derived:.4g} at the same point{beside}")
+    return float(f"{value:.6g}"), point, reason
 
 
 def _condition(v: Verdict, word: str) -> str:

@@ -241,6 +241,7 @@ def size_text(record: Record) -> str:
         observable = record.get("observable")
         phrase = record.get("size_phrase") or ""
         if "(at " in phrase:  # grid maximum at its point, the value at parameters 1/2 beside
+            # (or the measured deviation of a correction not confirmed, the derived size beside)
             return f"{phrase}, in {observable}" if observable else phrase
         return f"{_fmt(value)} in {observable}" if observable else _fmt(value)
     size = record.get("size")

@@ -1,0 +1,167 @@
+"""Specifications of the stored soft-thresholding experiment
+(tasksim.reports.soft_threshold_results): the report reads results/soft_threshold.nc and never
+recomputes it at the paper's sizes; a rerun gives the numbers the in-process computation gives;
+a missing, incomplete or mismatched file stops the report with one line."""
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from tasksim.errors import InputError
+from tasksim.reports import measurements, soft_threshold_results as st
+from tasksim.reports.figures_config import FigureConfig, panel_seed
+from tasksim.reports.figures_numerics import soft_threshold_sweep
+from tasksim.reports.measurements import measure, measurement_for
+
+QUICK = st.Protocol.for_report(quick=True, seed=0)
+PAPER = st.Protocol.for_report(quick=False, seed=0)
+
+
+@pytest.fixture
+def no_solver(monkeypatch):
+    """Any call of the soft-thresholding solver fails the test."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the soft-thresholding solver ran")
+    monkeypatch.setattr(st, "_unit", refuse)
+    monkeypatch.setattr(measurements, "_soft_threshold_pair", refuse)
+    monkeypatch.setattr("tasksim.reports.figures_numerics.soft_threshold_samples", refuse)
+
+
+def test_the_protocol_is_the_one_the_report_asks_for():
+    m = measurement_for("soft_threshold.alpha_independence")
+    c = FigureConfig.paper()
+    assert PAPER.sizes == m.sizes and PAPER.samples == m.samples
+    assert (PAPER.figure_nx, PAPER.figure_ns, PAPER.figure_side) == (c.soft_nx, c.soft_ns,
+                                                                     c.soft_side)
+    assert len(PAPER.figure_points()) == c.soft_side ** 2 * len(c.soft_alphas)
+
+
+def test_the_committed_file_is_complete_with_the_paper_protocol_and_its_provenance():
+    ds = st.load_stored(st.STORED_PATH, PAPER)
+    assert json.loads(ds.attrs["settings"]) == PAPER.settings()
+    assert len(ds.attrs["code_version"]) == 64
+    assert "--rerun soft-threshold" in json.loads(ds.attrs["provenance"])["command"]
+    assert np.isfinite(ds["retention"].values).all() and np.isfinite(ds["transfer_gd"]).all()
+
+
+def test_the_report_reads_the_stored_file_and_computes_nothing(no_solver):
+    from tasksim.reports.figures_context import FigureContext
+    from tasksim.reports.report_jobs import measurement_group_job, measurement_ids
+
+    ids = measurement_ids()
+    group = tuple(ids.index(claim_id) for claim_id in st.MEASURED_CLAIMS)
+    measured = dict(measurement_group_job(group, False, 0))
+    ds = st.load_stored(st.STORED_PATH, PAPER)
+    gap = measured["soft_threshold.alpha_independence"]
+    largest = ds["retention"].values[-1] - ds["retention_linear"].values[-1]
+    assert gap.rows[-1].mean == pytest.approx(float(largest.mean()), rel=0, abs=1e-15)
+    assert (gap.rows[-1].nx, gap.rows[-1].n) == (3000, 8)
+    assert "training time" in gap.note
+    ctx = FigureContext(FigureConfig.paper(), seed=0)
+    est = ctx.soft_threshold(st.FIGURE_PANEL, PAPER.figure_points())
+    assert np.array_equal(est.samples["retention_gd"][:, 0], ds["retention_gd"].values)
+
+
+def test_a_rerun_at_a_small_size_gives_the_numbers_computed_in_process(tmp_path):
+    path = tmp_path / "soft.nc"
+    st.run_experiment(QUICK, path)
+    stored = st.load_stored(path, QUICK)
+    for claim_id in st.MEASURED_CLAIMS:
+        measurements._soft_threshold_pair.cache_clear()  # recompute, do not reuse the rerun's
+        m = measurement_for(claim_id)
+        assert measure(m, quick=True, seed=0) == measure(
+            m, quick=True, seed=0, stored=st.measured_draws(stored, claim_id))
+    c = FigureConfig.quick()
+    points = QUICK.figure_points()
+    direct = soft_threshold_sweep(points, nx=c.soft_nx, ns=c.soft_ns, ny=c.ny, seeds=1,
+                                  root=panel_seed(0, st.FIGURE_PANEL))
+    read = st.figure_estimates(stored, points)
+    assert {k: v.tolist() for k, v in direct.samples.items()} == {
+        k: v.tolist() for k, v in read.samples.items()}
+
+
+def test_an_interrupted_rerun_is_continued_with_the_same_numbers(tmp_path):
+    whole, parts = tmp_path / "whole.nc", tmp_path / "parts.nc"
+    st.run_experiment(QUICK, whole)
+    seen = []
+    st.run_experiment(QUICK, parts, max_units=3, progress=lambda *a: seen.append(a))
+    with pytest.raises(InputError, match="incomplete .*continues it"):
+        st.load_stored(parts, QUICK)
+    st.run_experiment(QUICK, parts)
+    a, b = st.load_stored(whole, QUICK), st.load_stored(parts, QUICK)
+    assert [s[0] for s in seen] == [1, 2, 3]
+    for name in ("retention", "transfer", "retention_linear", "transfer_gd", "retention_exact"):
+        assert np.array_equal(a[name].values, b[name].values)
+
+
+def test_a_missing_or_mismatched_file_is_one_line(tmp_path):
+    with pytest.raises(InputError) as missing:
+        st.load_stored(tmp_path / "none.nc", PAPER)
+    assert "no stored soft-thresholding experiment" in str(missing.value)
+    assert "tasksim report --rerun soft-threshold" in str(missing.value)
+    st.run_experiment(QUICK, tmp_path / "quick.nc")
+    with pytest.raises(InputError, match=r"computed with sizes = .* recomputes it") as other:
+        st.load_stored(tmp_path / "quick.nc", PAPER)
+    (tmp_path / "junk.nc").write_bytes(b"not a netCDF file")
+    with pytest.raises(InputError, match="not a readable netCDF file") as junk:
+        st.load_stored(tmp_path / "junk.nc", PAPER)
+    assert all("\n" not in str(e.value) for e in (missing, other, junk))
+
+
+def test_the_report_command_stops_with_one_line_when_the_file_is_missing(tmp_path, monkeypatch,
+                                                                          no_solver):
+    from tasksim.reports.cli import main
+
+    monkeypatch.setattr(st, "STORED_PATH", tmp_path / "missing.nc")
+    err = io.StringIO()
+    code = main(["report", "--out", str(tmp_path / "out"), "--no-cache", "--workers", "1"],
+                stdout=io.StringIO(), stderr=err)
+    lines = err.getvalue().splitlines()
+    assert code == 2
+    assert len(lines) == 1 and lines[0].startswith(
+        "tasksim: error: no stored soft-thresholding experiment at ")
+    assert not (tmp_path / "out" / "REPORT.md").exists()
+
+
+def test_a_quick_rerun_is_refused_in_one_line(tmp_path):
+    from tasksim.reports.cli import main
+
+    err = io.StringIO()
+    code = main(["report", "--quick", "--rerun", "soft-threshold", "--out", str(tmp_path)],
+                stdout=io.StringIO(), stderr=err)
+    assert code == 2 and err.getvalue().count("\n") == 1
+    assert "--rerun soft-threshold computes the paper-size experiment" in err.getvalue()
+
+
+def test_an_unconfirmed_correction_is_ranked_by_its_measured_deviation():
+    from tasksim.reports.summary import cause_size
+    from tasksim.reports.verdicts import causes, load_measured, statement_verdicts
+
+    statements = statement_verdicts(measured=load_measured())
+    gap = next(s for s in statements if s.id == "soft_threshold.alpha_independence")
+    c = gap.confirmation
+    assert c.state == "not confirmed"
+    assert gap.size == pytest.approx(abs(c.measured - c.printed), rel=1e-6)
+    assert gap.size_derived is not None and gap.size_derived != gap.size
+    assert gap.size_point["Nx"] == 3000 and gap.size_point["alpha"] == 0.3
+    cause = next(x for x in causes(statements) if x.id == gap.cause)
+    assert cause.size == gap.size
+    text = cause_size(cause)
+    assert "correction not confirmed" in text and f"derived {gap.size_derived:.3g}" in text
+    confirmed = next(s for s in statements if s.id == "fisher.rho1.retention")
+    assert confirmed.size_derived is None  # a confirmed correction keeps its derived size
+
+
+def test_the_training_time_note_reads_the_figure_points():
+    ds = st.load_stored(st.STORED_PATH, PAPER)
+    note = st.training_time_note(ds, PAPER)
+    numbers = [float(x) for x in __import__("re").findall(r"by (?:at most )?([0-9.]+) \(at",
+                                                          note)]
+    protocol, flow = numbers
+    assert 0 < protocol < flow  # 5,000 steps move less than the flow limit
+    changed = ds.copy(deep=True)
+    changed["retention_gd"].values[:] = changed["retention_exact"].values
+    assert st.training_time_note(changed, PAPER).count(f"{flow:.3g}") == 2
