@@ -387,13 +387,17 @@ def _at_point(expr: Any, point: Mapping[Any, Any]) -> complex:
     import sympy as sp
 
     symbols = sorted(point, key=str)
+    # mpmath has no erfcinv (the soft threshold h = sqrt2 erfcinv(alpha)): erfinv(1 - x)
+    modules = [{"erfcinv": lambda x: mpmath.erfinv(1 - x)}, "mpmath"]
     try:
-        f = sp.lambdify(symbols, expr, modules="mpmath")
+        f = sp.lambdify(symbols, expr, modules=modules)
         with mpmath.workdps(30):
             return complex(f(*[mpmath.mpf(sp.Rational(point[x]).p) / sp.Rational(point[x]).q
                                for x in symbols]))
     except (NameError, AttributeError, TypeError, KeyError):
-        return complex(sp.N(sp.sympify(expr).subs(dict(point))))
+        # 30-digit floats put in before sympy evaluates: no exact arithmetic on the result
+        floats = {x: sp.Float(sp.Rational(point[x]), 30) for x in symbols}
+        return complex(sp.sympify(expr).xreplace(floats).evalf(30))
 
 
 def _derived_latex(v: Verdict) -> str:

@@ -189,3 +189,22 @@ def test_line_878_is_confirmed_at_the_papers_sizes_against_the_finite_ns_diagona
     A = draw_tasks(nx=40, ns=8, ny=1, rho_a=0.5, rho_b=0.0, generator="appendix", seed=rng).A[0]
     assert mine == pytest.approx(float(np.mean(np.diag(input_moments(A, 0.3).second))),
                                  rel=1e-12)
+
+
+def test_a_size_at_a_point_is_evaluated_numerically_also_through_erfcinv():
+    """The typical size (every parameter at 1/2) is evaluated in 30-digit floats, through the
+    soft threshold's erfcinv too (mpmath has none: erfinv(1 - x)); it equals sympy's exact
+    value at 30 digits (sympy's own evalf cannot evaluate erfcinv: it stays unevaluated)."""
+    import mpmath
+    import sympy as sp
+
+    from tasksim.reports.verdicts import _at_point
+
+    a, r = sp.symbols("alpha rho_a", positive=True)
+    expr = sp.sqrt(2) * sp.erfcinv(a) * r**2 / (1 + sp.exp(-sp.erfcinv(a) ** 2))
+    point = {a: sp.Rational(3, 10), r: sp.Rational(1, 2)}
+    with mpmath.workdps(30):
+        h = mpmath.erfinv(mpmath.mpf(7) / 10)  # erfc(h) = 3/10
+        assert abs(mpmath.erfc(h) - mpmath.mpf(3) / 10) < mpmath.mpf(10) ** -28
+        expected = complex(mpmath.sqrt(2) * h / 4 / (1 + mpmath.exp(-h * h)))
+    assert abs(_at_point(expr, point) - expected) < 1e-25
