@@ -902,8 +902,8 @@ _INV2 = sp.Inverse(_A2 * _A2.T + lam * sp.Identity(Nx))
 CLAIMS += [
     Claim("euclidean.retention_extra_terms", "Sec. 6.1: the retention's two additional terms",
           sp.factor(2 * gamma * rho_a * (1 - gamma) * (rho_b - gamma * rho_a) - (1 - gamma)**2),
-          r"By contrast, the expression of the retention performance contains two additional "
-          r"terms compared to \ref{eq_rcg_epsilon_RT}", _derive_extra_terms, line=312,
+          r"2 \gamma \rho_a (1 - \gamma) (\rho_b - \gamma \rho_a) - (1 - \gamma)^2",
+          _derive_extra_terms, line=312,
           headline=True, condition="leading order in Ns/Nx", observable="Delta eps_RT",
           note="read as: eq_wr_epsilon_TF's retention minus eq_rcg_epsilon_RT's at alpha = "
                "gamma is 2 gamma rho_a (1 - gamma)(rho_b - gamma rho_a) - (1 - gamma)^2, both "

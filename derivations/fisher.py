@@ -774,26 +774,6 @@ def _derive_average(kind: str) -> Callable[[], Derivation]:
     return derive
 
 
-def _derive_transfer_equals_vanilla() -> Derivation:
-    """Line 1141: with task 1 learned without regularization, Delta eps_TF is the vanilla
-    model's at every size: the transfer reads only W_1 (residual B_2 - W_1 A_2), and the
-    unregularized first task from W_0 = 0 reaches the vanilla W_1 = B_1 A_1^+ (the exact
-    conditions of :func:`exact_conditions` without the lam block: W A_1 = B_1, in the span
-    of A_1). The two residuals as matrix words (derivations/finite_size.py's fixed points of
-    both models) are compared: their difference is the derived value."""
-    from .finite_size import _errors  # the models' exact fixed points: imported when used
-
-    fisher_r, vanilla_r = (_errors(m).residual["transfer"] for m in ("fisher", "vanilla"))
-    difference = fisher_r - vanilla_r
-    same = difference.terms_count() == 0
-    return Derivation(sp.Integer(0) if same else sp.nan, (
-        Step("W_1, task 1 unregularized (Fisher) and vanilla", sp.true if (
-            _errors("fisher").weights[0] - _errors("vanilla").weights[0]).terms_count() == 0
-            else sp.false),
-        Step("transfer residuals B_2 - W_1 A_2 of the two models differ by",
-             sp.Integer(0) if same else difference.to_sympy())), exact=True)
-
-
 def _derive_invertibility() -> Derivation:
     M, _ = block_system()
     scalars = sp.Matrix(2, 2, lambda i, c: _scalar_block(M[i][c]))
@@ -964,13 +944,11 @@ def _claims_main() -> list[Claim]:
               r"(A_2^T - \rho_a A_1^T)", _derive_W2, equivalent=same_matrix_expression,
               line=1144, headline=True, condition="after the surrogate A^T A -> (Nx/Ns) I_s"),
         Claim("fisher.transfer_equals_vanilla.unregularized", f"{_WHERE}: 'the transfer "
-              "performance becomes the same with the vanilla model'", sp.Integer(0),
+              "performance becomes the same with the vanilla model'", _VANILLA_TF,
               r"the transfer performance becomes the same with the vanilla model",
-              _derive_transfer_equals_vanilla, line=1141, headline=True,
-              observable="Delta eps_TF of the fisher model minus that of the vanilla model",
-              condition="exact: task 1 learned without regularization",
-              note="read as: the Fisher model's transfer minus the vanilla model's is 0 (the "
-                   "transfer is eq_epsilon_vanilla's at leading order, line 331's statement)"),
+              _derive_transfer("surrogate", "unregularized"), line=1141, headline=True,
+              condition="leading order in Ns/Nx",
+              note="read as: the transfer is eq_epsilon_vanilla's"),
         Claim("fisher.transfer_equals_vanilla.independent_metric", "Sec. 6.2: 'if the first "
               "task is learned with weight regularization in an orthogonal direction, the "
               "transfer performance remains the same with the vanilla model'", _VANILLA_TF,

@@ -455,8 +455,9 @@ CLAIMS += [
                     "leading order in Ns/Nx",
           observable="Delta eps_TF",
           note="read as: the largest Delta eps_TF over -1 <= rho_a, rho_b <= 1 with rho_a < 0 "
-               "or rho_b < 0 is at most 0. It is 1, at rho_a = rho_b = -1: with both "
-               "similarities negative and rho_b < rho_a / 2 the transfer is positive"),
+               "or rho_b < 0 is at most 0 (the printed claim: no transfer). It is 1, at "
+               "rho_a = rho_b = -1: with both similarities negative and rho_b < rho_a / 2 the "
+               "transfer is positive"),
     Claim("vanilla.retention.high_at_ends", "Sec. 4: retention is high at low interference or "
           "high similarity", sp.Tuple(1, 1),
           r"This is because high retention is possible when either interference is low, or "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .figures_config import midpoint_grid
+from .figures_config import grid_points, midpoint_grid
 from .figures_context import FigureContext, fmt_deviation
 from .figures_numerics import PointEstimates, deviation
 from .figures_plot import baseline, numeric_points, theory_line
@@ -78,13 +78,6 @@ def prior_average(estimates: PointEstimates, x_values, x_name: str, side: int,
         on_grid[which] = th.mean(axis=1)
         sem[which] = (values - th).std(axis=1, ddof=1) / np.sqrt(n)
     return PriorAverage(np.asarray(x_values, dtype=float), numeric, on_grid, sem, n)
-
-
-def grid_points(x_values, x_name: str, side: int) -> list[dict[str, float]]:
-    """The sweep points of an average panel: every midpoint pair at each x, x-major."""
-    a, b = midpoint_grid(side)
-    return [{"rho_a": float(ra), "rho_b": float(rb), x_name: float(x)}
-            for x in x_values for ra, rb in zip(a, b)]
 
 
 def average_caption(label: str, avg: PriorAverage, exact: dict, x_name: str) -> str:

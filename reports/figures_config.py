@@ -28,7 +28,7 @@ import numpy as np
 
 from tasksim.solvers.validation import check_positive_int
 
-__all__ = ["FigureConfig", "panel_seed", "midpoint_grid"]
+__all__ = ["FigureConfig", "panel_seed", "midpoint_grid", "grid_points"]
 
 
 @dataclass(frozen=True)
@@ -132,3 +132,10 @@ def midpoint_grid(side: int) -> tuple[np.ndarray, np.ndarray]:
     centres = (np.arange(side) + 0.5) / side
     a, b = np.meshgrid(centres, centres, indexing="ij")
     return a.ravel(), b.ravel()
+
+
+def grid_points(x_values, x_name: str, side: int) -> list[dict[str, float]]:
+    """The sweep points of an average panel: every midpoint pair at each x, x-major."""
+    a, b = midpoint_grid(side)
+    return [{"rho_a": float(ra), "rho_b": float(rb), x_name: float(x)}
+            for x in x_values for ra, rb in zip(a, b)]

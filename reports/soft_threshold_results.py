@@ -134,7 +134,7 @@ class Protocol:
 
     def figure_points(self) -> list[dict[str, float]]:
         """Fig. 3D's points, in its order (every midpoint pair at each alpha, alpha-major)."""
-        from .figures_averages import grid_points
+        from .figures_config import grid_points
 
         return grid_points(self.figure_alphas, "alpha", self.figure_side)
 

@@ -438,6 +438,10 @@ FAST_STATUSES = {
     "euclidean.no_tradeoff": "erratum",  # a tradeoff window gamma in (0.7319, 0.75)
     "euclidean.gamma_limits": "verified",
     "euclidean.impairs_acquisition": "verified",
+    "euclidean.retention_extra_terms": "verified",
+    "euclidean.W1.exact": "verified",
+    "euclidean.W2.exact": "verified",
+    "fisher.retention.under_w2": "verified",
     "euclidean.optimal_average_retention_low": "verified",
     "euclidean.less_robust_than_fisher": "verified",
     "fisher.invertibility": "verified",
