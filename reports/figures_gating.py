@@ -265,8 +265,9 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
         f"gating's averages vary by {fmt_number(plastic_spread['transfer'])} (transfer) and "
         f"{fmt_number(plastic_spread['retention'])} (retention) over alpha at these sizes (C); "
         f"{soft_phrase}: at the gradient-flow limit the average retention for alpha < 1 "
-        f"falls to {fmt_number(worst_rt)} against the paper's {fmt_number(paper_rt)} and the "
-        f"derived {fmt_number(derived_rt)} with the diagonal kept (D).")
+        f"falls to {fmt_number(worst_rt)}, against {fmt_number(paper_rt)}, the vanilla average "
+        f"on this grid that the paper's alpha-independence implies (it prints no number), and "
+        f"the derived {fmt_number(derived_rt)} with the diagonal kept (D).")
     caption = (
         f"**Fig. 3.** **A, B**: average transfer and retention over the uniform prior against "
         f"alpha, adaptive gating (solid line: the derived `averages.adaptive.transfer` / "

@@ -267,7 +267,8 @@ VERDICTS: tuple[str, ...] = ("exact", "holds in the stated limit",
                              "not decided")
 """The registry's vocabulary (DESIGN.md). A statement about the network experiment is judged
 on the stored runs (mnist-5k, 3 to 5 seeds; the paper: full MNIST, 10 seeds), so a measured
-confirmation is "holds in the stated limit", read "holds at the measured sizes"; a difference
+confirmation is "holds in the stated limit" (the paper's regime is its experiment; the evidence
+names the data set and seeds measured, never a second verdict phrase); a difference
 against the statement is "wrong" only when a paired t-test rejects the paper's boundary at the
 p-value of a normal 5 SE (:data:`REJECT_P`, :func:`decided`); anything short of that is "not
 decided", saying what would decide it ("exact", "misprint" and "holds under a stronger
@@ -925,9 +926,8 @@ def decided(v: StatementVerdict) -> StatementVerdict:
     degrees of freedom) against the paper's boundary (its ``claim``: a sign or a band, never a
     value) to reach the p-value of a normal 5 SE (:data:`REJECT_P`); a difference shown
     against the paper at 95 % confidence but short of that is "not decided", saying how many
-    paired seeds would decide it. A statement that holds says it holds at the measured sizes
-    (data set and seeds, beside the paper's full MNIST and 10 seeds) with its effect, SE and
-    p-value; any part of it the seeds do not resolve is listed as a power statement."""
+    paired seeds would decide it. A statement that holds names what was measured (data set
+    and seeds, beside the paper's full MNIST and 10 seeds) with its effect, SE and p-value; any part of it the seeds do not resolve is listed as a power statement."""
     finite = math.isfinite(v.effect) and math.isfinite(v.se) and v.se > 0
     numbers = _numbers(v)
     claim = f"the paper's claim: {v.claim}" if v.claim else "the paper's claim: a sign"
@@ -945,7 +945,7 @@ def decided(v: StatementVerdict) -> StatementVerdict:
             + f"; {v.evidence}"))
     if v.verdict.startswith("holds") and finite:
         return replace(v, detail=v.evidence,
-                       evidence=f"holds at the measured sizes ({measured_sizes(v)}): "
+                       evidence=f"measured on {measured_sizes(v)}: "
                                 f"{claim}, {numbers}; {v.evidence}")
     return replace(v, detail=v.evidence)
 

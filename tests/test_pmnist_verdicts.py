@@ -126,13 +126,14 @@ def test_five_standard_errors_with_three_seeds_is_not_five_sigma():
     assert decided(replace(v, n=30, se=0.00274 / 20)).verdict == "wrong"
 
 
-def test_a_statement_that_holds_says_so_at_the_measured_sizes_with_its_effect():
+def test_a_statement_that_holds_names_what_was_measured_with_its_effect():
     grids = StoredGrids({"fig6AB": _grid("fig6AB", 5, _linear_like)})
     v = {x.claim_id: x for x in sec7_verdicts(grids)}["pmnist.readout_remapping_forgets_more"]
     assert v.verdict == "holds in the stated limit"
-    assert v.evidence.startswith("holds at the measured sizes (digits, 5 seeds; the paper: "
-                                 "full MNIST, 10 seeds): the paper's claim: retention (0, 1) "
-                                 "minus (1, 0) > 0, effect +")
+    assert v.evidence.startswith("measured on digits, 5 seeds; the paper: full MNIST, 10 "
+                                 "seeds: the paper's claim: retention (0, 1) minus (1, 0) > 0, "
+                                 "effect +")
+    assert "holds" not in v.evidence.split(":")[0], "the verdict word is the only verdict"
     assert "the paper's protocol" not in v.evidence
     assert "5 paired seeds on digits" in v.evidence
 
