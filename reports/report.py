@@ -220,7 +220,7 @@ def summary_markdown(verdicts: Sequence[Verdict], paper: Paper,
     return label_namer(paper)(_headline_summary(
         statements, causes(statements, verdicts), part_of=lambda line: _part(paper, line),
         coverage_line=coverage_sentence(covered),
-        findings=[f"- **{f.id}** (supported by the exact solvers: {f.supported})"
+        findings=[f"**{f.id}** (supported by the exact solvers: {f.supported})"
                   for f in found],
         figure_findings=figure_findings,
         names={label: f"({n.text})" for label, n in label_numbers(paper).items()
@@ -812,9 +812,11 @@ LANDING_LIMIT = 40_000
 """REPORT.md's budget in bytes: a landing page, the full record is index.html."""
 
 
-def errata_by_cause_markdown(records: Sequence[dict[str, Any]]) -> str:
+def errata_by_cause_markdown(records: Sequence[dict[str, Any]], order: Sequence[str] = ()
+                             ) -> str:
     """The errata grouped by root cause (``cause``; one group per claim where there is none),
-    ranked by size at the paper's sizes, each line linking to its card in index.html."""
+    in ``order`` (the cause ids as claims.json and the summary rank them), otherwise ranked by
+    size at the paper's sizes, each line linking to its card in index.html."""
     from .html.cards import WRONG, size_text, size_value, verdict_word
 
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -822,9 +824,11 @@ def errata_by_cause_markdown(records: Sequence[dict[str, Any]]) -> str:
         if r.get("headline") and verdict_word(r) in WRONG:
             groups.setdefault(str(r.get("cause") or r["id"]), []).append(r)
 
-    def rank(group: list[dict[str, Any]]) -> tuple[float, int]:
+    def rank(group: list[dict[str, Any]]) -> tuple[int, float, int]:
+        cause = str(group[0].get("cause") or group[0]["id"])
         sizes = [v for v in (size_value(r) for r in group) if v is not None]
-        return (-max(sizes) if sizes else float("inf"), min(int(r["line"]) for r in group))
+        return (list(order).index(cause) if cause in order else len(order),
+                -max(sizes) if sizes else float("inf"), min(int(r["line"]) for r in group))
 
     if not groups:
         return "No statement of the paper is wrong.\n"
@@ -864,7 +868,8 @@ def landing_markdown(verdicts: Sequence[Verdict], paper: Paper,
             "registry is `claims.json`, the derivations `derivations.tex`, the figures and "
             "their data (CSV) `figures/`.\n")
     head += "\n" + definitions_markdown()
-    errata = label_namer(paper)(errata_by_cause_markdown(records))
+    ranked = [c.id for c in causes(statements, verdicts)] if statements is not None else []
+    errata = label_namer(paper)(errata_by_cause_markdown(records, ranked))
     tail = "\n".join(["## Errata by cause\n", errata,
                       "## Findings beyond the paper\n", findings_markdown(found),
                       "## Provenance\n", _provenance(options, record)])

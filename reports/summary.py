@@ -250,8 +250,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         + (", ".join(f"line {s.line}" for s in undecided)
            + " (what would decide each: the claims table and claims.json)"
            if undecided else "none") + ".\n",
-        "**Findings beyond the paper** (not verdicts; the Findings section):\n",
-        *(list(findings) or ["none"]), "",
+        "**Findings beyond the paper** (not verdicts; the Findings section): "
+        + ("; ".join(findings) or "none") + ".\n",
         "**Measured here** (what the figures measure: evidence under the verdicts above, not "
         "verdicts of their own):\n",
         *([brief(f, names=names) for f in figure_findings] or ["none"]), "",
