@@ -902,19 +902,19 @@ _INV2 = sp.Inverse(_A2 * _A2.T + lam * sp.Identity(Nx))
 CLAIMS += [
     Claim("euclidean.retention_extra_terms", "Sec. 6.1: the retention's two additional terms",
           sp.factor(2 * gamma * rho_a * (1 - gamma) * (rho_b - gamma * rho_a) - (1 - gamma)**2),
-          r"2 \gamma \rho_a (1 - \gamma) (\rho_b - \gamma \rho_a) - (1 - \gamma)^2",
-          _derive_extra_terms, line=312,
+          r"By contrast, the expression of the retention performance contains two additional "
+          r"terms", _derive_extra_terms, line=312,
           headline=True, condition="leading order in Ns/Nx", observable="Delta eps_RT",
           note="read as: eq_wr_epsilon_TF's retention minus eq_rcg_epsilon_RT's at alpha = "
                "gamma is 2 gamma rho_a (1 - gamma)(rho_b - gamma rho_a) - (1 - gamma)^2, both "
                "sides derived"),
     Claim("euclidean.W1.exact", "Sec. 6.1 / Appendix subsec_appendix_wreg_euc: W_1 from zero",
-          _B1 * _A1.T * _INV1, r"W_1 &= B_1 A_1^T \left( A_1 A_1^T + \lambda I_x \right)^{-1}",
+          _B1 * _A1.T * _INV1, r"B_1 A_1^T \left( A_1 A_1^T + \lambda I_x \right)^{-1}",
           _derive_exact_weight(1), equivalent=_same_matrix, line=919, headline=True,
           condition="exact for lam > 0"),
     Claim("euclidean.W2.exact", "Sec. 6.1 / Appendix subsec_appendix_wreg_euc: W_2 from W_1",
           (_B2 * _A2.T + lam * _B1 * _A1.T * _INV1) * _INV2,
-          r"W_2 &= \left( B_2 A_2^T + \lambda B_1 A_1^T [A_1 A_1^T + \lambda I_x] ^{-1} "
+          r"\left( B_2 A_2^T + \lambda B_1 A_1^T [A_1 A_1^T + \lambda I_x] ^{-1} "
           r"\right) (A_2 A_2^T + \lambda I_x)^{-1}", _derive_exact_weight(2),
           equivalent=_same_matrix, line=920, headline=True, condition="exact for lam > 0"),
 ]

@@ -346,11 +346,11 @@ CLAIMS += [
           r"D_1 A_1", _derive_residual("eps_1[W_2]", "W_2 of eq_W1_W2_expression"),
           equivalent=_same_norm, line=534, headline=True,
           condition="exact for any task matrices",
-          restates=((635, r"&= \frac{1}{N_y} \llv B_1 - \left[ B_1 (D_1 A_1)^+ (I_x - U_2 "
+          restates=((635, r"= \frac{1}{N_y} \llv B_1 - \left[ B_1 (D_1 A_1)^+ (I_x - U_2 "
                           r"U_2^T) + B_2 (D_2 A_2)^+ \right] D_1 A_1 \rrv_F^2"),)),
     Claim("gating.error_1_after_2.reduced", "Appendix B.1: eps_1[W_2], second row",
           _printed_residuals["eps_1[W_2], second row"].to_sympy(),
-          r"&= \frac{1}{N_y} \llv B_1 (D_1 A_1)^+ U_2 U_2^T D_1 A_1 - B_2 (D_2 A_2)^+ D_1 A_1 "
+          r"= \frac{1}{N_y} \llv B_1 (D_1 A_1)^+ U_2 U_2^T D_1 A_1 - B_2 (D_2 A_2)^+ D_1 A_1 "
           r"\rrv_F^2", _derive_residual("eps_1[W_2], second row",
                                          "W_2 of eq_W1_W2_expression, (D_1 A_1)^+ D_1 A_1 = I"),
           equivalent=_same_norm, line=637, headline=True,
