@@ -269,16 +269,7 @@ def residuals() -> dict[str, MatrixExpr]:
 
 def _reduce_generic(expression: MatrixExpr) -> MatrixExpr:
     """The generic letters' thin-SVD identities (U^T U, V^T V, Sig Sig^{-1}), no V V^T = I."""
-    rules = [(SVD_U.T @ SVD_U, eye("s")), (SVD_V.T @ SVD_V, eye("s")),
-             (SVD_LAMBDA @ SVD_LAMBDA_INV, eye("s")), (SVD_LAMBDA_INV @ SVD_LAMBDA, eye("s"))]
-    current = expression
-    for _ in range(50):
-        before = current
-        for pattern, by in rules:
-            current = current.replace(pattern, by)
-        if current == before:
-            return current
-    raise ValueError("the SVD reduction did not terminate")
+    return reduce_svd(expression, square_v=False)
 
 
 def _same_norm(a: sp.Basic, b: sp.Basic) -> bool:

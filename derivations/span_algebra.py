@@ -316,15 +316,18 @@ SVD_V = opaque("V", "s", "s")
 
 
 def reduce_svd(expression: MatrixExpr,
-               extra_rules: Sequence[tuple[MatrixExpr, MatrixExpr]] = ()) -> MatrixExpr:
+               extra_rules: Sequence[tuple[MatrixExpr, MatrixExpr]] = (), *,
+               square_v: bool = True) -> MatrixExpr:
     """Apply U^T U = V^T V = V V^T = Lam Lam^{-1} = Lam^{-1} Lam = I_s (exact for an
-    A = U Lam V^T of full column rank, V square) and ``extra_rules`` until nothing changes.
+    A = U Lam V^T of full column rank, V square) and ``extra_rules`` until nothing changes;
+    ``square_v=False`` leaves V V^T alone (a V with fewer columns than rows).
 
     >>> reduce_svd(SVD_U.T @ SVD_U @ SVD_LAMBDA @ SVD_LAMBDA_INV @ SVD_V.T @ SVD_V)
     I_s
     """
     rules = [(SVD_U.T @ SVD_U, eye("s")), (SVD_V.T @ SVD_V, eye("s")),
-             (SVD_V @ SVD_V.T, eye("s")), (SVD_LAMBDA @ SVD_LAMBDA_INV, eye("s")),
+             *([(SVD_V @ SVD_V.T, eye("s"))] if square_v else []),
+             (SVD_LAMBDA @ SVD_LAMBDA_INV, eye("s")),
              (SVD_LAMBDA_INV @ SVD_LAMBDA, eye("s"))] + list(extra_rules)
     current = expression
     for _ in range(50):
