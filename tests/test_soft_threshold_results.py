@@ -4,8 +4,10 @@ recomputes it at the paper's sizes; a rerun gives the numbers the in-process com
 a missing, incomplete or mismatched file stops the report with one line."""
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -65,6 +67,27 @@ def test_the_report_reads_the_stored_file_and_computes_nothing(no_solver):
     assert np.array_equal(est.samples["retention_gd"][:, 0], ds["retention_gd"].values)
 
 
+def _equal_up_to_rounding(a, b) -> bool:
+    """Equal field by field, floats to 1e-9 relative: a rerun and the in-process computation may
+    sum in another order (BLAS threads), which moves the last bits and nothing else."""
+    if dataclasses.is_dataclass(a) and type(a) is type(b):
+        return all(_equal_up_to_rounding(getattr(a, f.name), getattr(b, f.name))
+                   for f in dataclasses.fields(a))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(map(_equal_up_to_rounding, a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b))
+    return a == b
+
+
+def test_equal_up_to_rounding_sees_a_real_difference():
+    row = measurements.Row(nx=300, ns=6, mean=-1.2261931344445451, sem=0.1258, n=4,
+                           printed=0.0, derived=-0.5625)
+    assert _equal_up_to_rounding(row, dataclasses.replace(row, mean=-1.226193134444458))
+    assert not _equal_up_to_rounding(row, dataclasses.replace(row, mean=-1.2261931 * 1.001))
+    assert not _equal_up_to_rounding(row, dataclasses.replace(row, n=5))
+
+
 def test_a_rerun_at_a_small_size_gives_the_numbers_computed_in_process(tmp_path):
     path = tmp_path / "soft.nc"
     st.run_experiment(QUICK, path)
@@ -72,15 +95,16 @@ def test_a_rerun_at_a_small_size_gives_the_numbers_computed_in_process(tmp_path)
     for claim_id in st.MEASURED_CLAIMS:
         measurements._soft_threshold_pair.cache_clear()  # recompute, do not reuse the rerun's
         m = measurement_for(claim_id)
-        assert measure(m, quick=True, seed=0) == measure(
-            m, quick=True, seed=0, stored=st.measured_draws(stored, claim_id))
+        assert _equal_up_to_rounding(measure(m, quick=True, seed=0), measure(
+            m, quick=True, seed=0, stored=st.measured_draws(stored, claim_id)))
     c = FigureConfig.quick()
     points = QUICK.figure_points()
     direct = soft_threshold_sweep(points, nx=c.soft_nx, ns=c.soft_ns, ny=c.ny, seeds=1,
                                   root=panel_seed(0, st.FIGURE_PANEL))
     read = st.figure_estimates(stored, points)
-    assert {k: v.tolist() for k, v in direct.samples.items()} == {
-        k: v.tolist() for k, v in read.samples.items()}
+    assert direct.samples.keys() == read.samples.keys()
+    for name, values in direct.samples.items():
+        np.testing.assert_allclose(read.samples[name], values, rtol=1e-9, atol=1e-12)
 
 
 def test_an_interrupted_rerun_is_continued_with_the_same_numbers(tmp_path):
