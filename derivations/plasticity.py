@@ -282,8 +282,8 @@ def _claims() -> list[Claim]:
         Claim("plasticity.alpha_independence", "Sec. 5.3: 'both transfer and retention "
               "performance are independent of the fraction of plastic synapses' (Fig. 3C)",
               sp.Integer(0), main, _derive_alpha_dependence_at_finite_size, line=269,
-              headline=True, condition="Ns << alpha Nx (printed: Ns << Nx): the alpha "
-              "dependence is a series in Ns/(alpha Nx)",
+              headline=True, condition="Ns << Nx, as printed; the alpha dependence is a "
+              "series in Ns/(alpha Nx)",
               observable="Delta eps_RT(alpha) - Delta eps_RT(1)",
               note="read as: Delta eps(alpha) - Delta eps(1) = 0 (the retention gap is the "
                    "derived expression; the transfer gap is in the steps)",
@@ -295,8 +295,8 @@ def _claims() -> list[Claim]:
         Claim("plasticity.alpha_independence.leading_order", f"{_WHERE}: 'up to the leading "
               "order, gating level alpha does not affect the transfer and retention'",
               sp.Integer(0), leading, _derive_alpha_dependence_at_finite_size, line=813,
-              headline=True, condition="Ns << alpha Nx (the appendix: 'up to the leading "
-              "order'): the alpha dependence is a series in Ns/(alpha Nx)",
+              headline=True, condition="leading order, as the appendix says; the alpha "
+              "dependence is a series in Ns/(alpha Nx)",
               observable="Delta eps_RT(alpha) - Delta eps_RT(1)",
               note="the appendix's restatement of line 269, judged by the same derivation: "
                    "read as Delta eps(alpha) - Delta eps(1) = 0 (|d transfer/d alpha| + "

@@ -451,8 +451,7 @@ CLAIMS += [
           r"This is because when either $\rho_a$ or $\rho_b$ is negative (i.e., in a reversal "
           r"learning setting), the network fails to achieve knowledge transfer rather trivially",
           _derive_negative_similarity, line=157, headline=True,
-          condition="exactly one of rho_a, rho_b negative, or both with rho_b >= rho_a / 2; "
-                    "leading order in Ns/Nx",
+          condition="leading order in Ns/Nx",
           observable="Delta eps_TF",
           note="read as: the largest Delta eps_TF over -1 <= rho_a, rho_b <= 1 with rho_a < 0 "
                "or rho_b < 0 is at most 0 (the printed claim: no transfer). It is 1, at "

@@ -488,11 +488,12 @@ def _measured_size(claim_id: str, confirm: Confirmation,
 
 def _condition(v: Verdict, word: str) -> str:
     """The statement's condition: for "holds under a stronger condition" the derived one
-    (part of the verdict), followed by the claim's own; else the claim's, or where the
-    derivation says the statement fails."""
+    (part of the verdict), then the regime the paper states (the claim's condition); else the
+    claim's, or where the derivation says the statement fails."""
     stronger = v.derivation.stronger_condition if v.derivation is not None else ""
     if word == "holds under a stronger condition" and stronger:
-        return "; ".join(x for x in (stronger, v.claim.condition) if x)
+        stated = v.claim.condition
+        return f"{stronger} (the paper's regime: {stated})" if stated else stronger
     return v.claim.condition or v.exceptions
 
 

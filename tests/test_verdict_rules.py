@@ -206,3 +206,15 @@ def test_a_size_at_a_point_is_evaluated_numerically_also_through_erfcinv():
         assert abs(mpmath.erfc(h) - mpmath.mpf(3) / 10) < mpmath.mpf(10) ** -28
         expected = complex(mpmath.sqrt(2) * h / 4 / (1 + mpmath.exp(-h * h)))
     assert abs(_at_point(expr, point) - expected) < 1e-25
+
+
+@pytest.mark.parametrize("claim_id", ["vanilla.transfer.negative_similarity",       # line 157
+                                      "plasticity.alpha_independence"])            # line 269
+def test_a_stronger_condition_is_stated_once_then_the_paper_s_regime(claim_id):
+    """The derived condition leads; the claim's own condition is the regime the paper
+    states, never a second copy of the derived one."""
+    record = next(s for s in build_statement_verdicts([evaluate(c) for c in _claims(claim_id)],
+                                                      None, {}, network={}))
+    derived, stated = record.condition.split(" (the paper's regime: ")
+    assert derived and stated.endswith(")")
+    assert derived not in stated and "Ns << alpha Nx" not in stated.split(";")[0]
