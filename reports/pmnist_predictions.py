@@ -217,14 +217,20 @@ def retention_dip(rho_a: Sequence[float], retention: np.ndarray) -> tuple[str, D
 
 
 def dip_phrase(word: str, gap: Difference) -> str:
-    """The measured dip in words, never "no dip" for a dip the seeds do not resolve:
-    "dip (end minus lowest interior point +0.2 +- 0.01)", "no dip (...)", "a dip of
-    +0.021 +- 0.008 (end minus lowest interior point), not resolved with 5 seeds (95 %
-    two-sided t-test)".
+    """The measured dip in words, never a bare "no dip" for a positive gap: "dip (end minus
+    lowest interior point +0.2 +- 0.01)", "no dip (... -0.04 +- 0.002)" (the end is lowest),
+    "no dip larger than 0.05 (...)" (a positive gap shown near zero, :func:`near_zero`),
+    "a dip of +0.021 +- 0.008 (end minus lowest interior point), not resolved with 5 seeds
+    (95 % two-sided t-test)".
 
     >>> print(dip_phrase("unresolved", Difference(0.021, 0.008, 5))[:68])
     a dip of +0.021 +- 0.008 (end minus lowest interior point), not reso
+    >>> print(dip_phrase("no dip", Difference(0.021, 0.008, 5))[:40])
+    no dip larger than 0.05 (end minus lowes
     """
+    if word == "no dip" and gap.mean > 0:
+        return (f"no dip larger than {NEAR_ZERO:g} (end minus lowest interior point "
+                f"{fmt_estimate(gap)}: its 95 % interval within +-{NEAR_ZERO:g})")
     if word != "unresolved":
         return f"{word} (end minus lowest interior point {fmt_estimate(gap)})"
     what = "a dip of" if gap.mean > 0 else "no dip, end minus lowest interior point"
@@ -498,7 +504,8 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     if g.has("fig9CD"):
         long_word, long_gap = retention_dip(axis, _row(g, "fig9CD", 1.0, axis, "retention",
                                                        after=100))
-        long_text = f"after 100 epochs {dip_phrase(long_word, long_gap)}, n = {long_gap.n}"
+        long_text = (f"after 100 epochs ({long_gap.n} seeds) "
+                     f"{dip_phrase(long_word, long_gap)}")
         if _too_few(long_gap):  # one seed cannot show a dip: its absence decides nothing
             long_word, long_text = "unknown", long_text + ": fewer than 2 finished seeds"
     else:
@@ -516,8 +523,9 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
                    (short_gap, "after 10 epochs, end minus lowest interior point > 0"))
     return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
                             PREDICTIONS["P4"], word, lead.mean, lead.sem, lead.n,
-                            ds, f"at rho_b = 1, retention after 10 epochs of task 2 shows "
-                            f"{dip_phrase(short_word, short_gap)}, {long_text}", "", claim)
+                            ds, f"at rho_b = 1, retention after 10 epochs of task 2 "
+                            f"({short_gap.n} seeds) shows {dip_phrase(short_word, short_gap)}, "
+                            f"{long_text}", "", claim)
 
 
 def _gating_pair(g: StoredGrids, method: str, alpha: float, rho_b: float, which: str

@@ -68,7 +68,7 @@ def test_fig9_caption_names_the_file_and_its_verdicts_come_from_it(drawn):
     assert "line 361 (retention_non_monotonic_then_monotonic), digits: HOLDS IN THE STATED " \
            "LIMIT" in result.verdict
     # an unresolved dip is named as such, never "no dip" (REFEREE2 N6)
-    assert "after 100 epochs a dip of" in result.verdict and "not resolved with 3 seeds" in \
+    assert "after 100 epochs (3 seeds) a dip of" in result.verdict and "not resolved with 3 seeds" in \
         result.verdict and "line 1361" in result.verdict
     assert "not stored" not in result.verdict
 

@@ -233,7 +233,7 @@ def test_a_dip_that_vanishes_after_100_epochs_confirms_p4_from_fig9cd():
     assert p4.verdict == "holds in the stated limit"
     assert "shows dip" in p4.evidence
     # flat after 100 epochs: what is left of the dip is named with its seeds, never "no dip"
-    assert "after 100 epochs a dip of" in p4.evidence and "not resolved with 3 seeds" in \
+    assert "after 100 epochs (3 seeds) a dip of" in p4.evidence and "not resolved with 3 seeds" in \
         p4.evidence
     # the effect is the dip after 10 epochs: an end minus the lowest interior point, with its SE
     assert p4.effect == pytest.approx(0.6, abs=0.03) and 0 < p4.se < 0.02 and p4.n == 3
@@ -248,7 +248,7 @@ def test_a_dip_still_there_after_100_epochs_makes_p4_wrong():
     p4 = _long_verdicts(_long_grid(10, _dipped, shallower))[
         "pmnist.retention_non_monotonic_then_monotonic"]
     assert p4.verdict == "wrong"
-    assert "after 100 epochs dip (end minus lowest interior point +0.2" in p4.evidence
+    assert "after 100 epochs (10 seeds) dip (end minus lowest interior point +0.2" in p4.evidence
     # the effect is what decides: the dip that is still there after 100 epochs, from fig9CD
     assert p4.effect == pytest.approx(0.288, abs=0.03) and p4.n == 10 and 0 < p4.se < 0.02
     three = _long_verdicts(_long_grid(3, _dipped, shallower))[
@@ -363,7 +363,7 @@ def test_an_unresolved_dip_after_10_epochs_is_named_a_dip_not_resolved_never_no_
     p4 = {k[1]: x for k, x in _by_line(sec7_verdicts(grids)).items()}[
         "pmnist.retention_non_monotonic_then_monotonic"]
     assert p4.verdict == "not decided"
-    assert "shows a dip of +0.0" in p4.evidence and "not resolved with 3 seeds" in p4.evidence
+    assert "(3 seeds) shows a dip of +0.0" in p4.evidence and "not resolved with 3 seeds" in p4.evidence
     assert "shows no dip" not in p4.evidence
 
 
@@ -398,3 +398,18 @@ def test_line_366_second_clause_compares_diagonal_and_layerwise_where_both_retai
     second = v["pmnist.diagonal_better_when_both_poor"]
     assert second.line == 366 and second.effect == pytest.approx(0.1, abs=0.02)
     assert "(1, 0) lambda 0.01" in second.evidence and "(0.5, 0.5)" not in second.evidence
+
+
+def test_a_positive_dip_shown_smaller_than_the_margin_is_not_called_no_dip():
+    """REFEREE2 N6 again: the stored mnist-5k gap is +0.021 +- 0.008 (5 seeds), shown within
+    +-0.05; it is "no dip larger than 0.05", with its number, never a bare "no dip"."""
+    from tasksim.reports.pmnist_predictions import Difference, dip_phrase, retention_dip
+
+    dip = np.array([0.88, 0.885, 0.88, 0.895, 0.89])
+    r = np.array([dip + [0.03, -0.01, 0.02, -0.005, 0.015], dip,
+                  dip + [0.025, -0.005, 0.02, -0.01, 0.02]])
+    word, gap = retention_dip([0.0, 0.5, 1.0], r)
+    assert word == "no dip" and gap.mean > 0
+    text = dip_phrase(word, gap)
+    assert text.startswith("no dip larger than 0.05 (end minus lowest interior point +0.0")
+    assert dip_phrase("no dip", Difference(-0.04, 0.002, 3)).startswith("no dip (end minus")
