@@ -55,6 +55,10 @@ OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
                "the method; its rho_g is claimed at line 748)"),
     OutOfScope(348, r"Our theory so far has revealed when continual learning is difficult",
                SUMMARY),
+    OutOfScope(352, r"$\bm{s}_9 = [1, 0, 0, 1]^T$",
+               "an example of Sec. 7's task construction (the latent is the digit's 4-bit "
+               "binary code): a setting of the experiment, which the toolkit's runs follow "
+               "(solvers/pmnist/data.py)"),
     OutOfScope(366, r"In a deep neural network, weight regularization using the Fisher "
                r"information metric is typically computationally expensive",
                "background on deep networks in general (the cost of a full Fisher metric), not "
@@ -97,6 +101,10 @@ OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
                r"a noise-free model is approximated by the Hessian of the mean squared error",
                "the network experiment's choice of metric (a setting of Sec. 7's method; the "
                "Hessian it uses is derived at lines 1370-1377)"),
+    OutOfScope(1418, r"we scaled the regularization term on the weight changes $\Delta W_1$ "
+               r"and $\Delta W_2$", "the experiment's normalisation of the regularizer (a "
+               "setting); the toolkit's penalties use it (solvers/pmnist/penalties.py: Z_1, "
+               "Z_2)"),
     OutOfScope(1433, r"To see the potential effect of different normalization methods used for "
                r"the layer-wise and diagonal approximations",
                "describes what the experiment of Fig. 9E-F varies (a setting); its result is "
