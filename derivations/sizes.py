@@ -417,7 +417,8 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
     "gating.adaptive_alpha_tilde": "alpha~ of adaptive gating",
     "euclidean.impairs_acquisition": "eps_2[W_2], the error on the task just learned "
                                      "(Euclidean model)",
-    "fisher_diagonal.transfer_invariance_lost": "Delta eps_TF of the diagonal-Fisher model",
+    "fisher_diagonal.transfer_invariance_lost": "Delta eps_TF of the diagonal-Fisher model "
+                                                "minus the vanilla model's",
     "fisher_diagonal.attenuates_robustness": "Delta eps_RT of the diagonal-Fisher model",
     "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny (vanilla model)",
     "fisher.invertibility": "the invertibility of two square matrices (no number)",

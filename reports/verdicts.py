@@ -104,6 +104,8 @@ class StatementVerdict:
             return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
                     f"correction not confirmed); derived {self.size_derived:.3g}"
                     + (f" (grid maximum at {where})" if where else ""))
+        if self.size_reason.startswith("measured at "):  # one measured point, not a grid
+            return f"measured {self.size:.3g} (at {at})"
         text = f"grid maximum {self.size:.3g}" + (f" (at {at})" if at else "")
         if self.typical is not None and self.size_point:
             text += f"; {self.typical:.3g} with every parameter at 1/2"
@@ -431,6 +433,8 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         if _unconfirmed_measurement(confirm):  # rank by what was measured, not derived
             derived_size = (size, point, reason)
             size, point, reason = _measured_size(c.id, confirm, derived_size)
+        elif size is None and c.id in measured and measured[c.id].denied is not None:
+            size, point, reason = _measured_effect(c.id, measured[c.id])
         decide = c.decide or (v.note if word == "not decided" else "")
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
@@ -483,6 +487,22 @@ def _measured_size(claim_id: str, confirm: Confirmation,
     reason = (f"measured deviation from the printed value, the correction not confirmed: "
               f"measured {confirm.measured:.4g} +- {confirm.se:.2g}, printed "
               f"{confirm.printed:.4g}, derived {confirm.derived:.4g} at the same point{beside}")
+    return float(f"{value:.6g}"), point, reason
+
+
+def _measured_effect(claim_id: str, m: MeasuredVerdict) -> tuple[float, dict[str, float], str]:
+    """The size of a statement that only denies a value ("this invariance no longer holds"
+    denies a gap of 0) and has no derived size: the measured distance from the denied value
+    at the largest size measured, with its standard error."""
+    spec = measurement_for(claim_id)
+    row = max(m.rows, key=lambda r: (r.nx, r.ns))
+    point = {"Nx": row.nx, "Ns": row.ns,
+             **({k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}
+                if spec is not None else {})}
+    value = abs(row.mean - m.denied)
+    reason = (f"measured at Nx = {row.nx}, Ns = {row.ns}: {row.mean:.4g} +- {row.sem:.2g} "
+              f"(n = {row.n}) against the denied {m.denied:g} ({m.what}); no derived size: "
+              "the statement denies a value and names none")
     return float(f"{value:.6g}"), point, reason
 
 

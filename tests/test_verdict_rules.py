@@ -218,3 +218,21 @@ def test_a_stronger_condition_is_stated_once_then_the_paper_s_regime(claim_id):
     derived, stated = record.condition.split(" (the paper's regime: ")
     assert derived and stated.endswith(")")
     assert derived not in stated and "Ns << alpha Nx" not in stated.split(";")[0]
+
+
+def test_a_loss_of_invariance_only_at_finite_size_holds_under_a_stronger_condition():
+    """Line 333 (REFEREE3 R1): the diagonal metric changes the transfer by O(lam Ns/Nx), zero
+    at leading order; the statement holds where lam Ns/Nx is not small, and its size is the
+    measured gap at the paper's sizes (it denies a gap of 0 and names no value)."""
+    from tasksim.reports.measurements import MeasuredVerdict, Row
+
+    claim_id = "fisher_diagonal.transfer_invariance_lost"
+    assert statement_word(claim_id) == "holds under a stronger condition"
+    m = MeasuredVerdict(claim_id, "gap", (Row(300, 30, 0.4, 0.01, 10, None, 0.5),
+                                          Row(3000, 30, 0.15, 0.0003, 10, None, 0.158)),
+                        "statement confirmed, derived value not confirmed", 0, denied=0.0)
+    record = next(iter(build_statement_verdicts([evaluate(c) for c in _claims(claim_id)], None,
+                                                {claim_id: m}, network={})))
+    assert record.size == pytest.approx(0.15) and record.size_point["Nx"] == 3000
+    assert record.size_phrase().startswith("measured 0.15 (at Nx = 3000")
+    assert "lam Ns/Nx not small" in record.condition
