@@ -227,6 +227,9 @@ class Measurement:
     """The value the paper's statement says the quantity does not take, if it says only that."""
     cost: str = ""
     """Why the largest size is not the paper's (Nx = 3000, Ns = 30), when it is not."""
+    observable: str = ""
+    """What the measured number is a value of, in the statement's units (a size taken from
+    the measurement is stated in it); empty: the statement's own observable."""
 
 
 @dataclass(frozen=True)
@@ -682,7 +685,9 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                                                         "alpha": 0.3},
                 ((1000, 10), (2000, 20), (3000, 30)), ((300, 6), (600, 12)), 8, 4,
                 _soft_threshold_gap,
-                exact=False, value=_soft_gap_value, seed_key="soft-threshold tasks"),
+                exact=False, value=_soft_gap_value, seed_key="soft-threshold tasks",
+                observable="Delta eps_RT(alpha = 0.3) - Delta eps_RT(1) at (rho_a, rho_b) = "
+                           "(0.5, 0.5), gradient-flow limit"),
     Measurement("soft_threshold.retention_with_diagonal", "retention at alpha = 0.3, exact "
                 "soft-thresholding solver (gradient-flow limit), (rho_a, rho_b) = (0.5, 0.5)",
                 {"rho_a": 0.5, "rho_b": 0.5, "alpha": 0.3},

@@ -40,7 +40,7 @@ from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import leading_order_error, limit_observable, observable_size
 
-from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Row,
+from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Measurement, Row,
                            confirmation, measurement_for, not_measured)
 from .paper import Paper, load_paper, normalize
 
@@ -102,8 +102,8 @@ class StatementVerdict:
         if self.size_derived is not None:
             where = ", ".join(f"{k} = {v:g}" for k, v in self.size_derived_at.items())
             return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
-                    f"correction not confirmed); derived {self.size_derived:.3g}"
-                    + (f" (grid maximum at {where})" if where else ""))
+                    f"correction not confirmed); derived {self.size_derived:.4g} at the same "
+                    "point")
         if self.size_reason.startswith("measured at "):  # one measured point, not a grid
             return f"measured {self.size:.3g} (at {at})"
         text = f"grid maximum {self.size:.3g}" + (f" (at {at})" if at else "")
@@ -295,19 +295,32 @@ def load_measured(path: Path = COMMITTED_CLAIMS) -> dict[str, MeasuredVerdict]:
 
 
 def _confirmation(v: Verdict, evidence: Sequence[Verdict],
-                  measured: Mapping[str, MeasuredVerdict]) -> Confirmation:
-    """The confirmation of a wrong statement's correction: its own measurement, else that of
-    an evidence claim of the same cause, else why there is none."""
+                  measured: Mapping[str, MeasuredVerdict]
+                  ) -> tuple[Confirmation, Optional[str]]:
+    """The confirmation of a wrong statement's correction and the claim measured for it: its
+    own measurement, else that of an evidence claim of the same cause, else that of another
+    statement of the same root cause (which measured the shared correction), else why there
+    is none (and None)."""
     for claim_id in [v.claim.id] + [e.claim.id for e in evidence
                                     if e.claim.cause and e.claim.cause == v.claim.cause]:
         m = measured.get(claim_id)
         if m is not None and m.confirmation is not None:
-            return m.confirmation
+            return m.confirmation, claim_id
+    # another statement of the same root cause measured the shared correction
+    by_id = _claims_by_id()
+    for claim_id in sorted(measured):
+        other = by_id.get(claim_id)
+        m = measured[claim_id]
+        if (other is not None and v.claim.cause and other.cause == v.claim.cause
+                and m.confirmation is not None and m.confirmation.state != "not measured"):
+            return replace(m.confirmation, reason=f"measured at line {other.line} "
+                           f"({claim_id}), the same root cause: {m.confirmation.reason}"
+                           ), claim_id
     if v.claim.id in UNMEASURABLE:
-        return not_measured(UNMEASURABLE[v.claim.id])
+        return not_measured(UNMEASURABLE[v.claim.id]), None
     if not measured:
-        return not_measured("measurements not run in this build")
-    return not_measured("no measurement in the report")
+        return not_measured("measurements not run in this build"), None
+    return not_measured("no measurement in the report"), None
 
 
 # -- the records -----------------------------------------------------------------------------
@@ -428,11 +441,17 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         word = statement_verdict(v, by_id.get(c.misprint_of))
         size, point, reason = _size(v, word, evidence[c.id])
         typical = _typical(v, word) if size is not None and point else None
-        confirm = (_confirmation(v, evidence[c.id], measured) if word == "wrong" else None)
+        confirm, source = (_confirmation(v, evidence[c.id], measured) if word == "wrong"
+                           else (None, None))
         derived_size = None
-        if _unconfirmed_measurement(confirm):  # rank by what was measured, not derived
-            derived_size = (size, point, reason)
-            size, point, reason = _measured_size(c.id, confirm, derived_size)
+        observable = observable_of(v, word)
+        own = source == c.id or source in {e.claim.id for e in evidence[c.id]}
+        if own and _unconfirmed_measurement(confirm):  # rank by what was measured
+            spec = measurement_for(source)
+            size, point, reason = _measured_size(spec, confirm, (size, point, reason),
+                                                 observable)
+            derived_size = (float(f"{abs(confirm.derived - confirm.printed):.6g}"), point)
+            observable = (spec.observable if spec is not None else "") or observable
         elif size is None and c.id in measured and measured[c.id].denied is not None:
             size, point, reason = _measured_effect(c.id, measured[c.id])
         decide = c.decide or (v.note if word == "not decided" else "")
@@ -448,7 +467,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         out.append(StatementVerdict(
             id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
             place=paper.place(c.line) if paper is not None else "", verdict=word,
-            observable=observable_of(v, word), size=size, size_point=point,
+            observable=observable, size=size, size_point=point,
             size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
             confirmation=confirm, condition=_condition(v, word),
             derived=_derived_latex(v), note=note,
@@ -468,13 +487,13 @@ def _unconfirmed_measurement(confirm: Optional[Confirmation]) -> bool:
             and confirm.measured is not None and confirm.printed is not None)
 
 
-def _measured_size(claim_id: str, confirm: Confirmation,
-                   derived: tuple[Optional[float], dict[str, float], str]
+def _measured_size(spec: Optional[Measurement], confirm: Confirmation,
+                   derived: tuple[Optional[float], dict[str, float], str], observable: str
                    ) -> tuple[float, dict[str, float], str]:
     """The size of a wrong statement whose correction is not confirmed: |measured - printed|
-    at the measured point and size, with the derived value there and the derived size beside
-    it (the derived value is what the measurement missed: not a size to rank by)."""
-    spec = measurement_for(claim_id)
+    at the measured point and size, in the measured quantity's units, with the derived value
+    there (what the measurement missed: not a size to rank by) and the derived size of the
+    statement's own observable beside it."""
     nx, ns = confirm.size if confirm.size is not None else (None, None)
     point = {**({"Nx": nx, "Ns": ns} if nx is not None else {}),
              **({k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}
@@ -482,7 +501,8 @@ def _measured_size(claim_id: str, confirm: Confirmation,
     value = abs(confirm.measured - confirm.printed)
     size, at, how = derived
     beside = ("" if size is None else
-              f"; the derived size beside it: {size:.3g}"
+              f"; the derived size of the statement's own observable ({observable}): "
+              f"{size:.3g}"
               + (f" (at {', '.join(f'{k} = {x:g}' for k, x in at.items())})" if at else ""))
     reason = (f"measured deviation from the printed value, the correction not confirmed: "
               f"measured {confirm.measured:.4g} +- {confirm.se:.2g}, printed "

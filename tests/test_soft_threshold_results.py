@@ -160,11 +160,18 @@ def test_a_quick_rerun_is_refused_in_one_line(tmp_path):
     assert "--rerun soft-threshold computes the paper-size experiment" in err.getvalue()
 
 
-def test_an_unconfirmed_correction_is_ranked_by_its_measured_deviation():
-    from tasksim.reports.summary import cause_size
-    from tasksim.reports.verdicts import causes, load_measured, statement_verdicts
+@pytest.fixture(scope="module")
+def statements():
+    """The committed report's statement records (evaluated once: about a minute)."""
+    from tasksim.reports.verdicts import load_measured, statement_verdicts
 
-    statements = statement_verdicts(measured=load_measured())
+    return statement_verdicts(measured=load_measured())
+
+
+def test_an_unconfirmed_correction_is_ranked_by_its_measured_deviation(statements):
+    from tasksim.reports.summary import cause_size
+    from tasksim.reports.verdicts import causes
+
     gap = next(s for s in statements if s.id == "soft_threshold.alpha_independence")
     c = gap.confirmation
     assert c.state == "not confirmed"
@@ -189,3 +196,23 @@ def test_the_training_time_note_reads_the_figure_points():
     changed = ds.copy(deep=True)
     changed["retention_gd"].values[:] = changed["retention_exact"].values
     assert st.training_time_note(changed, PAPER).count(f"{flow:.3g}") == 2
+
+
+def test_a_correction_measured_at_another_line_of_its_cause_is_not_confirmed_there_too(
+        statements):
+    """REFEREE3 R11: lines 883, 893 and 901 share line 271's correction (the diagonal kept);
+    271's measurement does not confirm it, so theirs read "not confirmed" with line 271 named,
+    and each keeps the size of its own observable. Line 271's measured size is stated in the
+    units of what was measured (one point), with the derived value at that point."""
+    records = {s.id: s for s in statements}
+    gap = records["soft_threshold.alpha_independence"]
+    assert gap.observable.startswith("Delta eps_RT(alpha = 0.3) - Delta eps_RT(1) at")
+    assert gap.size_derived == pytest.approx(abs(gap.confirmation.derived
+                                                 - gap.confirmation.printed))
+    for claim_id in ("soft_threshold.memory_with_diagonal",
+                     "soft_threshold.alpha_invariance_with_diagonal"):
+        s = records[claim_id]
+        assert s.confirmation.state == "not confirmed"
+        assert s.confirmation.reason.startswith(
+            "measured at line 271 (soft_threshold.alpha_independence), the same root cause")
+        assert s.size_derived is None and s.size != gap.size
