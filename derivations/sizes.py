@@ -178,6 +178,8 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
         what = v.claim.decide or v.note
         return None, f"not decided: {what}" if what else "not decided"
     change = observable_change(v)
+    if change is None and v.claim.id in NO_NUMBER:
+        return None, NO_NUMBER[v.claim.id]
     if change is None:
         if v.status == "verified":
             return None, ("derived at leading order only (through the paper's surrogate "
@@ -191,6 +193,14 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
     if size is None:
         return None, "the difference is not a number on the parameters' grid"
     return size, _how(v, verdict, change)
+
+
+NO_NUMBER: dict[str, str] = {
+    "figures.average_panels": "a figure reference (Fig. 2C cited for the average panel Fig. "
+                              "2D): no value of the model changes, so there is no number to "
+                              "size",
+}
+"""Statements whose verdict has no size for a reason more specific than the generic one."""
 
 
 # -- the leading order's error at the paper's sizes, from the exact 1/Nx coefficients ------

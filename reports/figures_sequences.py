@@ -167,7 +167,9 @@ def _retention_figure(ctx: FigureContext) -> FigureResult:
                 "does not survive in the " + " and ".join(changed) + " structure"
                 + ("s" if len(changed) > 1 else ""))
     verdict = (
-        f"(theory only) the two-task ranking of the remedies by the first task's retention "
+        f"(theory only: the leading order; whether the exact solvers at the paper's sizes "
+        f"resolve an inversion is the finding k-task-ranking) the two-task ranking of the "
+        f"remedies by the first task's retention "
         f"{survives} as "
         f"tasks accumulate (mean over the uniform prior, alpha = gamma = {LEVEL:g}): "
         + "; ".join(sentences) + ".")
