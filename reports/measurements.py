@@ -41,6 +41,8 @@ Examples
 'not confirmed'
 >>> confirmation([Row(100, 10, 0.5, 0.2, 20, 1.0, 0.5)]).reason.split(":")[0]
 'too few samples'
+>>> confirmation([Row(100, 10, 0.5625, 0.0, 10, 0.1875, 0.5625)]).reason.split(" (")[0]
+'an exact numerical check'
 """
 from __future__ import annotations
 
@@ -173,6 +175,12 @@ def confirmation(rows: Sequence[Row], *,
     if failed:
         return Confirmation("not confirmed", r.mean, r.sem, r.derived, r.printed,
                             (r.nx, r.ns), "; ".join(failed) + ": " + numbers)
+    if r.sem == 0:  # no sampling error: every draw gives the same number
+        return Confirmation("confirmed", r.mean, r.sem, r.derived, r.printed, (r.nx, r.ns),
+                            f"an exact numerical check (every one of the n = {r.n} draws gives "
+                            f"the same number, SE 0): measured {r.mean:.4g} at Nx = {r.nx}, "
+                            f"Ns = {r.ns} equals the derived {r.derived:.4g} to rounding; the "
+                            f"printed {r.printed:.4g} is off by {abs(r.mean - r.printed):.4g}")
     return Confirmation("confirmed", r.mean, r.sem, r.derived, r.printed, (r.nx, r.ns),
                         f"derived within {CONFIRM_Z:g} SE, printed rejected at >= "
                         f"{REJECT_Z:g} SE, SE <= |printed - derived|/{POWER:g}: " + numbers)
