@@ -788,8 +788,9 @@ def _claims() -> list[Claim]:
               r"Optimal regularizer coefficient $\gamma$ that maximizes the transfer "
               r"performance", _derive_optimal_transfer, line=953, headline=True,
               condition="leading order in Ns/Nx; rho_a > 0",
-              note="the paper prints no formula: read, through the equivalence with random "
-                   "gating (line 310), as gamma* = min(rho_b/rho_a, 1)",
+              note="the caption prints no formula: the printed value is line 244's alpha* = "
+                   "min(rho_b/rho_a, 1) with alpha -> gamma, the equivalence line 310 states "
+                   "(the derivation maximises the Euclidean transfer itself)",
               restates=((977, r"the optimal regularizer coefficient $\gamma$ that maximizes "
                               r"transfer performance"),)),
         Claim("euclidean.retention_optimum_interior",
