@@ -196,9 +196,9 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
 
 
 NO_NUMBER: dict[str, str] = {
-    "figures.average_panels": "a figure reference (Fig. 2C cited for the average panel Fig. "
-                              "2D): no value of the model changes, so there is no number to "
-                              "size",
+    "figures.average_panels": "figure references (Fig. 2C cited for the average panel Fig. "
+                              "2D, Fig. 3A left out of '3B-D'): no value of the model changes, "
+                              "so there is no number to size",
 }
 """Statements whose verdict has no size for a reason more specific than the generic one."""
 

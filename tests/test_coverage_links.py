@@ -80,3 +80,18 @@ def test_a_card_without_its_own_claim_reads_the_verdict_it_restates_or_shows():
     assert panel.verdicts == ["wrong"]
     assert [(c, w, n) for c, w, n, _ in panel.shows] == [("a", "wrong", 10), ("b", "exact", 12)]
     assert next(c for c in cards if c.line == 30).verdicts == ["unclaimed"]
+
+
+def test_line_1320_leaves_out_the_panel_line_266_calls_the_average_transfer():
+    """REFEREE3 R16: line 266 puts the average transfer in Fig. 3A, so line 1320's "3B-D"
+    misses it; the derived set reads that from the text, not from a typed list."""
+    from tasksim.derivations.figure_references import text_average_panels
+
+    assert "3A" in map(str, text_average_panels(
+        r"improves the average transfer performance compared to the random gating (solid vs "
+        r"dashed lines in Fig. 3A) with only"))
+    assert not text_average_panels("the transfer performance (Fig. 3A)")
+    from tasksim.derivations.claims import evaluate
+    from tasksim.derivations.figure_references import CLAIMS
+    derived = evaluate(CLAIMS[0]).derived
+    assert {"2D", "3A", "3B"} <= set(map(str, derived)) and "2C" not in map(str, derived)
