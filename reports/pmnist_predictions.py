@@ -307,7 +307,9 @@ def interior_peak(rho_a: Sequence[float], transfer: np.ndarray) -> tuple[str, st
     left = paired_difference(transfer[k], transfer[0])
     right = paired_difference(transfer[k], transfer[-1])
     word = "holds" if left.sign() == 1 and right.sign() == 1 else "not detected"
-    return word, (f"{word}: the largest mean transfer at an interior rho_a is at rho_a = "
+    # the sentence is evidence: it says what was shown, never a verdict word
+    shown = "peak shown" if word == "holds" else "peak not resolved"
+    return word, (f"{shown}: the largest mean transfer at an interior rho_a is at rho_a = "
                   f"{rho_a[k]:g}, {fmt_estimate(left)} above rho_a = {rho_a[0]:g} and "
                   f"{fmt_estimate(right)} above rho_a = {rho_a[-1]:g}")
 
