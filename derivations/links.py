@@ -35,9 +35,6 @@ RESTATEMENTS: tuple[tuple[str, int, str], ...] = (
     ("vanilla.negative_at_high_rho_a_low_rho_b", 86,
      r"However, the opposite, a combination of high feature similarity and low readout "
      r"similarity is harmful"),
-    ("pmnist.high_retention_zero_transfer", 96,
-     r"When the input pixels are permuted from one task to the next, the retention "
-     r"performance remains high"),
     ("vanilla.transfer", 190,
      r"These two equations, despite their simplicity, capture the transfer and retention "
      r"performance in numerical simulations well"),
@@ -112,9 +109,9 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Fig. 5A": ("fisher.retention.exact_fixed_point",),
     "Fig. 5B": ("fisher.retention.exact_fixed_point",),
     "Fig. 6A": ("pmnist.asymmetric_non_monotonic", "pmnist.below_zero_at_high_feature_low_readout",
-                "pmnist.transfer_non_monotonic"),
+                "pmnist.transfer_non_monotonic", "pmnist.zero_transfer_under_permutation"),
     "Fig. 6B": ("pmnist.asymmetric_non_monotonic", "pmnist.below_zero_at_high_feature_low_readout",
-                "pmnist.readout_remapping_forgets_more"),
+                "pmnist.readout_remapping_forgets_more", "pmnist.high_retention_under_permutation"),
     "Fig. 6C": ("pmnist.adaptive_gating",),
     "Fig. 6D": ("pmnist.adaptive_gating", "pmnist.random_gating_tradeoff"),
     "Fig. 6E": ("pmnist.layerwise_fisher",),

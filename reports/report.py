@@ -393,7 +393,8 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             where = f"{paper.place(c.line)}, line {c.line}" if paper is not None else c.where
             parts.append(
                 f"**`{c.id}`** ({where}, clause {s.clause}; {s.verdict}; size "
-                + (f"{s.size_phrase()}; observable: {s.observable}" if s.size_derived is not None
+                + (f"{s.size_phrase()}; observable: {s.observable}"
+                   if s.size_derived is not None or s.margin
                    else size_text(s.size, s.observable, s.size_point, s.size_reason))
                 + ")\n\n"
                 f"As printed: {quote_markdown(c.printed_latex, expand)}\n\n"

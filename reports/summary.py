@@ -41,14 +41,22 @@ VERDICT_DEFINITIONS = (
 )
 """The six verdicts, defined once (the report's opening; the README states the same)."""
 
+NETWORK_LIMIT = ("For Sec. 7's statements about the network experiment (and the Discussion's "
+                 "and Appendix E.2's about it), \"the stated limit\" means the paper's "
+                 "experimental setting as the stored runs reproduce it: each verdict names the "
+                 "data set, the paired seeds, the 95 % two-sided t-test that decides it either "
+                 "way and the training length in SGD steps beside the paper's.")
+"""The legend's one addition for the measured statements (REFEREE3 R10)."""
+
 
 def definitions_markdown() -> str:
-    """The six verdicts as a Markdown table."""
+    """The six verdicts as a Markdown table, with what "the stated limit" means for the
+    network experiment's statements (:data:`NETWORK_LIMIT`)."""
     rows = "\n".join(f"| `{w}` | {d} |" for w, d in VERDICT_DEFINITIONS)
     return ("Each statement of the paper (a clause at a line of `paper.tex`) gets exactly one "
             "verdict, judged against the model in the regime the paper states; how the "
             "toolkit derived it never changes the word.\n\n| verdict | meaning |\n|---|---|\n"
-            + rows + "\n")
+            + rows + "\n\n" + NETWORK_LIMIT + "\n")
 
 
 def size_text(size: Optional[float], observable: str, point: Optional[dict] = None,
@@ -183,7 +191,7 @@ def cause_size(cause: Cause) -> str:
     if cause.size is None:
         return "no single number"
     phrase = cause.size_phrase
-    if not phrase or "(at " not in phrase:
+    if not phrase or ("(at " not in phrase and not phrase.startswith("margin ")):
         return size_text(cause.size, cause.observable)
     return f"{phrase}, in {cause.observable}"
 

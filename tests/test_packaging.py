@@ -164,10 +164,13 @@ def test_the_wheel_runs_the_readme_commands_in_a_bare_venv_outside_the_checkout(
     claims = json.loads((out / "claims.json").read_text())
     assert claims["provenance"]["commit"] == head
     network = {c["id"]: c["verdict"] for c in claims["claims"] if c["id"].startswith("pmnist.")}
-    here = {c["id"]: c["verdict"]
-            for c in json.loads((ROOT / "reports" / "claims.json").read_text())["claims"]
-            if c["id"].startswith("pmnist.")}
-    assert network == here, "the wheel's report reads the stored network runs (results/)"
+    # the checkout's own judges on the same stored runs (not the committed claims.json, which
+    # the integrator rebuilds after a change of the rules)
+    from tasksim.reports.pmnist_predictions import sec7_verdicts_with_secondary
+
+    here = {v.claim_id: v.verdict for v in sec7_verdicts_with_secondary()}
+    assert here and {k: network.get(k) for k in here} == here, \
+        "the wheel's report reads the stored network runs (results/)"
     assert "\r" not in done.stderr, "captured progress is plain lines"
     assert not any(elsewhere.iterdir()), "nothing written outside --out"
 

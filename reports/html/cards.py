@@ -240,8 +240,10 @@ def size_text(record: Record) -> str:
             return str(record.get("size_reason") or "no single number")
         observable = record.get("observable")
         phrase = record.get("size_phrase") or ""
-        if "(at " in phrase:  # grid maximum at its point, the value at parameters 1/2 beside
-            # (or the measured deviation of a correction not confirmed, the derived size beside)
+        if "(at " in phrase or phrase.startswith("margin "):
+            # grid maximum at its point, the value at parameters 1/2 beside (or the measured
+            # deviation of a correction not confirmed, the derived size beside); or a network
+            # statement's margin on its data set, with its SE and seeds
             return f"{phrase}, in {observable}" if observable else phrase
         return f"{_fmt(value)} in {observable}" if observable else _fmt(value)
     size = record.get("size")
