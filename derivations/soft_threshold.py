@@ -659,7 +659,7 @@ def _derive_memory_with_diagonal() -> Derivation:
                            "its stationary point (1/alpha) B A^T (A A^T + kappa I)^{-1} does "
                            "not depend on W_o, whereas the paper's W_o (I - U U^T) keeps the "
                            "previous task outside span(A); that memory relaxes at the rate "
-                           "ratio rate_ratio_with_diagonal() = Ns kappa/(Nx + Ns kappa) "
+                           "ratio Ns kappa/(Nx + Ns kappa) "
                            "relative to learning")
 
 
@@ -744,8 +744,9 @@ def _claims() -> list[Claim]:
     simplified = (r"\epsilon[W] = \frac{1}{N_y} \llv B \rrv_F^2 + \frac{\alpha^2}{N_y} \tr "
                   r"\left[ W A A^T W^T \right] - \frac{2\alpha}{N_y} \tr [B A^T W^T]")
     fixed = r"W = W_o (I - U U^T) + \frac{1}{\alpha} B A^+"
-    weights_quote = (r"\widetilde{W}_1 \equiv B_1 A_1^+, \quad \widetilde{W}_2 \equiv B_1 "
-                     r"A_1^+ \left[ I - U_2 U_2^T \right] + B_2 A_2^+")
+    # the weights at line 888; Wtilde's definition (lines 893-894) is notation, no statement
+    weights_quote = (r"W_1 = \frac{1}{\alpha} \widetilde{W}_1, \quad W_2 = \frac{1}{\alpha} "
+                     r"\widetilde{W}_2")
     invariant = r"implying that the error is invariant against input sparseness $\alpha$"
     main = (r"the transfer and retention performance remain independent of the resultant input "
             r"sparsity $\alpha$")
@@ -837,13 +838,13 @@ def _claims() -> list[Claim]:
         Claim("soft_threshold.weights", f"{_WHERE}: W_nu = Wtilde_nu / alpha",
               sp.Tuple(Wt1.to_sympy(), Wt2.to_sympy()), weights_quote, _derive_weights,
               equivalent=lambda a, b: all(same_matrix_expression(x, y) for x, y in zip(a, b)),
-              line=893, condition=given,
+              line=888, condition=given,
               note="a step: the paper's own algebra from its simplified error reproduces the "
                    "print"),
         Claim("soft_threshold.weights_with_diagonal", f"{_WHERE}: the memory of W_1 in W_2 "
               "(the factor I - U_2 U_2^T of Wtilde_2), with the dropped diagonal kept",
               (eye("x") - SVD_U @ SVD_U.T).to_sympy(), weights_quote,
-              _derive_memory_with_diagonal, line=893, headline=True,
+              _derive_memory_with_diagonal, line=888, headline=True,
               restates=((886, r"from $W_o = O$, the weights after task 1 and task 2 become"),),
               note="judged with the model's own error (diagonal kept): read as d W_2 / d W_1 = "
                    "I - U_2 U_2^T, the memory of task 1 that Wtilde_2 keeps"),

@@ -235,16 +235,22 @@ def _part(paper: Paper, line: int) -> str:
 
 def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
     """One sentence with the coverage counts: the denominator by kind and how it was built,
-    claimed, out of scope, unclaimed (no claim answers it yet: not a verdict)."""
+    claimed (and how many of those by steps only, with no headline verdict), out of scope,
+    unclaimed (no claim answers it yet: a coverage state, not a verdict; "none" when there
+    is none, never "0 ... listed below")."""
     c = coverage_counts(covered)
     share = c["claimed"] / c["found"] if c["found"] else 0.0
+    steps_only = sum(1 for s in covered if s.claimed_by and not s.headlines)
+    unclaimed = (f"{c['unclaimed']} unclaimed (no claim answers them yet; listed in "
+                 "index.html as unclaimed)" if c["unclaimed"] else
+                 "none unclaimed (every statement is claimed or out of scope)")
     return (f"**Coverage.** {c['found']} statements found in the paper's source "
             f"({c['display']} display clauses, {c['labelled displays']} of them labelled; "
             f"{c['sentence']} sentences; {c['figure panel']} figure panels; "
             f"{c['listed']} of all these from the checked-in list of what the finders miss): "
-            f"{c['claimed']} claimed ({share:.1%}), {c['out of scope']} out of scope with a "
-            f"stated reason, {c['not decided']} unclaimed (no claim answers them yet; listed "
-            f"below).")
+            f"{c['claimed']} claimed ({share:.1%}; {steps_only} of them by steps only, with no "
+            f"headline verdict of their own), {c['out of scope']} out of scope with a stated "
+            f"reason, {unclaimed}.")
 
 
 def coverage_markdown(covered: Sequence[CoveredStatement], paper: Paper) -> str:

@@ -36,7 +36,7 @@ from .mathml import formula_html, markdown_html, prose_html
 
 __all__ = ["StatementRow", "ClaimExtras", "FigureView", "Card", "ClaimView", "Summary",
            "verdict_word", "size_value", "size_text", "build_cards", "build_summary",
-           "VERDICTS", "WRONG", "UNDECIDED", "verdict_totals"]
+           "VERDICTS", "WRONG", "UNDECIDED", "NOT_VERDICTS", "verdict_totals", "card_counts"]
 
 VERDICTS = ("exact", "holds in the stated limit", "holds under a stronger condition", "wrong",
             "misprint", "not decided")
@@ -51,6 +51,12 @@ prose (sentences, figure panels) with their inline math."""
 
 UNDECIDED = ("not decided", "open")
 """Verdict words of a statement nothing decides yet (the second is the older registry's)."""
+
+OUT_OF_SCOPE, SEE_ANOTHER_LINE, SEE_ITS_LINES, UNCLAIMED = (
+    "out of scope", "see another line", "see its lines", "unclaimed")
+NOT_VERDICTS = (SEE_ANOTHER_LINE, SEE_ITS_LINES, OUT_OF_SCOPE, UNCLAIMED)
+"""What a card without a headline claim of its own reads in the verdict filter, in the order
+the filter lists them: none of them is a verdict, and none repeats another card's verdict."""
 
 
 def verdict_totals(words: Iterable[str]) -> tuple[int, int]:
@@ -168,18 +174,35 @@ class Card:
     longer statement that carries a claim of its own, 2 or more for clauses sharing a line."""
 
     @property
+    def pointer(self) -> Optional[tuple[str, int]]:
+        """(anchor, line) of the card whose verdict this card's statement reads, for a card
+        without a verdict of its own: the statement it restates, else the first claim it
+        states (a figure panel: the claim it shows first); None for a card with its own
+        verdicts or nothing to point to."""
+        if self.headlines or self.out_of_scope:
+            return None
+        if self.restates:
+            return self.restates[0][0], self.restates[0][1]
+        if self.shows:
+            return self.shows[0][3], self.shows[0][2]
+        return None
+
+    @property
     def verdicts(self) -> list[str]:
-        """The card's verdict words for the filter: its headline claims' words (one per
-        clause of its line), else "see its lines" (a statement whose lines carry the
-        verdicts), "out of scope" or "unclaimed" (no claim answers it yet)."""
+        """The card's words for the verdict filter: its headline claims' verdict words (one
+        per clause of its line), and only those are verdicts; a card without a claim of its
+        own reads one of :data:`NOT_VERDICTS`: "out of scope", "see another line" (it
+        restates or shows the statement of another card, whose verdict it never repeats),
+        "see its lines" (a statement whose lines carry the verdicts) or "unclaimed" (no claim
+        answers it yet)."""
         words = list(dict.fromkeys(c.verdict for c in self.headlines))
         if words:
             return words
         if self.out_of_scope:
-            return ["out of scope"]
-        if self.shows:
-            return [self.shows[0][1]]
-        return ["see its lines" if self.answered_on else "unclaimed"]
+            return [OUT_OF_SCOPE]
+        if self.pointer is not None:
+            return [SEE_ANOTHER_LINE]
+        return [SEE_ITS_LINES if self.answered_on else UNCLAIMED]
 
     @property
     def verdict(self) -> str:
@@ -199,18 +222,30 @@ class Card:
 
 
 def card_counts(cards: Sequence[Card]) -> dict[str, int]:
-    """Why the number of cards differs from the number of statements Coverage counts: the
-    statements the cards show, the cards that share a line between several statements and
-    the cards of lines without a statement of their own (a line inside a display or a
-    sentence that carries a claim of its own).
+    """How the cards reconcile with the statements Coverage counts and with the headline
+    verdicts: the statements the cards show (``statements``: ``statement cards`` cards, of
+    which ``shared`` hold several clauses of one line, ``shared statements`` in all), the
+    cards of lines without a statement of their own that carry a claim (``own line``: a line
+    inside a display or a sentence); and by what they read: ``verdict cards`` carry the
+    ``verdicts`` headline verdicts (one per line and clause), each of :data:`NOT_VERDICTS`
+    counts the cards that read it.
 
     >>> c = [Card("line-1", 1, 1, "sentence", "", "", "", "", rows=2),
     ...      Card("line-2", 2, 2, "equation", "", "", "", "", rows=0)]
-    >>> card_counts(c)
-    {'cards': 2, 'statements': 2, 'shared': 1, 'own line': 1}
+    >>> n = card_counts(c)
+    >>> n["cards"], n["statements"], n["shared"], n["own line"], n["unclaimed"]
+    (2, 2, 1, 1, 2)
     """
-    return {"cards": len(cards), "statements": sum(c.rows for c in cards),
-            "shared": sum(c.rows > 1 for c in cards), "own line": sum(c.rows == 0 for c in cards)}
+    out = {"cards": len(cards), "statements": sum(c.rows for c in cards),
+           "statement cards": sum(c.rows > 0 for c in cards),
+           "shared": sum(c.rows > 1 for c in cards),
+           "shared statements": sum(c.rows for c in cards if c.rows > 1),
+           "own line": sum(c.rows == 0 for c in cards),
+           "verdict cards": sum(bool(c.headlines) for c in cards),
+           "verdicts": sum(len(c.headlines) for c in cards)}
+    for word in NOT_VERDICTS:
+        out[word] = sum(c.verdicts == [word] for c in cards)
+    return out
 
 
 def verdict_word(record: Record) -> str:
@@ -554,7 +589,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
         for f in figure_of.get(claim_id, []):
             if f not in cards[i].figures:
                 cards[i].figures.append(f)
-    _link(cards, heads)
+    _link(cards, slots, heads)
     for card, slot in zip(cards, slots):
         if card.headlines:
             continue
@@ -578,11 +613,13 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     return cards
 
 
-def _link(cards: Sequence[Card], heads: Sequence[Record]) -> None:
+def _link(cards: Sequence[Card], slots: Sequence[_Slot], heads: Sequence[Record]) -> None:
     """The pointers between cards: a statement spanning lines that carry verdicts of their
     own lists them (``answered_on``); a line inside a longer statement names it
-    (``within``); a place where the paper restates a claimed statement points to it."""
-    starts = {c.line: c for c in cards if c.headlines or c.anchor == f"line-{c.line}"}
+    (``within``); a place where the paper restates a claimed statement points to it, on the
+    card whose statement the index joined to the claim (the first card of the line, else the
+    card whose lines hold it, when none did), and only when that card has no verdict of its
+    own: a card with its own verdict never also points to another one."""
     verdict_lines = sorted({c.line for c in cards if c.headlines})
     for card in cards:
         if card.end > card.line:
@@ -594,11 +631,16 @@ def _link(cards: Sequence[Card], heads: Sequence[Record]) -> None:
             if host is not None:
                 card.within = (host.anchor, host.line, host.end)
     for r in heads:
-        for line in r.get("restates") or ():
-            target = starts.get(int(line)) or next(
-                (c for c in cards if c.line <= int(line) <= c.end), None)
-            if target is not None and target.line != int(r["line"]):
-                target.restates.append((f"line-{r['line']}", int(r["line"]), str(r["id"])))
+        claim_id, home = str(r["id"]), int(r["line"])
+        for line in dict.fromkeys(int(n) for n in r.get("restates") or ()):
+            at = [(c, s) for c, s in zip(cards, slots) if c.line == line]
+            joined = [c for c, s in at if any(claim_id in row.claim_ids for row in s.rows)]
+            target = next(iter(joined or [c for c, _ in at] or
+                               [c for c in cards if c.line <= line <= c.end]), None)
+            entry = (f"line-{home}", home, claim_id)
+            if target is not None and target.line != home and not target.headlines and \
+                    entry not in target.restates:
+                target.restates.append(entry)
 
 
 @dataclass
