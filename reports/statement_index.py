@@ -308,7 +308,7 @@ def scope_reason(paper: Paper, statement: Statement,
         if _MODEL_LHS.match(text):
             return "defines the model, its loss or its regularizer: nothing to derive"
         if _DEFINING.match(text) and not re.search(r"(?<![\\a-zA-Z])=|\\approx", text):
-            return "a definition (\\equiv or \\leftarrow): nothing to derive"
+            return "a definition (an identity sign or an assignment arrow): nothing to derive"
     if statement.kind == "figure panel" and re.search(r"\b(schematic|illustration)\b",
                                                       statement.text, flags=re.IGNORECASE):
         return "a schematic or illustration: shows no result"

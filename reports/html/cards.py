@@ -415,6 +415,36 @@ def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
     return out
 
 
+EVIDENCE_TEX_LIMIT = 2000
+"""The longest LaTeX expression a card typesets as evidence. A longer one (a 1/Nx
+coefficient over the whole (rho_a, rho_b, alpha) polynomial, the algebra of a long task
+sequence) is named instead, with where it is kept: no card grows past a reader's page
+(REFEREE3 R24)."""
+
+PRINTED_TEX_LIMIT = 4000
+"""The longest step derivations.tex prints (``tasksim.reports.report.LARGE_LATEX``); a
+longer one is kept by the registry only (``tasksim.claims()`` derives it again)."""
+
+
+def evidence_formula(tex: str, claim_id: str, kept: str = "") -> str:
+    """``tex`` as display MathML, or, when longer than :data:`EVIDENCE_TEX_LIMIT`, a sentence
+    saying where the expression is kept: ``kept``, else derivations.tex when it prints it
+    (:data:`PRINTED_TEX_LIMIT`), else the registry.
+
+    >>> short, long = evidence_formula("x^2", "demo"), evidence_formula("x" * 3000, "demo")
+    >>> "<math" in short, "<math" in long, "3,000 characters of LaTeX" in long
+    (True, False, True)
+    >>> "tasksim.claims()" in evidence_formula("x" * 5000, "demo")
+    True
+    """
+    if len(tex) <= EVIDENCE_TEX_LIMIT:
+        return formula_html(tex, display=True)
+    kept = kept or ("derivations.tex" if len(tex) <= PRINTED_TEX_LIMIT else
+                    "the registry (<code>tasksim.claims()</code> derives it again)")
+    return (f'<span class="elided">an expression of {len(tex):,} characters of LaTeX, not '
+            f'typeset here: <code>{html.escape(claim_id)}</code> in {kept}</span>')
+
+
 def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
                resolve: Callable[[str], str] = lambda text: text) -> ClaimView:
     """A claim record as the card shows it."""
@@ -427,9 +457,12 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
         condition=prose_html(resolve(str(record.get("condition") or ""))),
         note=prose_html(resolve(str(record.get("note") or ""))),
         printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
-        derived=formula_html(derived, display=True) if derived else "",
-        difference=formula_html(extras.difference, display=True) if extras.difference else "",
-        steps=[(prose_html(resolve(name)), formula_html(tex, display=True),
+        derived=evidence_formula(derived, str(record["id"]), "claims.json (its derived form)")
+        if derived else "",
+        difference=evidence_formula(extras.difference, str(record["id"]),
+                                    "claims.json (its derived and printed forms)")
+        if extras.difference else "",
+        steps=[(prose_html(resolve(name)), evidence_formula(tex, str(record["id"])),
                 prose_html(resolve(note))) for name, tex, note in extras.steps],
         measured=rows, measured_what=prose_html(resolve(what)), confirmation=prose_html(
             resolve(_confirmation(record))), evidence=_evidence(record, resolve),
@@ -489,12 +522,19 @@ def _slots(rows: Sequence[StatementRow], heads: Sequence[Record]) -> list[_Slot]
     return sorted(list(slots.values()) + others, key=_Slot.sort_key)
 
 
+BEYOND = -2
+"""Where :func:`_home_of_steps` puts a step of a finding that no statement carries."""
+
+
 def _home_of_steps(steps: Sequence[Record], slots: Sequence[_Slot],
                    card_of_head: Mapping[str, int]) -> dict[str, int]:
     """Where each step claim goes (evidence, no verdict word): under the headline it is
     evidence of (``evidence_of``), else the card of the statement that lists it
     (``claim_ids``), else the card starting on its line, else the card whose lines contain it,
-    else the card before it (-1: none before, a card of its own)."""
+    else the card before it (-1: none before, a card of its own). A step of a finding beyond
+    the paper whose line holds no statement (the K-task sequences at Appendix A's "we focus
+    on two tasks") is evidence of no card's statement: :data:`BEYOND` (the page lists it with
+    the findings)."""
     listed: dict[str, int] = {}
     starts: dict[int, int] = {}
     for i, slot in enumerate(slots):
@@ -518,7 +558,8 @@ def _home_of_steps(steps: Sequence[Record], slots: Sequence[_Slot],
         else:
             inside = [i for i, slot in enumerate(slots) if slot.line <= line <= slot.end]
             before = [i for i, slot in enumerate(slots) if slot.line <= line]
-            home[claim_id] = (inside or before or [-1])[-1]
+            home[claim_id] = (inside[-1] if inside else BEYOND if r.get("finding") else
+                              (before or [-1])[-1])
     return home
 
 
@@ -548,7 +589,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     home = _home_of_steps(steps, slots, card_of_head)
     orphans: dict[int, str] = {}
     for c, i in home.items():
-        if i < 0:  # steps before every statement: a card of their own, at their line
+        if i == -1:  # steps before every statement: a card of their own, at their line
             orphans.setdefault(int(by_id[c]["line"]), str(by_id[c].get("printed") or ""))
     if orphans:
         slots = sorted(slots + [_Slot(line, [], False, q) for line, q in orphans.items()],
@@ -582,7 +623,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                           part(slot.line), quote, prose_html(resolve(out)), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
-              for r in heads] + [(i, 10**6, c) for c, i in home.items()]
+              for r in heads] + [(i, 10**6, c) for c, i in home.items() if i >= 0]
     for i, _, claim_id in sorted(placed):
         view = claim_view(by_id[claim_id], extras.get(claim_id), expand, resolve)
         (cards[i].headlines if view.headline else cards[i].steps).append(view)
@@ -670,6 +711,9 @@ class Summary:
     misprints: list[SummaryEntry]
     stronger: list[SummaryEntry]
     findings: list[str]
+    beyond: list[tuple[str, list[str]]] = field(default_factory=list)
+    """(finding, its step claims) for the steps of findings that no statement of the paper
+    carries, so no card shows them: their expressions are in derivations.tex and claims.json."""
 
 
 def _entry(card: Card, view: ClaimView, record: Record) -> SummaryEntry:
@@ -703,8 +747,14 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
         sizes = [e.size_value for e in group if e.size_value is not None]
         return (-max(sizes) if sizes else math.inf, group[0].line)
 
+    shown = {v.id for card in cards for v in card.headlines + card.steps}
+    beyond: dict[str, list[str]] = {}
+    for r in records:
+        if r.get("finding") and not r.get("headline") and r.get("line") is not None and \
+                str(r["id"]) not in shown:
+            beyond.setdefault(str(r["finding"]), []).append(str(r["id"]))
     order = [w for w in VERDICTS if w in counts] + sorted(set(counts) - set(VERDICTS))
     statements, decided = verdict_totals(v.verdict for c in cards for v in c.headlines)
     return Summary([(w, counts[w]) for w in order], statements, decided,
                    sorted(wrong.values(), key=rank), misprints, stronger,
-                   [markdown_html(f) for f in findings])
+                   [markdown_html(f) for f in findings], sorted(beyond.items()))
