@@ -711,9 +711,11 @@ class Summary:
     misprints: list[SummaryEntry]
     stronger: list[SummaryEntry]
     findings: list[str]
-    beyond: list[tuple[str, list[str]]] = field(default_factory=list)
-    """(finding, its step claims) for the steps of findings that no statement of the paper
-    carries, so no card shows them: their expressions are in derivations.tex and claims.json."""
+    beyond: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
+    """(finding, its step claims, the anchors of their lines that no card holds) for the
+    steps of findings that no statement of the paper carries, so no card shows them: their
+    expressions are in derivations.tex and claims.json, and ``#line-N`` of their line lands
+    on this list."""
 
 
 def _entry(card: Card, view: ClaimView, record: Record) -> SummaryEntry:
@@ -748,13 +750,19 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
         return (-max(sizes) if sizes else math.inf, group[0].line)
 
     shown = {v.id for card in cards for v in card.headlines + card.steps}
-    beyond: dict[str, list[str]] = {}
+    taken = {a for card in cards for a in [card.anchor, *card.aliases]}
+    beyond: dict[str, tuple[list[str], list[str]]] = {}
     for r in records:
         if r.get("finding") and not r.get("headline") and r.get("line") is not None and \
                 str(r["id"]) not in shown:
-            beyond.setdefault(str(r["finding"]), []).append(str(r["id"]))
+            ids, anchors = beyond.setdefault(str(r["finding"]), ([], []))
+            ids.append(str(r["id"]))
+            if f"line-{r['line']}" not in taken:
+                taken.add(f"line-{r['line']}")
+                anchors.append(f"line-{r['line']}")
     order = [w for w in VERDICTS if w in counts] + sorted(set(counts) - set(VERDICTS))
     statements, decided = verdict_totals(v.verdict for c in cards for v in c.headlines)
     return Summary([(w, counts[w]) for w in order], statements, decided,
                    sorted(wrong.values(), key=rank), misprints, stronger,
-                   [markdown_html(f) for f in findings], sorted(beyond.items()))
+                   [markdown_html(f) for f in findings],
+                   [(f, ids, anchors) for f, (ids, anchors) in sorted(beyond.items())])
