@@ -116,10 +116,12 @@ def test_the_code_like_check_rejects_what_the_referee_found():
     """The check above can fail: each case REFEREE3 R25 listed is caught."""
     for text in ("for rho_b in Interval.Ropen(0, 1/2)", "the rate ratio "
                  "rate_ratio_with_diagonal() = Ns kappa", "the loss -2*gamma_f**2*(rho_b - 1)",
-                 "the loss -2*gamma_f", "gamma_f*(rho_b - 1)", "at W = Wtilde/alpha", r"a \frac{1}{2} outside math"):
+                 "the loss -2*gamma_f", "gamma_f*(rho_b - 1)", "at W = Wtilde/alpha",
+                 r"a \frac{1}{2} outside math"):
         assert CODE_LIKE.search(_outside_math(text)), text
     for text in ("the loss -2 gamma_f^2 (rho_b - 1)", r"at $W = \widetilde{W}/\alpha$",
-                 "(y_i - y*_i) phi'_j", "the optimum alpha*(rho_a, rho_b)", "measured by verify/test_plasticity_soft_threshold.py"):
+                 "(y_i - y*_i) phi'_j", "the optimum alpha*(rho_a, rho_b)",
+                 "measured by verify/test_plasticity_soft_threshold.py"):
         assert not CODE_LIKE.search(_outside_math(text)), text
 
 
@@ -470,8 +472,8 @@ def test_the_page_says_why_its_cards_and_the_coverage_counts_differ(built):
     assert cards == (built / "index.html").read_text().count("<article ")
     assert statement_cards + own == cards and statement_cards - shared + on_shared == statements
     read = re.search(r"By what they read: (\d+) cards carry the (\d+) headline verdicts .*?, "
-                     r"(\d+) see another line .*?, (\d+) see its lines .*?, (\d+) are out of scope "
-                     r"and (\d+) unclaimed", page)
+                     r"(\d+) see another line .*?, (\d+) see its lines .*?, "
+                     r"(\d+) are out of scope and (\d+) unclaimed", page)
     assert read, "the cards by what they read"
     with_verdict, verdicts, pointing, lines, out, unclaimed = map(int, read.groups())
     assert with_verdict + pointing + lines + out + unclaimed == cards
