@@ -657,6 +657,16 @@ RANK_LOSSES: dict[str, str] = {
 observable (an average one is sized by the loss averaged over the uniform prior)."""
 
 
+def _words(expr: sp.Expr) -> str:
+    """An expression as words of a sentence: powers as ``^``, products as spaces (never
+    sympy's ``**`` or ``*``).
+
+    >>> _words(-2 * gamma_f**2 * (rho_b - 1))
+    '-2 gamma_f^2 (rho_b - 1)'
+    """
+    return sp.sstr(expr).replace("**", "^").replace("*", " ")
+
+
 def rank_loss() -> sp.Expr:
     """The expected loss of retention of the exact Fisher fixed point at finite size, for the
     appendix generator: (1 - Delta eps_RT at rho_a = 1, task 1 unregularized; derived by
@@ -690,14 +700,14 @@ def rank_loss_size(claim_id: str) -> tuple[Optional[Size], str]:
     if size is None:
         return None, "the rank loss is not a number on the parameters' grid"
     half = (math.log(2) / PAPER_SIZES[Ns]) ** (1 / PAPER_SIZES[Nx])
-    per = sp.factor(rank_loss() / rho_a**Nx)
+    per = _words(sp.factor(rank_loss() / rho_a**Nx))
     return size, (
         "the expected loss of the exact fixed point at Nx = 3000, Ns = 30: Delta eps_RT = 1 "
         "exactly when rank [A_1, A_2] = 2 Ns (almost surely for Gaussian entries, Nx >= 2 "
         "Ns); the appendix generator keeps a column of A_1 whole with probability rho_a^Nx, "
         f"and a draw with d such columns loses d/Ns of the rho_a = 1 loss {per} (finding "
         "fisher-retention-exactly-one), so the expected loss is that times rho_a^Nx"
-        + (f", averaged over the uniform prior ({sp.factor(term.args[0][0])}): max over "
+        + (f", averaged over the uniform prior ({_words(sp.factor(term.args[0][0]))}): max over "
            "lambda > 0; near rho_a = 1 a kept column is likely, whence the 1/(Nx + 1); "
            if average else ": max over the grid with rho_a < 1, lambda > 0; ")
         + "a kept column becomes "

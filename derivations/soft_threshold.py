@@ -633,12 +633,12 @@ def _derive_weights() -> Derivation:
     W1, W2 = weights()
     scaled = sp.Tuple((alpha * W1).to_sympy(), (alpha * W2).to_sympy())
     return Derivation(scaled, (Step("alpha W_1, alpha W_2", scaled),), exact=False,
-                      note="compared as alpha W_nu = Wtilde_nu")
+                      note=r"compared as $\alpha W_\nu = \widetilde{W}_\nu$")
 
 
 def _derive_invariance() -> Derivation:
     value = invariant_error()
-    return Derivation(value, (Step("simplified error at W = Wtilde/alpha", value),),
+    return Derivation(value, (Step(r"simplified error at $W = \widetilde{W}/\alpha$", value),),
                       exact=False)
 
 
@@ -659,7 +659,7 @@ def _derive_memory_with_diagonal() -> Derivation:
                            "its stationary point (1/alpha) B A^T (A A^T + kappa I)^{-1} does "
                            "not depend on W_o, whereas the paper's W_o (I - U U^T) keeps the "
                            "previous task outside span(A); that memory relaxes at the rate "
-                           "ratio rate_ratio_with_diagonal() = Ns kappa/(Nx + Ns kappa) "
+                           "ratio Ns kappa/(Nx + Ns kappa) "
                            "relative to learning")
 
 
@@ -692,13 +692,14 @@ def _derive_invariance_with_diagonal() -> Derivation:
     extra = sp.simplify(_error_with_diagonal(W) - simplified_error(W))
     kappa = dropped_diagonal_ridge()
     return Derivation(kappa, (
-        Step("error with the diagonal kept minus the simplified error, at W = Wtilde/alpha",
+        Step(r"error with the diagonal kept minus the simplified error, at "
+             r"$W = \widetilde{W}/\alpha$",
              extra),
-        Step("kappa(h), the coefficient of ||Wtilde||_F^2 / Ny", kappa,
-             "not constant in h: the error at W = Wtilde/alpha depends on alpha")),
-        note="read as: the alpha-dependent part of the model's error at W = Wtilde/alpha is "
-             "0; it is kappa(h) ||Wtilde||_F^2/Ny (kappa = 0.0058, 0.195, 2.13 at alpha = "
-             "0.9, 0.5, 0.1)")
+        Step(r"kappa(h), the coefficient of $\|\widetilde{W}\|_F^2 / N_y$", kappa,
+             r"not constant in h: the error at $W = \widetilde{W}/\alpha$ depends on alpha")),
+        note=r"read as: the alpha-dependent part of the model's error at "
+             r"$W = \widetilde{W}/\alpha$ is 0; it is $\kappa(h) \|\widetilde{W}\|_F^2/N_y$ "
+             "(kappa = 0.0058, 0.195, 2.13 at alpha = 0.9, 0.5, 0.1)")
 
 
 def _derive_alpha_independence() -> Derivation:
@@ -744,8 +745,9 @@ def _claims() -> list[Claim]:
     simplified = (r"\epsilon[W] = \frac{1}{N_y} \llv B \rrv_F^2 + \frac{\alpha^2}{N_y} \tr "
                   r"\left[ W A A^T W^T \right] - \frac{2\alpha}{N_y} \tr [B A^T W^T]")
     fixed = r"W = W_o (I - U U^T) + \frac{1}{\alpha} B A^+"
-    weights_quote = (r"\widetilde{W}_1 \equiv B_1 A_1^+, \quad \widetilde{W}_2 \equiv B_1 "
-                     r"A_1^+ \left[ I - U_2 U_2^T \right] + B_2 A_2^+")
+    # the weights at line 888; Wtilde's definition (lines 893-894) is notation, no statement
+    weights_quote = (r"W_1 = \frac{1}{\alpha} \widetilde{W}_1, \quad W_2 = \frac{1}{\alpha} "
+                     r"\widetilde{W}_2")
     invariant = r"implying that the error is invariant against input sparseness $\alpha$"
     # line 271 holds two statements: the transfer half and the retention half
     main = r"retention performance remain independent of the resultant input sparsity $\alpha$"
@@ -836,24 +838,24 @@ def _claims() -> list[Claim]:
               restates=((881, r"gradient descent from $W=W_o$ converges to"),),
               note="judged with the model's own error (diagonal kept): what it does to the "
                    "memory of W_o; read as dW/dW_o = I - U U^T"),
-        Claim("soft_threshold.weights", f"{_WHERE}: W_nu = Wtilde_nu / alpha",
+        Claim("soft_threshold.weights", f"{_WHERE}: " r"$W_\nu = \widetilde{W}_\nu / \alpha$",
               sp.Tuple(Wt1.to_sympy(), Wt2.to_sympy()), weights_quote, _derive_weights,
               equivalent=lambda a, b: all(same_matrix_expression(x, y) for x, y in zip(a, b)),
-              line=893, condition=given,
+              line=888, condition=given,
               note="a step: the paper's own algebra from its simplified error reproduces the "
                    "print"),
         Claim("soft_threshold.weights_with_diagonal", f"{_WHERE}: the memory of W_1 in W_2 "
-              "(the factor I - U_2 U_2^T of Wtilde_2), with the dropped diagonal kept",
+              r"(the factor $I - U_2 U_2^T$ of $\widetilde{W}_2$), with the dropped diagonal kept",
               (eye("x") - SVD_U @ SVD_U.T).to_sympy(), weights_quote,
-              _derive_memory_with_diagonal, line=893, headline=True,
+              _derive_memory_with_diagonal, line=888, headline=True,
               restates=((886, r"from $W_o = O$, the weights after task 1 and task 2 become"),),
               note="judged with the model's own error (diagonal kept): read as d W_2 / d W_1 = "
-                   "I - U_2 U_2^T, the memory of task 1 that Wtilde_2 keeps"),
+                   r"I - U_2 U_2^T, the memory of task 1 that $\widetilde{W}_2$ keeps"),
         Claim("soft_threshold.alpha_invariance", f"{_WHERE}: eps_mu[W_nu] invariant against "
               "alpha, given the simplified error", invariant_printed, invariant,
               _derive_invariance, line=901, condition=given,
-              note="a step: the simplified error at W = Wtilde/alpha is the printed alpha-free "
-                   "form (the paper's own algebra reproduces the print)"),
+              note=r"a step: the simplified error at $W = \widetilde{W}/\alpha$ is the printed "
+                   "alpha-free form (the paper's own algebra reproduces the print)"),
         Claim("soft_threshold.alpha_invariance_with_diagonal", f"{_WHERE}: eps_mu[W_nu] "
               "invariant against alpha, with the dropped diagonal kept", sp.Integer(0),
               invariant, _derive_invariance_with_diagonal, line=901, headline=True),
@@ -937,8 +939,8 @@ _CAUSE = "soft-threshold-diagonal-dropped"
 """The root cause of this module's errata: the simplified error drops the diagonal excess of
 E[phi phi^T] (a ridge), which erases the memory of task 1 at the model's fixed point."""
 
-_RIDGE_OBSERVABLE = ("eps_1[W_2] at the paper's fixed point W_2 = Wtilde_2/alpha, its "
-                     "alpha-dependent part kappa(h) E||Wtilde_2||_F^2/Ny")
+_RIDGE_OBSERVABLE = ("eps_1[W_2] at the paper's fixed point W_2 (line 889), its "
+                     "alpha-dependent part kappa(h) alpha^2 E||W_2||_F^2/Ny")
 
 CLAIMS: list[Claim] = annotate(_claims(), {
     # Fig. 3D's observable: the retention a reader of line 271 predicts (vanilla) against

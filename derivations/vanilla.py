@@ -175,8 +175,9 @@ def _derive_negative_corner() -> Derivation:
                       (Step("(Delta eps_TF, Delta eps_RT) at rho_a = 1",
                             sp.Tuple(sp.factor(T.subs(rho_a, 1)), sp.factor(R.subs(rho_a, 1)))),
                        Step("rho_b in [0, 1] where both are negative (rho_a = 1)", both)),
-                      exact=False, note=f"both negative at rho_a = 1 for rho_b in {both}: "
-                                        "positive readout correlations included")
+                      exact=False, note=f"both negative at rho_a = 1 for $\\rho_b \\in "
+                                        f"{sp.latex(both)}$: positive readout correlations "
+                                        "included")
 
 
 def _negative_interval(T: sp.Expr, R: sp.Expr) -> sp.Set:

@@ -18,7 +18,8 @@ The denominator of the coverage, and how it is built:
 
 A statement that no claim answers is *out of scope* when a stated reason takes it out (a
 sentence about prior work, a definition, a schematic, an entry of
-:data:`tasksim.derivations.scope.OUT_OF_SCOPE`), else *not decided*: listed, never hidden.
+:data:`tasksim.derivations.scope.OUT_OF_SCOPE`), else *unclaimed*: listed, never hidden
+(a coverage state, not the verdict "not decided").
 
 Examples
 --------
@@ -245,11 +246,11 @@ class IndexedStatement:
 
     @property
     def state(self) -> str:
-        """"claimed" (a claim answers it), "out of scope" (with its reason) or "not decided"
+        """"claimed" (a claim answers it), "out of scope" (with its reason) or "unclaimed"
         (no claim yet)."""
         if self.claim_ids:
             return "claimed"
-        return "not decided" if self.in_scope else "out of scope"
+        return "unclaimed" if self.in_scope else "out of scope"
 
     def as_record(self) -> dict[str, Any]:
         """The statement as a JSON-ready record."""
@@ -307,7 +308,7 @@ def scope_reason(paper: Paper, statement: Statement,
         if _MODEL_LHS.match(text):
             return "defines the model, its loss or its regularizer: nothing to derive"
         if _DEFINING.match(text) and not re.search(r"(?<![\\a-zA-Z])=|\\approx", text):
-            return "a definition (\\equiv or \\leftarrow): nothing to derive"
+            return "a definition (an identity sign or an assignment arrow): nothing to derive"
     if statement.kind == "figure panel" and re.search(r"\b(schematic|illustration)\b",
                                                       statement.text, flags=re.IGNORECASE):
         return "a schematic or illustration: shows no result"
@@ -380,7 +381,7 @@ def statement_index(paper: Optional[Paper] = None, claims: Optional[Sequence[Cla
 
 def index_counts(index: Sequence[IndexedStatement]) -> dict[str, Any]:
     """The coverage in numbers: statements found, by kind and by how (finders, checked-in
-    list); claimed (a claim answers it), out of scope (by reason), not decided.
+    list); claimed (a claim answers it), out of scope (by reason), unclaimed (no claim yet).
 
     >>> index_counts([])["found"]
     0
@@ -393,7 +394,7 @@ def index_counts(index: Sequence[IndexedStatement]) -> dict[str, Any]:
         "from the checked-in list": sum(i.found_by.startswith("checked-in") for i in index),
         "claimed": sum(i.state == "claimed" for i in index),
         "out of scope": sum(i.state == "out of scope" for i in index),
-        "not decided": sum(i.state == "not decided" for i in index),
+        "unclaimed": sum(i.state == "unclaimed" for i in index),
     }
     reasons: dict[str, int] = {}
     for i in index:

@@ -56,10 +56,11 @@ class CoveredStatement:
 
     @property
     def state(self) -> str:
-        """"claimed", "out of scope" or "not decided" (no claim yet)."""
+        """"claimed", "out of scope" or "unclaimed" (no claim yet: a coverage state, not the
+        verdict "not decided")."""
         if self.claimed_by:
             return "claimed"
-        return "out of scope" if self.out_of_scope else "not decided"
+        return "out of scope" if self.out_of_scope else "unclaimed"
 
 
 def coverage(paper: Paper, claims: Sequence[Claim], out_of_scope: Sequence[OutOfScope]
@@ -71,13 +72,13 @@ def coverage(paper: Paper, claims: Sequence[Claim], out_of_scope: Sequence[OutOf
 
 
 def coverage_counts(covered: Sequence[CoveredStatement]) -> dict[str, int]:
-    """Statements found, claimed, out of scope, not decided; displays (and labelled ones among
+    """Statements found, claimed, out of scope, unclaimed; displays (and labelled ones among
     them), sentences and figure panels.
 
     >>> coverage_counts([])["found"]
     0
     """
-    counts = {"found": len(covered), "claimed": 0, "out of scope": 0, "not decided": 0}
+    counts = {"found": len(covered), "claimed": 0, "out of scope": 0, "unclaimed": 0}
     for c in covered:
         counts[c.state] += 1
     for kind in STATEMENT_KINDS:

@@ -134,10 +134,36 @@ def readable(finding: str, names: Mapping[str, str] | None = None) -> str:
     return _LABELS.sub(label, text)
 
 
+def _depth(text: str, end: int) -> int:
+    """How many brackets ( [ { are open before ``end`` in ``text``.
+
+    >>> _depth("a (b; c) d (e; f", 5), _depth("a (b; c) d (e; f", 9)
+    (1, 0)
+    """
+    depth = 0
+    for ch in text[:end]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+    return depth
+
+
+def _clause_ends(text: str) -> list[int]:
+    """Where a clause of ``text`` ends: each "; " outside every bracket, so that a cut there
+    leaves the brackets balanced (never "effect 0.15 (9.6 SE").
+
+    >>> _clause_ends("a (b; c); d; e (f; g")
+    [8, 11]
+    """
+    return [m.start() for m in re.finditer("; ", text) if _depth(text, m.start()) == 0]
+
+
 def brief(finding: str, limit: int = BRIEF, names: Mapping[str, str] | None = None) -> str:
     """A finding for the first screen: a list of predictions ("P1 holds: ...; P2 partly
     holds: ...") keeps each prediction's outcome; anything else its first sentence, whole
-    (cut, when longer than ``limit``, only where a clause ends: at "; "), never mid-clause;
+    (cut, when longer than ``limit``, only where a clause ends: at "; " outside every
+    bracket, :func:`_clause_ends`), never mid-clause nor inside a parenthesis;
     the full text stays in the figure's caption. In the paper's words (:func:`readable`).
 
     >>> brief("- Fig. 6: permuted digits: P1 holds: t -0.8 +- 0.1; P2 partly holds: r 0.4")
@@ -146,17 +172,20 @@ def brief(finding: str, limit: int = BRIEF, names: Mapping[str, str] | None = No
     '- Fig. 1: short (the rest in the caption).'
     >>> brief("- Fig. 2: one clause; " + "x" * 50 + "; z", limit=40)
     '- Fig. 2: one clause (the rest in the caption).'
+    >>> brief("- Fig. 3: a (b; c); " + "x" * 50 + " (p = 0.1; n = 3); z", limit=60)
+    '- Fig. 3: a (b; c) (the rest in the caption).'
     """
     finding = readable(finding, names)
     outcomes = re.findall(r"\b(P\d+ [a-z ]+?):", finding)
     if outcomes:
         head = finding[:finding.index(outcomes[0])].rstrip()
         return f"{head} {'; '.join(outcomes)} (numbers in the caption)"
-    end = _SENTENCE_END.search(finding)
+    end = next((m for m in _SENTENCE_END.finditer(finding) if _depth(finding, m.start()) == 0),
+               None)
     first = finding[:end.start()] if end else finding.rstrip(".")
     if len(first) > limit:
-        cut = first.rfind("; ", 0, limit)
-        first = first[:cut] if cut > 0 else first
+        cuts = [i for i in _clause_ends(first) if i < limit]
+        first = first[:cuts[-1]] if cuts else first
     if first == finding.rstrip(".").rstrip():
         return first + "."
     return first.rstrip(",;: ") + " (the rest in the caption)."

@@ -13,8 +13,8 @@ def _verdict(claim_id):
 
 def test_no_statement_of_the_paper_is_left_unclaimed():
     index = statement_index()
-    assert index_counts(index)["not decided"] == 0, \
-        [i.key for i in index if i.state == "not decided"]
+    assert index_counts(index)["unclaimed"] == 0, \
+        [i.key for i in index if i.state == "unclaimed"]
 
 
 def test_named_statements_get_their_verdicts():
@@ -60,7 +60,10 @@ def test_the_average_panels_are_read_from_the_captions():
     assert sorted(map(str, average_panels(source))) == ["2D", "3C", "3D"]
 
 
-def test_a_card_without_its_own_claim_reads_the_verdict_it_restates_or_shows():
+def test_a_card_without_its_own_claim_points_to_the_card_it_restates_or_shows():
+    """REFEREE3 R5, R15: a figure panel or a restatement links to the card that judges its
+    statement and never repeats that card's verdict (a filter on "wrong" finds the wrong
+    statements, not every panel that plots one)."""
     from tasksim.reports.html.cards import StatementRow, build_cards
 
     records = [{"id": "a", "line": 10, "headline": True, "printed": "x = 1", "status": "open",
@@ -77,8 +80,9 @@ def test_a_card_without_its_own_claim_reads_the_verdict_it_restates_or_shows():
     cards = build_cards(rows, records, {}, [], lambda s: s, lambda line: "Sec. 1",
                         lambda line: "Sec. 1")
     panel = next(c for c in cards if c.line == 20)
-    assert panel.verdicts == ["wrong"]
-    assert [(c, w, n) for c, w, n, _ in panel.shows] == [("a", "wrong", 10), ("b", "exact", 12)]
+    assert panel.verdicts == ["see another line"] and panel.verdict == "see another line"
+    assert panel.pointer == ("line-10", 10), "the first claim it shows"
+    assert [(c, n) for c, _, n, _ in panel.shows] == [("a", 10), ("b", 12)]
     assert next(c for c in cards if c.line == 30).verdicts == ["unclaimed"]
 
 

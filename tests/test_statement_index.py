@@ -139,7 +139,7 @@ def test_every_headline_claim_answers_a_statement_of_the_index(paper, index):
 
 def test_each_statement_is_claimed_out_of_scope_with_a_reason_or_not_decided(index):
     counts = index_counts(index)
-    assert counts["claimed"] + counts["out of scope"] + counts["not decided"] == counts["found"]
+    assert counts["claimed"] + counts["out of scope"] + counts["unclaimed"] == counts["found"]
     assert sum(counts["by kind"].values()) == counts["found"]
     assert all(s.scope_reason.strip() for s in index if s.state == "out of scope")
     assert all(s.in_scope for s in index if s.claim_ids)

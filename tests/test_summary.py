@@ -39,3 +39,25 @@ def test_network_causes_are_listed_apart_from_the_errata_ranked_in_delta_eps():
     network = text.split("**Network errata and misprints")[1].split("**Holds")[0]
     assert "**typo**" in misprints and "**net**" not in misprints
     assert "**net**" in network and "not ranked with the above" in network
+
+
+def test_a_shortened_figure_finding_is_cut_at_a_clause_outside_every_bracket():
+    """REFEREE3 R27: the Fig. 6E-H bullet was cut inside "(9.6 SE; paired t-test ...)"; a cut
+    lands only on a "; " at bracket depth 0, so what is shown has balanced brackets."""
+    from tasksim.reports.summary import brief
+
+    finding = ("- Fig. 6E-H: weight regularization: line 366: at (1, 0) -0.063 +- 0.094 "
+               "(lambda 100 vs 100); the paper's claim: effect +0.153 +- 0.016 (9.6 SE; "
+               "paired t-test with 2 degrees of freedom: p = 0.0036), 3 paired seeds; "
+               "layer-wise ahead in 6 of 9")
+    cut_inside = finding.index("9.6 SE; ") + len("9.6 SE")
+    short = brief(finding, limit=cut_inside + 10)
+    shown = short.removesuffix(" (the rest in the caption).")
+    assert shown != short and finding.startswith(shown)
+    assert shown.endswith("(lambda 100 vs 100)"), shown
+    assert shown.count("(") == shown.count(")") and shown.count("[") == shown.count("]")
+    whole = brief(finding, limit=len(finding))
+    assert whole.count("(") == whole.count(")"), whole
+    # a full stop inside a parenthesis ends no sentence
+    assert brief("- Fig. 1: a (see Fig. 2. Then b) c. Next.") == \
+        "- Fig. 1: a (see Fig. 2. Then b) c (the rest in the caption)."

@@ -2,7 +2,8 @@
 line, every statement of the paper carries one headline verdict (never two contradictory
 ones), every labelled display is claimed or out of scope with a reason, and every statement of
 the index (displays, asserting sentences, figure panels; tests/test_statement_index.py checks
-how it is built) is claimed, out of scope with a reason, or listed as not decided.
+how it is built) is claimed, out of scope with a reason, or listed as unclaimed (a coverage
+state, not the verdict "not decided").
 
 The paper is ``src/tasksim/paper/paper.tex`` in the repository, so these checks run everywhere."""
 from __future__ import annotations
@@ -61,17 +62,17 @@ def test_a_statement_answered_twice_on_the_same_words_is_caught(paper, claims):
     assert any("not verbatim" in p for p in problems(paper, [moved], ()))
 
 
-def test_every_statement_is_claimed_out_of_scope_with_a_reason_or_not_decided(paper, claims):
+def test_every_statement_is_claimed_out_of_scope_with_a_reason_or_unclaimed(paper, claims):
     """The denominator is the whole index; what no claim answers yet is counted and listed
-    ("not decided"), never dropped. Every labelled display is claimed or out of scope."""
+    ("unclaimed"), never dropped. Every labelled display is claimed or out of scope."""
     covered = coverage(paper, claims, OUT_OF_SCOPE)
     counts = coverage_counts(covered)
-    assert counts["claimed"] + counts["out of scope"] + counts["not decided"] == counts["found"]
+    assert counts["claimed"] + counts["out of scope"] + counts["unclaimed"] == counts["found"]
     assert all(c.out_of_scope.strip() for c in covered if c.state == "out of scope")
     assert all(e.reason.strip() for e in OUT_OF_SCOPE)
     labelled = [(c.statement.line, c.statement.label) for c in covered
                 if c.statement.kind == "display" and c.statement.label
-                and c.state == "not decided"]
+                and c.state == "unclaimed"]
     assert not labelled, labelled
 
 

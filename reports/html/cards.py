@@ -36,7 +36,7 @@ from .mathml import formula_html, markdown_html, prose_html
 
 __all__ = ["StatementRow", "ClaimExtras", "FigureView", "Card", "ClaimView", "Summary",
            "verdict_word", "size_value", "size_text", "build_cards", "build_summary",
-           "VERDICTS", "WRONG", "UNDECIDED", "verdict_totals"]
+           "VERDICTS", "WRONG", "UNDECIDED", "NOT_VERDICTS", "verdict_totals", "card_counts"]
 
 VERDICTS = ("exact", "holds in the stated limit", "holds under a stronger condition", "wrong",
             "misprint", "not decided")
@@ -51,6 +51,12 @@ prose (sentences, figure panels) with their inline math."""
 
 UNDECIDED = ("not decided", "open")
 """Verdict words of a statement nothing decides yet (the second is the older registry's)."""
+
+OUT_OF_SCOPE, SEE_ANOTHER_LINE, SEE_ITS_LINES, UNCLAIMED = (
+    "out of scope", "see another line", "see its lines", "unclaimed")
+NOT_VERDICTS = (SEE_ANOTHER_LINE, SEE_ITS_LINES, OUT_OF_SCOPE, UNCLAIMED)
+"""What a card without a headline claim of its own reads in the verdict filter, in the order
+the filter lists them: none of them is a verdict, and none repeats another card's verdict."""
 
 
 def verdict_totals(words: Iterable[str]) -> tuple[int, int]:
@@ -168,18 +174,35 @@ class Card:
     longer statement that carries a claim of its own, 2 or more for clauses sharing a line."""
 
     @property
+    def pointer(self) -> Optional[tuple[str, int]]:
+        """(anchor, line) of the card whose verdict this card's statement reads, for a card
+        without a verdict of its own: the statement it restates, else the first claim it
+        states (a figure panel: the claim it shows first); None for a card with its own
+        verdicts or nothing to point to."""
+        if self.headlines or self.out_of_scope:
+            return None
+        if self.restates:
+            return self.restates[0][0], self.restates[0][1]
+        if self.shows:
+            return self.shows[0][3], self.shows[0][2]
+        return None
+
+    @property
     def verdicts(self) -> list[str]:
-        """The card's verdict words for the filter: its headline claims' words (one per
-        clause of its line), else "see its lines" (a statement whose lines carry the
-        verdicts), "out of scope" or "unclaimed" (no claim answers it yet)."""
+        """The card's words for the verdict filter: its headline claims' verdict words (one
+        per clause of its line), and only those are verdicts; a card without a claim of its
+        own reads one of :data:`NOT_VERDICTS`: "out of scope", "see another line" (it
+        restates or shows the statement of another card, whose verdict it never repeats),
+        "see its lines" (a statement whose lines carry the verdicts) or "unclaimed" (no claim
+        answers it yet)."""
         words = list(dict.fromkeys(c.verdict for c in self.headlines))
         if words:
             return words
         if self.out_of_scope:
-            return ["out of scope"]
-        if self.shows:
-            return [self.shows[0][1]]
-        return ["see its lines" if self.answered_on else "unclaimed"]
+            return [OUT_OF_SCOPE]
+        if self.pointer is not None:
+            return [SEE_ANOTHER_LINE]
+        return [SEE_ITS_LINES if self.answered_on else UNCLAIMED]
 
     @property
     def verdict(self) -> str:
@@ -199,18 +222,30 @@ class Card:
 
 
 def card_counts(cards: Sequence[Card]) -> dict[str, int]:
-    """Why the number of cards differs from the number of statements Coverage counts: the
-    statements the cards show, the cards that share a line between several statements and
-    the cards of lines without a statement of their own (a line inside a display or a
-    sentence that carries a claim of its own).
+    """How the cards reconcile with the statements Coverage counts and with the headline
+    verdicts: the statements the cards show (``statements``: ``statement cards`` cards, of
+    which ``shared`` hold several clauses of one line, ``shared statements`` in all), the
+    cards of lines without a statement of their own that carry a claim (``own line``: a line
+    inside a display or a sentence); and by what they read: ``verdict cards`` carry the
+    ``verdicts`` headline verdicts (one per line and clause), each of :data:`NOT_VERDICTS`
+    counts the cards that read it.
 
     >>> c = [Card("line-1", 1, 1, "sentence", "", "", "", "", rows=2),
     ...      Card("line-2", 2, 2, "equation", "", "", "", "", rows=0)]
-    >>> card_counts(c)
-    {'cards': 2, 'statements': 2, 'shared': 1, 'own line': 1}
+    >>> n = card_counts(c)
+    >>> n["cards"], n["statements"], n["shared"], n["own line"], n["unclaimed"]
+    (2, 2, 1, 1, 2)
     """
-    return {"cards": len(cards), "statements": sum(c.rows for c in cards),
-            "shared": sum(c.rows > 1 for c in cards), "own line": sum(c.rows == 0 for c in cards)}
+    out = {"cards": len(cards), "statements": sum(c.rows for c in cards),
+           "statement cards": sum(c.rows > 0 for c in cards),
+           "shared": sum(c.rows > 1 for c in cards),
+           "shared statements": sum(c.rows for c in cards if c.rows > 1),
+           "own line": sum(c.rows == 0 for c in cards),
+           "verdict cards": sum(bool(c.headlines) for c in cards),
+           "verdicts": sum(len(c.headlines) for c in cards)}
+    for word in NOT_VERDICTS:
+        out[word] = sum(c.verdicts == [word] for c in cards)
+    return out
 
 
 def verdict_word(record: Record) -> str:
@@ -382,6 +417,36 @@ def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
     return out
 
 
+EVIDENCE_TEX_LIMIT = 2000
+"""The longest LaTeX expression a card typesets as evidence. A longer one (a 1/Nx
+coefficient over the whole (rho_a, rho_b, alpha) polynomial, the algebra of a long task
+sequence) is named instead, with where it is kept: no card grows past a reader's page
+(REFEREE3 R24)."""
+
+PRINTED_TEX_LIMIT = 4000
+"""The longest step derivations.tex prints (``tasksim.reports.report.LARGE_LATEX``); a
+longer one is kept by the registry only (``tasksim.claims()`` derives it again)."""
+
+
+def evidence_formula(tex: str, claim_id: str, kept: str = "") -> str:
+    """``tex`` as display MathML, or, when longer than :data:`EVIDENCE_TEX_LIMIT`, a sentence
+    saying where the expression is kept: ``kept``, else derivations.tex when it prints it
+    (:data:`PRINTED_TEX_LIMIT`), else the registry.
+
+    >>> short, long = evidence_formula("x^2", "demo"), evidence_formula("x" * 3000, "demo")
+    >>> "<math" in short, "<math" in long, "3,000 characters of LaTeX" in long
+    (True, False, True)
+    >>> "tasksim.claims()" in evidence_formula("x" * 5000, "demo")
+    True
+    """
+    if len(tex) <= EVIDENCE_TEX_LIMIT:
+        return formula_html(tex, display=True)
+    kept = kept or ("derivations.tex" if len(tex) <= PRINTED_TEX_LIMIT else
+                    "the registry (<code>tasksim.claims()</code> derives it again)")
+    return (f'<span class="elided">an expression of {len(tex):,} characters of LaTeX, not '
+            f'typeset here: <code>{html.escape(claim_id)}</code> in {kept}</span>')
+
+
 def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
                resolve: Callable[[str], str] = lambda text: text) -> ClaimView:
     """A claim record as the card shows it."""
@@ -394,9 +459,12 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
         condition=prose_html(resolve(str(record.get("condition") or ""))),
         note=prose_html(resolve(str(record.get("note") or ""))),
         printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
-        derived=formula_html(derived, display=True) if derived else "",
-        difference=formula_html(extras.difference, display=True) if extras.difference else "",
-        steps=[(prose_html(resolve(name)), formula_html(tex, display=True),
+        derived=evidence_formula(derived, str(record["id"]), "claims.json (its derived form)")
+        if derived else "",
+        difference=evidence_formula(extras.difference, str(record["id"]),
+                                    "claims.json (its derived and printed forms)")
+        if extras.difference else "",
+        steps=[(prose_html(resolve(name)), evidence_formula(tex, str(record["id"])),
                 prose_html(resolve(note))) for name, tex, note in extras.steps],
         measured=rows, measured_what=prose_html(resolve(what)), confirmation=prose_html(
             resolve(_confirmation(record))), evidence=_evidence(record, resolve),
@@ -456,12 +524,19 @@ def _slots(rows: Sequence[StatementRow], heads: Sequence[Record]) -> list[_Slot]
     return sorted(list(slots.values()) + others, key=_Slot.sort_key)
 
 
+BEYOND = -2
+"""Where :func:`_home_of_steps` puts a step of a finding that no statement carries."""
+
+
 def _home_of_steps(steps: Sequence[Record], slots: Sequence[_Slot],
                    card_of_head: Mapping[str, int]) -> dict[str, int]:
     """Where each step claim goes (evidence, no verdict word): under the headline it is
     evidence of (``evidence_of``), else the card of the statement that lists it
     (``claim_ids``), else the card starting on its line, else the card whose lines contain it,
-    else the card before it (-1: none before, a card of its own)."""
+    else the card before it (-1: none before, a card of its own). A step of a finding beyond
+    the paper whose line holds no statement (the K-task sequences at Appendix A's "we focus
+    on two tasks") is evidence of no card's statement: :data:`BEYOND` (the page lists it with
+    the findings)."""
     listed: dict[str, int] = {}
     starts: dict[int, int] = {}
     for i, slot in enumerate(slots):
@@ -485,7 +560,8 @@ def _home_of_steps(steps: Sequence[Record], slots: Sequence[_Slot],
         else:
             inside = [i for i, slot in enumerate(slots) if slot.line <= line <= slot.end]
             before = [i for i, slot in enumerate(slots) if slot.line <= line]
-            home[claim_id] = (inside or before or [-1])[-1]
+            home[claim_id] = (inside[-1] if inside else BEYOND if r.get("finding") else
+                              (before or [-1])[-1])
     return home
 
 
@@ -515,7 +591,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     home = _home_of_steps(steps, slots, card_of_head)
     orphans: dict[int, str] = {}
     for c, i in home.items():
-        if i < 0:  # steps before every statement: a card of their own, at their line
+        if i == -1:  # steps before every statement: a card of their own, at their line
             orphans.setdefault(int(by_id[c]["line"]), str(by_id[c].get("printed") or ""))
     if orphans:
         slots = sorted(slots + [_Slot(line, [], False, q) for line, q in orphans.items()],
@@ -549,14 +625,14 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                           part(slot.line), quote, prose_html(resolve(out)), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
-              for r in heads] + [(i, 10**6, c) for c, i in home.items()]
+              for r in heads] + [(i, 10**6, c) for c, i in home.items() if i >= 0]
     for i, _, claim_id in sorted(placed):
         view = claim_view(by_id[claim_id], extras.get(claim_id), expand, resolve)
         (cards[i].headlines if view.headline else cards[i].steps).append(view)
         for f in figure_of.get(claim_id, []):
             if f not in cards[i].figures:
                 cards[i].figures.append(f)
-    _link(cards, heads)
+    _link(cards, slots, heads)
     for card, slot in zip(cards, slots):
         if card.headlines:
             continue
@@ -580,11 +656,13 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
     return cards
 
 
-def _link(cards: Sequence[Card], heads: Sequence[Record]) -> None:
+def _link(cards: Sequence[Card], slots: Sequence[_Slot], heads: Sequence[Record]) -> None:
     """The pointers between cards: a statement spanning lines that carry verdicts of their
     own lists them (``answered_on``); a line inside a longer statement names it
-    (``within``); a place where the paper restates a claimed statement points to it."""
-    starts = {c.line: c for c in cards if c.headlines or c.anchor == f"line-{c.line}"}
+    (``within``); a place where the paper restates a claimed statement points to it, on the
+    card whose statement the index joined to the claim (the first card of the line, else the
+    card whose lines hold it, when none did), and only when that card has no verdict of its
+    own: a card with its own verdict never also points to another one."""
     verdict_lines = sorted({c.line for c in cards if c.headlines})
     for card in cards:
         if card.end > card.line:
@@ -596,11 +674,16 @@ def _link(cards: Sequence[Card], heads: Sequence[Record]) -> None:
             if host is not None:
                 card.within = (host.anchor, host.line, host.end)
     for r in heads:
-        for line in r.get("restates") or ():
-            target = starts.get(int(line)) or next(
-                (c for c in cards if c.line <= int(line) <= c.end), None)
-            if target is not None and target.line != int(r["line"]):
-                target.restates.append((f"line-{r['line']}", int(r["line"]), str(r["id"])))
+        claim_id, home = str(r["id"]), int(r["line"])
+        for line in dict.fromkeys(int(n) for n in r.get("restates") or ()):
+            at = [(c, s) for c, s in zip(cards, slots) if c.line == line]
+            joined = [c for c, s in at if any(claim_id in row.claim_ids for row in s.rows)]
+            target = next(iter(joined or [c for c, _ in at] or
+                               [c for c in cards if c.line <= line <= c.end]), None)
+            entry = (f"line-{home}", home, claim_id)
+            if target is not None and target.line != home and not target.headlines and \
+                    entry not in target.restates:
+                target.restates.append(entry)
 
 
 @dataclass
@@ -630,6 +713,11 @@ class Summary:
     misprints: list[SummaryEntry]
     stronger: list[SummaryEntry]
     findings: list[str]
+    beyond: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
+    """(finding, its step claims, the anchors of their lines that no card holds) for the
+    steps of findings that no statement of the paper carries, so no card shows them: their
+    expressions are in derivations.tex and claims.json, and ``#line-N`` of their line lands
+    on this list."""
 
 
 def _entry(card: Card, view: ClaimView, record: Record) -> SummaryEntry:
@@ -663,8 +751,20 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
         sizes = [e.size_value for e in group if e.size_value is not None]
         return (-max(sizes) if sizes else math.inf, group[0].line)
 
+    shown = {v.id for card in cards for v in card.headlines + card.steps}
+    taken = {a for card in cards for a in [card.anchor, *card.aliases]}
+    beyond: dict[str, tuple[list[str], list[str]]] = {}
+    for r in records:
+        if r.get("finding") and not r.get("headline") and r.get("line") is not None and \
+                str(r["id"]) not in shown:
+            ids, anchors = beyond.setdefault(str(r["finding"]), ([], []))
+            ids.append(str(r["id"]))
+            if f"line-{r['line']}" not in taken:
+                taken.add(f"line-{r['line']}")
+                anchors.append(f"line-{r['line']}")
     order = [w for w in VERDICTS if w in counts] + sorted(set(counts) - set(VERDICTS))
     statements, decided = verdict_totals(v.verdict for c in cards for v in c.headlines)
     return Summary([(w, counts[w]) for w in order], statements, decided,
                    sorted(wrong.values(), key=rank), misprints, stronger,
-                   [markdown_html(f) for f in findings])
+                   [markdown_html(f) for f in findings],
+                   [(f, ids, anchors) for f, (ids, anchors) in sorted(beyond.items())])

@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import jinja2
 
-from .cards import (VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
+from .cards import (NOT_VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
                     build_cards, build_summary, card_counts)
 from ..paper_labels import label_namer, reference_resolver
 from .mathml import markdown_html
@@ -70,12 +70,11 @@ def render_page(cards: Sequence[Card], summary: Summary, figures: Sequence[Figur
                 provenance: Mapping[str, Any], *, mode: str) -> str:
     """The HTML of ``index.html``."""
     parts = list(dict.fromkeys(c.part for c in cards))
-    verdicts = [v for v in VERDICTS if any(v in c.verdicts for c in cards)]
-    verdicts += sorted({w for c in cards for w in c.verdicts} - set(verdicts))
+    counted = card_counts(cards)
     template = _environment().get_template("page.html.j2")
     text = template.render(cards=cards, summary=summary, figures=figures, parts=parts,
-                           verdicts=verdicts, provenance=dict(provenance), mode=mode,
-                           counted=card_counts(cards),
+                           not_verdicts=[w for w in NOT_VERDICTS if counted[w]],
+                           provenance=dict(provenance), mode=mode, counted=counted,
                            css=(TEMPLATES / "style.css").read_text(),
                            script=(TEMPLATES / "filter.js").read_text())
     return text.rstrip() + "\n"

@@ -11,7 +11,7 @@
       card.hidden = !ok;
       if (ok) { shown += 1; }
     });
-    count.textContent = shown + " of " + cards.length + " statements";
+    count.textContent = shown + " of " + cards.length + " cards";
   }
   function reveal() {
     var target = location.hash && document.getElementById(location.hash.slice(1));
