@@ -55,6 +55,7 @@ __all__ = [
     "RANKING_LEVEL",
     "leading_errors",
     "first_task_errors",
+    "first_task_error",
     "error_matrices",
     "two_task_values",
     "prior_average_retention",
@@ -101,12 +102,28 @@ def first_task_errors(remedy: str, structure: str, K: int, point: Mapping[str, f
     (0.1875, 0.25)
     """
     G, Tb, ridge = numeric_inputs(remedy, structure, K, point)
-    Qs = coefficients(readout_maps(remedy, G, ridge), G)
-    out = []
-    for Q in Qs:
-        u = [(1.0 if k == 0 else 0.0) - Q[k][0] for k in range(K)]
-        out.append(sum(u[k] * Tb[k][l] * u[l] for k in range(K) for l in range(K)))
-    return out
+    return [_first_task_error(Q, Tb) for Q in coefficients(readout_maps(remedy, G, ridge), G)]
+
+
+def first_task_error(remedy: str, structure: str, K: int, point: Mapping[str, float]) -> float:
+    """eps_1[W_K] alone: ``first_task_errors(remedy, structure, K, point)[K]`` (the same
+    operations, so the same number) without the K errors before it.
+
+    >>> point = {"rho_a": 0.5, "rho_b": 0.5}
+    >>> last = first_task_errors("vanilla", "chain", 40, point)[40]
+    >>> first_task_error("vanilla", "chain", 40, point) == last
+    True
+    """
+    G, Tb, ridge = numeric_inputs(remedy, structure, K, point)
+    return _first_task_error(coefficients(readout_maps(remedy, G, ridge), G)[-1], Tb)
+
+
+def _first_task_error(Q: list[list[float]], Tb: list[list[float]]) -> float:
+    """u^T T_b u with u = e_1 - Q e_1: the first task's error of the weights whose
+    coefficients are Q (:func:`tasksim.derivations.sequence_algebra.coefficients`)."""
+    K = len(Tb)
+    u = [(1.0 if k == 0 else 0.0) - Q[k][0] for k in range(K)]
+    return sum(u[k] * Tb[k][l] * u[l] for k in range(K) for l in range(K))
 
 
 # -- two tasks: the paper's printed forms -----------------------------------------------------
