@@ -734,6 +734,13 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     record = options.provenance()
     store = KeyedStore(options.cache) if options.cache is not None else None
     parallel = options.workers > 1 or options.dask is not None
+    if parallel:
+        # the registry (every derivations module, its claims built at import: about a
+        # second), read by the pages anyway: loaded before the local workers fork, they
+        # inherit it instead of each loading it again
+        from tasksim.derivations.registry import all_claims
+
+        all_claims()
     metadata = png_metadata(record)
     with open_executor(workers=options.workers, dask=options.dask) as executor:
         stage = _Stage(executor, store, code_version() if store is not None else "", say)
