@@ -38,7 +38,7 @@ Examples
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
 import mpmath
 import sympy as sp
@@ -61,6 +61,8 @@ __all__ = [
     "prior_average_retention",
     "ranking",
     "inversions",
+    "RANKING_KS",
+    "ranking_inversions",
     "CLAIMS",
 ]
 
@@ -208,6 +210,32 @@ def inversions(before: Mapping[str, float], after: Mapping[str, float],
     return [(a, b) for a in before for b in before
             if float(before[a]) > float(before[b]) + tol
             and float(after[b]) > float(after[a]) + tol]
+
+
+RANKING_KS: tuple[int, ...] = (5, 10)
+"""The numbers of tasks at which the report's K-task ranking finding compares the ranking
+with the two-task one (:func:`ranking_inversions`)."""
+
+
+def ranking_inversions(theory: Callable[[str, str, int], float], remedies: Sequence[str],
+                       structures: Sequence[str], Ks: Sequence[int] = RANKING_KS
+                       ) -> list[tuple[str, int, str, str, float]]:
+    """(structure, K, above, below, margin) for every pair of remedies whose two-task order
+    the leading order inverts at K tasks (``below`` now above ``above`` by ``margin``), in
+    the order the report's finding lists them: the pairs the exact solvers must decide.
+
+    >>> toy = lambda r, s, K: {"a": 1.0, "b": 0.5 if K == 2 else 2.0}[r]
+    >>> ranking_inversions(toy, ("a", "b"), ("chain",), Ks=(5,))
+    [('chain', 5, 'a', 'b', 1.0)]
+    """
+    out = []
+    for structure in structures:
+        base = {r: theory(r, structure, 2) for r in remedies}
+        for K in Ks:
+            now = {r: theory(r, structure, K) for r in remedies}
+            out += [(structure, K, above, below, now[below] - now[above])
+                    for above, below in inversions(base, now)]
+    return out
 
 
 # -- claims ------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from tasksim.derivations.sequences import inversions
+from tasksim.derivations.sequences import RANKING_KS, ranking_inversions
 
 from .measurements import CONFIRM_Z, MeasuredVerdict
 
@@ -212,31 +212,6 @@ def fisher_retention_finding(solve: Callable[[float, float, int, int, int],
         supported, detail, ("fisher.retention.exact_fixed_point",),
         {"largest_deviation": max(worst.values()), "at_paper_sizes": max(at_paper),
          "identity_residual": identity})
-
-
-RANKING_KS: tuple[int, ...] = (5, 10)
-"""The numbers of tasks at which the K-task ranking is compared with the two-task one."""
-
-
-def ranking_inversions(theory: Callable[[str, str, int], float], remedies: Sequence[str],
-                       structures: Sequence[str], Ks: Sequence[int] = RANKING_KS
-                       ) -> list[tuple[str, int, str, str, float]]:
-    """(structure, K, above, below, margin) for every pair of remedies whose two-task order
-    the leading order inverts at K tasks (``below`` now above ``above`` by ``margin``), in
-    the order :func:`ranking_finding` reports them: the pairs the exact solvers must decide.
-
-    >>> toy = lambda r, s, K: {"a": 1.0, "b": 0.5 if K == 2 else 2.0}[r]
-    >>> ranking_inversions(toy, ("a", "b"), ("chain",), Ks=(5,))
-    [('chain', 5, 'a', 'b', 1.0)]
-    """
-    out = []
-    for structure in structures:
-        base = {r: theory(r, structure, 2) for r in remedies}
-        for K in Ks:
-            now = {r: theory(r, structure, K) for r in remedies}
-            out += [(structure, K, above, below, now[below] - now[above])
-                    for above, below in inversions(base, now)]
-    return out
 
 
 def ranking_finding(theory: Callable[[str, str, int], float],

@@ -15,6 +15,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from tasksim.derivations.sequence_algebra import REMEDIES, STRUCTURES
+from tasksim.derivations.sequences import RANKING_KS, ranking_inversions
 from tasksim.solvers.linear_models import solve
 from tasksim.solvers.metrics import error_matrix, transfer_retention
 from tasksim.solvers.tasks import draw_tasks
@@ -90,8 +91,6 @@ def ranking_sweeps(theory: Callable[[str, str, int], float]) -> list[tuple[str, 
     """The solver sweeps (remedy, structure, K) the ranking check measures, in the order
     :func:`tasksim.reports.findings.ranking_finding` asks for them: both remedies of every
     pair the leading order inverts."""
-    from .findings import ranking_inversions
-
     out: list[tuple[str, str, int]] = []
     for structure, K, above, below, _ in ranking_inversions(theory, tuple(REMEDIES),
                                                             tuple(STRUCTURES)):
@@ -103,8 +102,6 @@ def ranking_part(part: int, parts: int, *, quick: bool = False, seed: int = 0) -
     """Part ``part`` of ``parts`` of the ranking check: the whole leading-order table (cheap)
     and the sweeps ``part``, ``part + parts``, ... of :func:`ranking_sweeps` (each sweep's
     seeds fixed by its own name, so the numbers do not depend on ``parts``)."""
-    from .findings import RANKING_KS
-
     theory = lru_cache(maxsize=None)(partial(_ranking_theory, quick))
     table = {(r, s, K): theory(r, s, K)
              for s in STRUCTURES for K in (2, *RANKING_KS) for r in REMEDIES}
