@@ -252,17 +252,24 @@ def coefficients(maps: Sequence[Sequence[Any]], G: Sequence[Sequence[Any]]
     """Q_nu = C_nu G for nu = 0..K (C_0 = 0): the outputs of W_nu on every task's input, as
     combinations of the readouts, from C_nu = C_{nu-1} + r_nu m_nu, r_nu = e_nu - Q_{nu-1} e_nu.
 
+    Only what can be nonzero is computed: the terms of m_nu G where m_nu is nonzero (a map
+    reads one block, two for the previous task's metric), the rows k <= nu of Q_nu. On floats
+    that is the same arithmetic as the full sums (a dropped term is an exact 0 added to a sum
+    that starts at +0, G's diagonal being positive), so the same bits.
+
     >>> coefficients([[1]], [[1]])
     [[[0]], [[1]]]
     """
     K = len(G)
     zero = G[0][0] * 0
-    mG = [[sum((m[p] * G[p][q] for p in range(K)), zero) for q in range(K)] for m in maps]
+    mG = [[sum((m[p] * G[p][q] for p in support), zero) for q in range(K)]
+          for m, support in ((m, [p for p in range(K) if m[p] != zero]) for m in maps)]
     Q = [[zero] * K for _ in range(K)]
     out = [Q]
     for mu in range(K):
-        r = [(1 if k == mu else zero) - Q[k][mu] for k in range(K)]
-        Q = [[Q[k][q] + r[k] * mG[mu][q] for q in range(K)] for k in range(K)]
+        # rows k > mu are zero (W_nu reads out tasks 1..nu only) and r[k] = 0 there: kept
+        r = [(1 if k == mu else zero) - Q[k][mu] for k in range(mu + 1)]
+        Q = [[Q[k][q] + r[k] * mG[mu][q] for q in range(K)] for k in range(mu + 1)] + Q[mu + 1:]
         out.append(Q)
     return out
 
@@ -283,20 +290,33 @@ def _errors(Qs: Sequence[Sequence[Sequence[Any]]], Tb: Sequence[Sequence[Any]]
 _FIELD = sp.QQ.frac_field(*PARAMETERS)
 
 
-@lru_cache(maxsize=None)
 def _inputs(remedy: str, structure: str, K: int
             ) -> tuple[tuple[tuple[sp.Expr, ...], ...], tuple[tuple[sp.Expr, ...], ...], sp.Expr]:
     """The block Gram, the readout correlations and the ridge 1/gamma - 1, as nested tuples."""
-    G = gram_limit(structure, K, _remedy(remedy).gated)
+    return _gated_inputs(structure, K, _remedy(remedy).gated)
+
+
+@lru_cache(maxsize=None)
+def _gated_inputs(structure: str, K: int, gated: bool
+                  ) -> tuple[tuple[tuple[sp.Expr, ...], ...], tuple[tuple[sp.Expr, ...], ...],
+                             sp.Expr]:
+    """:func:`_inputs`, which depend on the remedy only through its gating (cached once for
+    the four ungated remedies)."""
+    G = gram_limit(structure, K, gated)
     Tb = readout_limit(structure, K)
     as_rows = lambda M: tuple(tuple(M[p, q] for q in range(K)) for p in range(K))  # noqa: E731
     return as_rows(G), as_rows(Tb), 1 / gamma - 1
 
 
-@lru_cache(maxsize=None)
 def _compiled(remedy: str, structure: str, K: int):
     """The inputs as one function of (rho_a, rho_b, alpha, gamma) floats (``math`` module)."""
-    G, Tb, ridge = _inputs(remedy, structure, K)
+    return _compiled_gated(structure, K, _remedy(remedy).gated)
+
+
+@lru_cache(maxsize=None)
+def _compiled_gated(structure: str, K: int, gated: bool):
+    """:func:`_compiled` by gating (:func:`_gated_inputs`): one lambdify per Gram."""
+    G, Tb, ridge = _gated_inputs(structure, K, gated)
     fn = sp.lambdify(PARAMETERS, [list(map(list, G)), list(map(list, Tb)), ridge], "math")
 
     def evaluate(*args: float):
@@ -313,10 +333,20 @@ def _check_point(point: Mapping[str, Any]) -> dict[sp.Symbol, Any]:
     for key, value in point.items():
         if key not in names:
             raise ValueError(f"point keys must be among {', '.join(names)}, got {key!r}")
-        low_open = key in ("alpha", "gamma")
-        real_in_range(key, value, 0, 1, open_low=low_open)
+        if type(value) is float:
+            _check_float(key, value)
+        else:
+            real_in_range(key, value, 0, 1, open_low=key in ("alpha", "gamma"))
         out[names[key]] = value
     return out
+
+
+@lru_cache(maxsize=None)
+def _check_float(key: str, value: float) -> None:
+    """:func:`real_in_range` on a float parameter, once per (name, value): the exact check
+    (sympy's nsimplify) costs more than the recursion it guards, and a grid repeats its
+    values. A value that fails is not cached (lru_cache keeps no exception): it fails again."""
+    real_in_range(key, value, 0, 1, open_low=key in ("alpha", "gamma"))
 
 
 def numeric_inputs(remedy: str, structure: str, K: int, point: Mapping[str, Any]

@@ -38,7 +38,7 @@ Examples
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
 import mpmath
 import sympy as sp
@@ -55,11 +55,14 @@ __all__ = [
     "RANKING_LEVEL",
     "leading_errors",
     "first_task_errors",
+    "first_task_error",
     "error_matrices",
     "two_task_values",
     "prior_average_retention",
     "ranking",
     "inversions",
+    "RANKING_KS",
+    "ranking_inversions",
     "CLAIMS",
 ]
 
@@ -101,12 +104,28 @@ def first_task_errors(remedy: str, structure: str, K: int, point: Mapping[str, f
     (0.1875, 0.25)
     """
     G, Tb, ridge = numeric_inputs(remedy, structure, K, point)
-    Qs = coefficients(readout_maps(remedy, G, ridge), G)
-    out = []
-    for Q in Qs:
-        u = [(1.0 if k == 0 else 0.0) - Q[k][0] for k in range(K)]
-        out.append(sum(u[k] * Tb[k][l] * u[l] for k in range(K) for l in range(K)))
-    return out
+    return [_first_task_error(Q, Tb) for Q in coefficients(readout_maps(remedy, G, ridge), G)]
+
+
+def first_task_error(remedy: str, structure: str, K: int, point: Mapping[str, float]) -> float:
+    """eps_1[W_K] alone: ``first_task_errors(remedy, structure, K, point)[K]`` (the same
+    operations, so the same number) without the K errors before it.
+
+    >>> point = {"rho_a": 0.5, "rho_b": 0.5}
+    >>> last = first_task_errors("vanilla", "chain", 40, point)[40]
+    >>> first_task_error("vanilla", "chain", 40, point) == last
+    True
+    """
+    G, Tb, ridge = numeric_inputs(remedy, structure, K, point)
+    return _first_task_error(coefficients(readout_maps(remedy, G, ridge), G)[-1], Tb)
+
+
+def _first_task_error(Q: list[list[float]], Tb: list[list[float]]) -> float:
+    """u^T T_b u with u = e_1 - Q e_1: the first task's error of the weights whose
+    coefficients are Q (:func:`tasksim.derivations.sequence_algebra.coefficients`)."""
+    K = len(Tb)
+    u = [(1.0 if k == 0 else 0.0) - Q[k][0] for k in range(K)]
+    return sum(u[k] * Tb[k][l] * u[l] for k in range(K) for l in range(K))
 
 
 # -- two tasks: the paper's printed forms -----------------------------------------------------
@@ -154,12 +173,16 @@ def _average(expr: sp.Expr) -> sp.Expr:
 
 
 @lru_cache(maxsize=None)
+@lru_cache(maxsize=None)
 def prior_average_retention(remedy: str, structure: str, K: int) -> sp.Expr:
     """The first task's retention after K tasks, 1 - eps_1[W_K], averaged over the uniform
     prior on (rho_a, rho_b), at alpha = gamma = :data:`RANKING_LEVEL`.
 
     >>> prior_average_retention("vanilla", "chain", 2)    # Sec. 4.1: 43/60
     43/60
+
+    Cached: the ranking claim reads each value twice (its steps, then its inversions), and
+    the exact average over the prior is most of its cost.
     """
     E = error_matrices(remedy, structure, max(K, MAX_K))[K - 2]
     value = (1 - E[0, K]).subs({alpha: RANKING_LEVEL, gamma: RANKING_LEVEL})
@@ -187,6 +210,32 @@ def inversions(before: Mapping[str, float], after: Mapping[str, float],
     return [(a, b) for a in before for b in before
             if float(before[a]) > float(before[b]) + tol
             and float(after[b]) > float(after[a]) + tol]
+
+
+RANKING_KS: tuple[int, ...] = (5, 10)
+"""The numbers of tasks at which the report's K-task ranking finding compares the ranking
+with the two-task one (:func:`ranking_inversions`)."""
+
+
+def ranking_inversions(theory: Callable[[str, str, int], float], remedies: Sequence[str],
+                       structures: Sequence[str], Ks: Sequence[int] = RANKING_KS
+                       ) -> list[tuple[str, int, str, str, float]]:
+    """(structure, K, above, below, margin) for every pair of remedies whose two-task order
+    the leading order inverts at K tasks (``below`` now above ``above`` by ``margin``), in
+    the order the report's finding lists them: the pairs the exact solvers must decide.
+
+    >>> toy = lambda r, s, K: {"a": 1.0, "b": 0.5 if K == 2 else 2.0}[r]
+    >>> ranking_inversions(toy, ("a", "b"), ("chain",), Ks=(5,))
+    [('chain', 5, 'a', 'b', 1.0)]
+    """
+    out = []
+    for structure in structures:
+        base = {r: theory(r, structure, 2) for r in remedies}
+        for K in Ks:
+            now = {r: theory(r, structure, K) for r in remedies}
+            out += [(structure, K, above, below, now[below] - now[above])
+                    for above, below in inversions(base, now)]
+    return out
 
 
 # -- claims ------------------------------------------------------------------------------------

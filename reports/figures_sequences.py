@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from tasksim.derivations.sequence_algebra import REMEDIES, STRUCTURES
-from tasksim.derivations.sequences import (claim_id, first_task_errors, inversions,
+from tasksim.derivations.sequences import (claim_id, first_task_error, inversions,
                                            leading_errors)
 from tasksim.solvers.sequence_metrics import METRICS, sequence_metrics
 
@@ -100,7 +100,7 @@ def _retention_map(remedy: str, structure: str, K: int, values: np.ndarray) -> n
     out = np.empty((len(values), len(values)))
     for i, b in enumerate(values):
         for j, a in enumerate(values):
-            out[i, j] = 1.0 - first_task_errors(remedy, structure, K, _point(a, b, remedy))[K]
+            out[i, j] = 1.0 - first_task_error(remedy, structure, K, _point(a, b, remedy))
     return out
 
 
@@ -114,7 +114,7 @@ def mean_first_task_retention(remedy: str, structure: str, K: int, side: int) ->
     0.717
     """
     a, b = midpoint_grid(side)
-    return float(np.mean([1.0 - first_task_errors(remedy, structure, K, _point(x, y, remedy))[K]
+    return float(np.mean([1.0 - first_task_error(remedy, structure, K, _point(x, y, remedy))
                           for x, y in zip(a, b)]))
 
 

@@ -31,12 +31,12 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from tasksim.derivations.sequences import inversions
+from tasksim.derivations.sequences import RANKING_KS, ranking_inversions
 
 from .measurements import CONFIRM_Z, MeasuredVerdict
 
 __all__ = ["Finding", "nlo_finding", "fisher_retention_finding", "rank_loss_per_direction",
-           "ranking_finding",
+           "ranking_finding", "ranking_inversions", "RANKING_KS",
            "findings", "findings_markdown", "richardson"]
 
 
@@ -217,34 +217,30 @@ def fisher_retention_finding(solve: Callable[[float, float, int, int, int],
 def ranking_finding(theory: Callable[[str, str, int], float],
                     measure: Optional[Callable[[str, str, int], tuple[float, float]]],
                     remedies: Sequence[str], structures: Sequence[str],
-                    Ks: Sequence[int] = (5, 10)) -> Finding:
+                    Ks: Sequence[int] = RANKING_KS) -> Finding:
     """The two-task ranking followed to K tasks. ``theory(remedy, structure, K)``: the
     leading-order mean retention of task 1; ``measure("first|second", structure, K)``: the
     paired mean difference first - second from the exact solvers at the paper's sizes, its
     standard error and the leading order's error on those means (None: not measured)."""
     lines, verdicts, numbers = [], [], {}
-    for structure in structures:
-        base = {r: theory(r, structure, 2) for r in remedies}
-        for K in Ks:
-            now = {r: theory(r, structure, K) for r in remedies}
-            for above, below in inversions(base, now):
-                margin = now[below] - now[above]
-                key = f"{structure}, K = {K}: {below} above {above}"
-                if measure is None:
-                    lines.append(f"{key} by {margin:.3g} (leading order; not measured)")
-                    verdicts.append("not resolved")
-                    continue
-                diff, se, theory_error = measure(f"{below}|{above}", structure, K)
-                z = diff / se if se else math.inf
-                state = ("inverted" if z >= CONFIRM_Z else "not inverted" if z <= -CONFIRM_Z
-                         else "not resolved")
-                verdicts.append({"inverted": "yes", "not inverted": "no"}.get(state, state))
-                numbers[key] = {"theory_margin": margin, "measured": diff, "se": se,
-                                "theory_error": theory_error}
-                lines.append(f"{key}: leading order {margin:+.3g}; exact solvers at Nx = 3000, "
-                             f"Ns = 30: {diff:+.3g} +- {se:.2g} ({state}); the leading "
-                             f"order's own error on these means there: up to "
-                             f"{theory_error:.2g}")
+    for structure, K, above, below, margin in ranking_inversions(theory, remedies, structures,
+                                                                 Ks):
+        key = f"{structure}, K = {K}: {below} above {above}"
+        if measure is None:
+            lines.append(f"{key} by {margin:.3g} (leading order; not measured)")
+            verdicts.append("not resolved")
+            continue
+        diff, se, theory_error = measure(f"{below}|{above}", structure, K)
+        z = diff / se if se else math.inf
+        state = ("inverted" if z >= CONFIRM_Z else "not inverted" if z <= -CONFIRM_Z
+                 else "not resolved")
+        verdicts.append({"inverted": "yes", "not inverted": "no"}.get(state, state))
+        numbers[key] = {"theory_margin": margin, "measured": diff, "se": se,
+                        "theory_error": theory_error}
+        lines.append(f"{key}: leading order {margin:+.3g}; exact solvers at Nx = 3000, "
+                     f"Ns = 30: {diff:+.3g} +- {se:.2g} ({state}); the leading "
+                     f"order's own error on these means there: up to "
+                     f"{theory_error:.2g}")
     if not lines:
         supported, lines = "yes", ["no pair inverts at K = " + ", ".join(map(str, Ks))]
     elif all(v == "yes" for v in verdicts):

@@ -8,12 +8,14 @@ the appendix generator for the Fisher retention (the paper's).
 from __future__ import annotations
 
 import zlib
-from functools import lru_cache
-from typing import Callable, Optional
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
 from tasksim.derivations.sequence_algebra import REMEDIES, STRUCTURES
+from tasksim.derivations.sequences import RANKING_KS, ranking_inversions
 from tasksim.solvers.linear_models import solve
 from tasksim.solvers.metrics import error_matrix, transfer_retention
 from tasksim.solvers.tasks import draw_tasks
@@ -22,7 +24,8 @@ from .figures_config import midpoint_grid
 from .figures_numerics import linear_model_sweep
 from .figures_sequences import mean_first_task_retention, remedy_parameters
 
-__all__ = ["fisher_retentions", "fisher_retention_draws", "ranking_check", "PAPER", "QUICK"]
+__all__ = ["fisher_retentions", "fisher_retention_draws", "ranking_check", "RankingPart",
+           "ranking_sweeps", "ranking_part", "ranking_joined", "PAPER", "QUICK"]
 
 PAPER = {"nx": 3000, "ns": 30, "ny": 10, "side": 10, "seeds": 8}
 """The ranking check at the paper's sizes: a side x side midpoint grid of the prior, paired
@@ -69,25 +72,80 @@ def ranking_check(*, quick: bool = False, seed: int = 0
     first task's retention on the check's grid, and the exact solvers' paired difference of
     two remedies' prior means with its standard error over seeds and the leading order's
     error on those means."""
+    theory = lru_cache(maxsize=None)(partial(_ranking_theory, quick))
+    per_seed = lru_cache(maxsize=None)(partial(_ranking_per_seed, quick, seed))
+    return theory, _paired_measure(theory, per_seed), tuple(REMEDIES), tuple(STRUCTURES)
+
+
+@dataclass(frozen=True)
+class RankingPart:
+    """Part of the ranking check, computed in a piece of its own (:func:`ranking_part`): the
+    leading order's prior means by (remedy, structure, K) and the exact solvers' per-seed
+    prior means of this part's share of the sweeps."""
+
+    theory: dict[tuple[str, str, int], float]
+    per_seed: dict[tuple[str, str, int], np.ndarray]
+
+
+def ranking_sweeps(theory: Callable[[str, str, int], float]) -> list[tuple[str, str, int]]:
+    """The solver sweeps (remedy, structure, K) the ranking check measures, in the order
+    :func:`tasksim.reports.findings.ranking_finding` asks for them: both remedies of every
+    pair the leading order inverts."""
+    out: list[tuple[str, str, int]] = []
+    for structure, K, above, below, _ in ranking_inversions(theory, tuple(REMEDIES),
+                                                            tuple(STRUCTURES)):
+        out += [key for key in ((below, structure, K), (above, structure, K)) if key not in out]
+    return out
+
+
+def ranking_part(part: int, parts: int, *, quick: bool = False, seed: int = 0) -> RankingPart:
+    """Part ``part`` of ``parts`` of the ranking check: the whole leading-order table (cheap)
+    and the sweeps ``part``, ``part + parts``, ... of :func:`ranking_sweeps` (each sweep's
+    seeds fixed by its own name, so the numbers do not depend on ``parts``)."""
+    theory = lru_cache(maxsize=None)(partial(_ranking_theory, quick))
+    table = {(r, s, K): theory(r, s, K)
+             for s in STRUCTURES for K in (2, *RANKING_KS) for r in REMEDIES}
+    return RankingPart(table, {key: _ranking_per_seed(quick, seed, *key)
+                               for key in ranking_sweeps(theory)[part::parts]})
+
+
+def ranking_joined(parts: Sequence[RankingPart]
+                   ) -> tuple[Callable[[str, str, int], float],
+                              Callable[[str, str, int], tuple[float, float, float]],
+                              tuple[str, ...], tuple[str, ...]]:
+    """:func:`ranking_check`'s (theory, measure, remedies, structures) read from the parts
+    (:func:`ranking_part`) that together hold every sweep."""
+    table = parts[0].theory
+    per_seed = {key: value for p in parts for key, value in p.per_seed.items()}
+    theory = lambda r, s, K: table[(r, s, K)]  # noqa: E731
+    return (theory, _paired_measure(theory, lambda r, s, K: per_seed[(r, s, K)]),
+            tuple(REMEDIES), tuple(STRUCTURES))
+
+
+def _ranking_theory(quick: bool, remedy: str, structure: str, K: int) -> float:
+    """The leading-order prior mean of 1 - eps_1[W_K] on the check's grid."""
+    return mean_first_task_retention(remedy, structure, K, (QUICK if quick else PAPER)["side"])
+
+
+def _ranking_per_seed(quick: bool, seed: int, remedy: str, structure: str, K: int
+                      ) -> np.ndarray:
+    """The prior mean of 1 - eps_1[W_K] per seed (seed j: the same tasks for every remedy)."""
     size = QUICK if quick else PAPER
+    a, b = midpoint_grid(size["side"])
+    points = [dict(rho_a=float(x), rho_b=float(y), tasks=K, structure=structure,
+                   **remedy_parameters(remedy)) for x, y in zip(a, b)]
+    est = linear_model_sweep(REMEDIES[remedy].model, points, nx=size["nx"],
+                             ns=size["ns"], ny=size["ny"], seeds=size["seeds"],
+                             root=_root(seed, f"ranking@{structure},{K}"),
+                             generator="gaussian")
+    return 1.0 - np.asarray(est.samples[f"eps_1[W_{K}]"]).mean(axis=0)
 
-    @lru_cache(maxsize=None)
-    def theory(remedy: str, structure: str, K: int) -> float:
-        return mean_first_task_retention(remedy, structure, K, size["side"])
 
-    @lru_cache(maxsize=None)
-    def per_seed(remedy: str, structure: str, K: int) -> np.ndarray:
-        """The prior mean of 1 - eps_1[W_K] per seed (seed j: the same tasks for every
-        remedy)."""
-        a, b = midpoint_grid(size["side"])
-        points = [dict(rho_a=float(x), rho_b=float(y), tasks=K, structure=structure,
-                       **remedy_parameters(remedy)) for x, y in zip(a, b)]
-        est = linear_model_sweep(REMEDIES[remedy].model, points, nx=size["nx"],
-                                 ns=size["ns"], ny=size["ny"], seeds=size["seeds"],
-                                 root=_root(seed, f"ranking@{structure},{K}"),
-                                 generator="gaussian")
-        return 1.0 - np.asarray(est.samples[f"eps_1[W_{K}]"]).mean(axis=0)
-
+def _paired_measure(theory: Callable[[str, str, int], float],
+                    per_seed: Callable[[str, str, int], np.ndarray]
+                    ) -> Callable[[str, str, int], tuple[float, float, float]]:
+    """measure("first|second", structure, K): the paired mean difference of the per-seed
+    prior means, its standard error and the leading order's error on the two means."""
     def measure(pair: str, structure: str, K: int) -> tuple[float, float, float]:
         first, second = pair.split("|")
         x, y = per_seed(first, structure, K), per_seed(second, structure, K)
@@ -97,4 +155,4 @@ def ranking_check(*, quick: bool = False, seed: int = 0
                     abs(float(y.mean()) - theory(second, structure, K)))
         return float(d.mean()), se, error
 
-    return theory, measure, tuple(REMEDIES), tuple(STRUCTURES)
+    return measure

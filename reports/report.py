@@ -70,9 +70,10 @@ from .measurements import MeasuredVerdict
 from .provenance import png_metadata, provenance
 from .report_cache import KeyedStore, code_version
 from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost, claim_count,
-                          claims_job, figure_groups, figure_job, findings_job, known_costs,
+                          claims_job, figure_groups, figure_job, findings_job,
+                          findings_joined, findings_labels, known_costs,
                           measurement_group_job, measurement_groups, measurement_ids,
-                          picklable, remember_costs, timed)
+                          picklable, remember_costs, sizes_job, timed)
 from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (cause_size, confirmation_text, definitions_markdown, escape_cell,
@@ -160,8 +161,9 @@ def _shown(formula: str, where: str) -> str:
 
 
 def _statements(verdicts: Sequence[Verdict], paper: Optional[Paper],
-                measured: Optional[dict[str, MeasuredVerdict]]) -> list[StatementVerdict]:
-    return build_statement_verdicts(verdicts, paper, measured or {})
+                measured: Optional[dict[str, MeasuredVerdict]],
+                sizes: Optional[dict[str, Any]] = None) -> list[StatementVerdict]:
+    return build_statement_verdicts(verdicts, paper, measured or {}, limit_sizes=sizes)
 
 
 def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
@@ -727,10 +729,13 @@ def _pieces(options: ReportOptions, parallel: bool, costs: dict[str, float]) -> 
                                 + ([soft] if set(ids) & set(MEASURED_CLAIMS) else []),
                                 "measurement " + " + ".join(ids), measurement_group_job,
                                 (tuple(group), options.quick, options.seed)))
-        pieces += [Piece(["findings", name, options.quick, options.seed], f"findings {name}",
-                         findings_job, (name, options.quick, options.seed))
-                   for name in FINDINGS_CHECKS]
+        pieces += [Piece(["findings", name, options.quick, options.seed]
+                         + ([part, len(labels)] if len(labels) > 1 else []), label,
+                         findings_job, (name, options.quick, options.seed, part))
+                   for name in FINDINGS_CHECKS
+                   for labels in [findings_labels(name)] for part, label in enumerate(labels)]
     if parallel:
+        pieces.append(Piece(["sizes"], "sizes", sizes_job, ()))
         pieces += [Piece(["claims", k, CLAIM_CHUNKS], f"claims {k + 1}/{CLAIM_CHUNKS}",
                          _claims_with_extras, (k, CLAIM_CHUNKS)) for k in range(CLAIM_CHUNKS)]
     return by_expected_cost(pieces, costs)
@@ -747,6 +752,13 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     record = options.provenance()
     store = KeyedStore(options.cache) if options.cache is not None else None
     parallel = options.workers > 1 or options.dask is not None
+    if parallel:
+        # the registry (every derivations module, its claims built at import: about a
+        # second), read by the pages anyway: loaded before the local workers fork, they
+        # inherit it instead of each loading it again
+        from tasksim.derivations.registry import all_claims
+
+        all_claims()
     metadata = png_metadata(record)
     with open_executor(workers=options.workers, dask=options.dask) as executor:
         stage = _Stage(executor, store, code_version() if store is not None else "", say)
@@ -784,9 +796,11 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
                                        if f"figure {'+'.join(group)}" in handles
                                        for o in handles[f"figure {'+'.join(group)}"].result()]
         timings["figures"] = time.perf_counter() - build_start
-        checks = {name: handles[f"findings {name}"].result() for name in FINDINGS_CHECKS
-                  if f"findings {name}" in handles}
+        checks = {name: findings_joined(name, [handles[label].result()
+                                               for label in findings_labels(name)])
+                  for name in FINDINGS_CHECKS if findings_labels(name)[0] in handles}
         timings["findings"] = time.perf_counter() - build_start
+        sizes = handles["sizes"].result() if "sizes" in handles else None
     say(f"cache: {stage.hits} pieces reused, {stage.runs} computed")
     found: list[Finding] = []
     if options.measure:
@@ -794,7 +808,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
 
         found = [nlo_finding(measured), *(checks[name] for name in FINDINGS_CHECKS)]
 
-    statements = _statements(verdicts, paper, measured)
+    statements = _statements(verdicts, paper, measured, sizes)
     (folder / "claims.json").write_text(claims_document(verdicts, record, paper, measured,
                                                         found, statements))
     (folder / "derivations.tex").write_text(derivations_latex(

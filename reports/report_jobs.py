@@ -12,7 +12,9 @@ fixed by the build's root seed and the piece's name alone.
   (:func:`measurement_groups`: one seed key), in one process so that they share the solves;
 - :func:`figure_job`: one figure builder of :data:`tasksim.reports.figures.BUILDERS`, its PNGs
   and CSVs as bytes with their captions (:class:`FigureOutput`);
-- :func:`findings_job`: one exact-solver check of the findings (:data:`FINDINGS_CHECKS`).
+- :func:`sizes_job`: the statements' sizes from the exact 1/Nx terms (sympy);
+- :func:`findings_job`: one exact-solver check of the findings (:data:`FINDINGS_CHECKS`), or
+  part of one (:data:`FINDINGS_PARTS`, joined by :func:`findings_joined`).
 
 The build submits its pieces longest first (:func:`by_expected_cost`: the CPU seconds a piece
 took in the last build that computed it, kept in the keyed store, else
@@ -31,7 +33,8 @@ from typing import Any, Callable, Optional
 __all__ = ["timed", "FigureOutput", "claims_job", "claim_count", "measurement_job", "measurement_ids",
            "measurement_groups", "measurement_group_job", "figure_job", "figure_names",
            "figure_groups", "SHARED_PANELS",
-           "findings_job", "FINDINGS_CHECKS", "picklable", "with_text_chunks", "Piece",
+           "findings_job", "FINDINGS_CHECKS", "FINDINGS_PARTS", "findings_labels",
+           "findings_joined", "sizes_job", "picklable", "with_text_chunks", "Piece",
            "EXPECTED_CPU", "by_expected_cost", "known_costs", "remember_costs"]
 
 
@@ -47,20 +50,24 @@ class Piece:
 
 
 EXPECTED_CPU: dict[str, float] = {
-    "findings k-task-ranking": 38.2,
-    "figure fig2+fig3": 28.9,
-    "figure sequences": 25.6,
-    "figure finite_size_paper_sizes": 18.4,
-    "figure fig5": 17.9,
-    "claims 7/8": 13.1,
-    "figure finite_size": 12.8,
-    "figure fig1": 8.3,
-    "figure fig4": 8.1,
-    "claims 2/8": 4.7,
-    "figure fig7": 4.4,
-    "claims 6/8": 4.2,
-    "figure fig1_numeric_heatmaps": 3.6,
-    "claims 5/8": 3.6,
+    "figure fig2+fig3": 26.9,
+    "figure fig5": 16.8,
+    "figure sequences": 14.7,
+    "figure finite_size_paper_sizes": 14.0,
+    "claims 7/8": 13.0,
+    "figure finite_size": 11.1,
+    "findings k-task-ranking 2/2": 10.4,
+    "findings k-task-ranking 1/2": 10.1,
+    "figure fig1": 7.5,
+    "figure fig4": 7.2,
+    "claims 2/8": 5.0,
+    "figure fig7": 4.3,
+    "claims 6/8": 4.1,
+    "claims 5/8": 3.3,
+    "sizes": 3.3,
+    "claims 1/8": 3.1,
+    "claims 4/8": 3.0,
+    "figure fig1_numeric_heatmaps": 3.0,
 }
 """CPU seconds of the largest pieces at the paper's sizes (one core, OPENBLAS_NUM_THREADS=1,
 a cold build's build-info.json, the soft-thresholding numerics read from results/): the order
@@ -196,17 +203,35 @@ def measurement_group_job(indices: tuple[int, ...], quick: bool, seed: int
 
 
 FINDINGS_CHECKS: tuple[str, ...] = ("fisher-retention-exactly-one", "k-task-ranking")
-"""The findings that run the exact solvers (:mod:`tasksim.reports.findings`), one piece each,
-in the report's order (the third, ``surrogate-1/Nx-terms``, reads the measurements)."""
+"""The findings that run the exact solvers (:mod:`tasksim.reports.findings`), in the report's
+order (the third, ``surrogate-1/Nx-terms``, reads the measurements)."""
+
+FINDINGS_PARTS: dict[str, int] = {"k-task-ranking": 2}
+"""Checks run in several pieces (:func:`findings_labels`; the others in one): the K-task
+ranking's solver sweeps dealt out in turn (:func:`tasksim.reports.findings_checks.ranking_part`;
+the leading order computes two at the paper's sizes, so two pieces of one sweep each), so
+that it is not the build's longest piece."""
 
 
-def findings_job(name: str, quick: bool, seed: int) -> Any:
-    """The finding ``name`` of :data:`FINDINGS_CHECKS` (a :class:`tasksim.reports.findings.Finding`),
-    its solver checks at the paper's sizes (quick: small ones), as
-    :func:`tasksim.reports.findings.findings` computes it."""
+def findings_labels(name: str) -> list[str]:
+    """The pieces' labels of the check ``name``: ``findings <name>``, or ``findings <name>
+    k/n`` for a check in n parts (:data:`FINDINGS_PARTS`).
+
+    >>> findings_labels("k-task-ranking")
+    ['findings k-task-ranking 1/2', 'findings k-task-ranking 2/2']
+    """
+    parts = FINDINGS_PARTS.get(name, 1)
+    return [f"findings {name}"] if parts == 1 else [f"findings {name} {k + 1}/{parts}"
+                                                    for k in range(parts)]
+
+
+def findings_job(name: str, quick: bool, seed: int, part: int = 0) -> Any:
+    """Part ``part`` of the check ``name`` of :data:`FINDINGS_CHECKS` (its solver checks at
+    the paper's sizes; quick: small ones): the :class:`tasksim.reports.findings.Finding` of a
+    check in one part, else what :func:`findings_joined` makes it from."""
     from .figures_blas import single_threaded_blas
-    from .findings import fisher_retention_finding, ranking_finding
-    from .findings_checks import fisher_retention_draws, ranking_check
+    from .findings import fisher_retention_finding
+    from .findings_checks import fisher_retention_draws, ranking_part
 
     with single_threaded_blas():
         if name == "fisher-retention-exactly-one":
@@ -214,8 +239,29 @@ def findings_job(name: str, quick: bool, seed: int) -> Any:
             return fisher_retention_finding(lambda ra, rb, nx, ns, n: fisher_retention_draws(
                 ra, rb, nx, ns, n, seed), sizes=sizes, seeds=2 if quick else 3)
         if name == "k-task-ranking":
-            return ranking_finding(*ranking_check(quick=quick, seed=seed))
+            return ranking_part(part, FINDINGS_PARTS[name], quick=quick, seed=seed)
     raise ValueError(f"no findings check {name!r} (checks: {', '.join(FINDINGS_CHECKS)})")
+
+
+def findings_joined(name: str, parts: list[Any]) -> Any:
+    """The finding of the check ``name`` from its pieces' values (:func:`findings_job`, in
+    the order of :func:`findings_labels`), as :func:`tasksim.reports.findings.findings`
+    computes it in one process."""
+    if FINDINGS_PARTS.get(name, 1) == 1:
+        return parts[0]
+    from .findings import ranking_finding
+    from .findings_checks import ranking_joined
+
+    return ranking_finding(*ranking_joined(parts))
+
+
+def sizes_job() -> dict[str, tuple[Any, str]]:
+    """The statements' sizes from the exact 1/Nx terms
+    (:func:`tasksim.reports.verdicts.all_limit_sizes`: sympy, seconds), computed as a piece so
+    that the pages, built after every piece is in, do not wait for them."""
+    from .verdicts import all_limit_sizes
+
+    return all_limit_sizes()
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
            "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
-           "statement_of", "verdict_phrase", "step_status", "STEP_WORDS"]
+           "statement_of", "verdict_phrase", "step_status", "STEP_WORDS", "all_limit_sizes"]
 
 ERRATA_VERDICTS = ("wrong", "misprint")
 COMMITTED_CLAIMS = Path(__file__).resolve().parent / "claims.json"
@@ -345,17 +345,20 @@ def _with_carry(v: Verdict) -> Verdict:
     return replace(v, claim=replace(claim, carry=original.carry))
 
 
-def _size(v: Verdict, word: str, evidence: Sequence[Verdict]
+def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
+          limit_sizes: Optional[Mapping[str, tuple[Any, str]]] = None
           ) -> tuple[Optional[float], dict[str, float], str]:
     """The size of the statement's verdict in its observable's units at the paper's sizes,
     where it is reached, and how it was obtained (or why there is none). A statement that
     holds in the stated limit is sized by the error of its leading order there, from the
     exact 1/Nx coefficients where they exist (:func:`leading_order_error`), else by its own
-    or its evidence's finite-size correction."""
+    or its evidence's finite-size correction. ``limit_sizes``: :func:`leading_order_error`
+    by claim id where already computed (:func:`all_limit_sizes`)."""
     v = _with_carry(v)
     evidence = [_with_carry(e) for e in evidence]
     if word == "holds in the stated limit":
-        exact, why = leading_order_error(v.claim.id)
+        known = (limit_sizes or {}).get(v.claim.id)
+        exact, why = known if known is not None else leading_order_error(v.claim.id)
         if exact is not None:
             return float(f"{exact.value:.6g}"), dict(exact.point), why
     size, reason = observable_size(v, word)
@@ -429,13 +432,26 @@ def _derived_latex(v: Verdict) -> str:
     return text if len(text) <= 4000 else f"({len(text)} characters of LaTeX: see claims)"
 
 
+def all_limit_sizes() -> dict[str, tuple[Any, str]]:
+    """:func:`leading_order_error` of every claim id it has a table entry for (the exact
+    1/Nx terms, the optima's shifts, the rank losses): the sympy part of the statements'
+    sizes, computed once (the report computes it in a piece of its own, in parallel with the
+    others, and hands it to :func:`build_statement_verdicts`)."""
+    from tasksim.derivations.sizes import LIMIT_TERMS, LOCATIONS, RANK_LOSSES
+
+    ids = list(dict.fromkeys([*LOCATIONS, *RANK_LOSSES, *LIMIT_TERMS]))
+    return {claim_id: leading_order_error(claim_id) for claim_id in ids}
+
+
 def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper],
                              measured: Mapping[str, MeasuredVerdict],
-                             network: Optional[Mapping[str, Any]] = None
+                             network: Optional[Mapping[str, Any]] = None,
+                             limit_sizes: Optional[Mapping[str, tuple[Any, str]]] = None
                              ) -> list[StatementVerdict]:
     """The records from already evaluated claims (:func:`statement_verdicts` evaluates).
     ``network``: Sec. 7's verdicts on stored network runs by claim id (default: read from
-    ``results/`` by :func:`_network_verdicts`); they decide the statements they name."""
+    ``results/`` by :func:`_network_verdicts`); they decide the statements they name.
+    ``limit_sizes``: :func:`all_limit_sizes`, where already computed (else computed here)."""
     by_id = {v.claim.id: v for v in verdicts}
     heads = [v for v in verdicts if v.claim.headline and v.claim.line is not None]
     steps = [v for v in verdicts if not v.claim.headline and v.claim.line is not None]
@@ -445,7 +461,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
     for v in heads:
         c = v.claim
         word = statement_verdict(v, by_id.get(c.misprint_of))
-        size, point, reason = _size(v, word, evidence[c.id])
+        size, point, reason = _size(v, word, evidence[c.id], limit_sizes)
         typical = _typical(v, word) if size is not None and point else None
         confirm, source = (_confirmation(v, evidence[c.id], measured) if word == "wrong"
                            else (None, None))

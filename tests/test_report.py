@@ -311,21 +311,22 @@ def test_the_committed_summary_fits_on_one_screen():
 
 def test_build_info_times_the_whole_build_and_a_rebuild_reads_every_piece_back(tmp_path):
     """build-info.json's total runs from the build's start (not from its last stage), the
-    findings' solver checks are pieces of their own, and a rebuild with nothing changed
-    computes no piece and writes the same claims."""
+    findings' solver checks (the K-task ranking in two) and, on several workers, the
+    statements' sizes are pieces of their own, and a rebuild with nothing changed computes no
+    piece and writes the same claims."""
     cache = tmp_path / "cache"
     outs = []
     for run in ("cold", "warm"):
         out = tmp_path / run
         build_report(ReportOptions(out_dir=out, quick=True, figures=False, cache=cache,
-                                   command=COMMAND))
+                                   command=COMMAND, workers=2))
         outs.append(out)
     cold, warm = (json.loads((o / "build-info.json").read_text()) for o in outs)
     stages = {k: v for k, v in cold["seconds"].items() if k != "total"}
     assert {"claims", "measurements", "findings"} <= set(stages)
     assert cold["seconds"]["total"] >= max(stages.values())
-    assert {"findings fisher-retention-exactly-one", "findings k-task-ranking"} <= \
-        set(cold["cpu_seconds_per_piece"])
+    assert {"findings fisher-retention-exactly-one", "findings k-task-ranking 1/2",
+            "findings k-task-ranking 2/2", "sizes"} <= set(cold["cpu_seconds_per_piece"])
     assert warm["cpu_seconds_per_piece"] == {} and warm["pieces_reused"] > 0
     assert (outs[0] / "claims.json").read_bytes() == (outs[1] / "claims.json").read_bytes()
 
