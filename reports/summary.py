@@ -98,6 +98,9 @@ def quote_markdown(quote: str, expand: Callable[[str], str] = lambda s: s) -> st
 
 BRIEF = 600
 """Characters a finding keeps on the first screen at most; the figure's caption has the rest."""
+LONG_BRACKET = 150
+"""A parenthesis longer than this is a protocol's details, dropped from a first sentence that
+has no clause end within :data:`BRIEF` (the caption keeps it)."""
 
 _SHOUTED = re.compile(r"\b(?:EXACT|HOLDS IN THE STATED LIMIT|HOLDS UNDER A STRONGER CONDITION|"
                       r"WRONG|MISPRINT|NOT DECIDED)(?: \([a-z ]+\))?:\s*")
@@ -159,6 +162,31 @@ def _clause_ends(text: str) -> list[int]:
     return [m.start() for m in re.finditer("; ", text) if _depth(text, m.start()) == 0]
 
 
+def _without_long_brackets(text: str, longer_than: int = LONG_BRACKET) -> str:
+    """``text`` without its outermost parentheses longer than ``longer_than`` characters (a
+    protocol's details, which the caption keeps), so that a long first sentence still has a
+    clause end within the summary's limit.
+
+    >>> _without_long_brackets("measured on a (" + "x" * 20 + "; y): it holds", 10)
+    'measured on a: it holds'
+    >>> _without_long_brackets("a (b) c", 10)
+    'a (b) c'
+    """
+    out, start, depth = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            if depth == 0:
+                opened = i
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0 and i - opened > longer_than:
+                out.append(text[start:opened].rstrip(" "))
+                start = i + 1
+    out.append(text[start:])
+    return "".join(out)
+
+
 def brief(finding: str, limit: int = BRIEF, names: Mapping[str, str] | None = None) -> str:
     """A finding for the first screen: a list of predictions ("P1 holds: ...; P2 partly
     holds: ...") keeps each prediction's outcome; anything else its first sentence, whole
@@ -183,6 +211,8 @@ def brief(finding: str, limit: int = BRIEF, names: Mapping[str, str] | None = No
     end = next((m for m in _SENTENCE_END.finditer(finding) if _depth(finding, m.start()) == 0),
                None)
     first = finding[:end.start()] if end else finding.rstrip(".")
+    if len(first) > limit and not any(i < limit for i in _clause_ends(first)):
+        first = _without_long_brackets(first)
     if len(first) > limit:
         cuts = [i for i in _clause_ends(first) if i < limit]
         first = first[:cuts[-1]] if cuts else first

@@ -143,11 +143,14 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
     """Everything but the measurements, which verify/test_measurements.py reproduces."""
     out, _ = built
     committed_records = _committed_records()
-    # a statement sized by its measured deviation (correction not confirmed) has its size and
-    # the measurement's note from the measurements as well
-    by_measurement = {r["id"] for r in committed_records if r.get("size_derived") is not None}
+    # a statement sized by a measurement has its size and the measurement's note from the
+    # measurements as well: by its measured deviation (its correction not confirmed), or by a
+    # measured effect (a statement that names no value, line 333: "measured 0.15 ...")
+    corrected = {r["id"] for r in committed_records if r.get("size_derived") is not None}
+    by_measurement = corrected | {r["id"] for r in committed_records
+                                  if (r.get("size_phrase") or "").startswith("measured ")}
     sized = {"size", "size_at", "size_at_paper_sizes", "size_reason", "size_phrase",
-             "size_derived", "size_derived_at", "note"}
+             "size_derived", "size_derived_at", "note", "observable"}
 
     def unmeasured(records: list[dict]) -> list[dict]:
         return [{k: v for k, v in r.items() if k not in MEASURED_KEYS
@@ -155,7 +158,7 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
 
     now = unmeasured(json.loads((out / "claims.json").read_text())["claims"])
     committed = unmeasured(committed_records)
-    assert by_measurement <= {r["id"] for r in committed_records if r.get("verdict") == "wrong"}
+    assert corrected <= {r["id"] for r in committed_records if r.get("verdict") == "wrong"}
     assert committed == now, (
         "reports/claims.json is stale: run `tasksim report` and commit the result")
 
