@@ -721,6 +721,31 @@ def _derive_alpha_independence() -> Derivation:
                          "report (Measurements)")
 
 
+HERMITE_CONDITION = ("Nx/Ns^2 -> 0 (Ns >> sqrt(Nx)): the derivation drops, like the paper, the "
+                     "off-diagonal Hermite orders >= 3 of E[phi phi^T], whose largest "
+                     "eigenvalue grows like Nx/Ns^2 (benchmarks/soft_threshold_hermite.py)")
+"""Where the derived transfer (diagonal kept) is the model's: the dropped Hermite orders are
+small only as Nx/Ns^2 -> 0, narrower than the paper's Ns << Nx at fixed Ns."""
+
+
+def _derive_transfer_alpha_independence() -> Derivation:
+    """The transfer half of line 271: with the diagonal of E[phi phi^T] kept, the leading-order
+    transfer at every alpha < 1 minus the one at alpha = 1 (the vanilla model) is 0; the
+    derivation keeps only the linear Hermite term off the diagonal, so it holds where the
+    higher orders vanish (:data:`HERMITE_CONDITION`), which the measurement of
+    soft_threshold.transfer_with_diagonal shows is not yet so at the paper's sizes."""
+    T = claims_leading(transfer_with_diagonal())
+    T_at_one = sp.expand(transfer("surrogate").subs(alpha, 1))
+    gap = sp.factor(T - T_at_one)
+    return Derivation(gap, (
+        Step("transfer, diagonal kept, leading order (every 0 < alpha < 1)", sp.factor(T)),
+        Step("transfer at alpha = 1 (phi = identity: the vanilla model)", T_at_one),
+        Step("transfer(alpha < 1) - transfer(1)", gap),
+    ), exact=False, note="the transfer at leading order is the vanilla one at every alpha, "
+                         "once the Hermite orders >= 3 are negligible",
+        stronger_condition=HERMITE_CONDITION)
+
+
 def _derive_row_norm() -> Derivation:
     fourth = joint_moment(4, 0, "gaussian")  # E[a^4] at unit variance
     variance = sp.factor(Ns * (fourth - 1) / Ns**2)  # Ns entries of variance 1/Ns
@@ -776,19 +801,18 @@ def _claims() -> list[Claim]:
                         (91, r"activity sparsification"),
                         (272, r"input sparsification are not effective in our model"))),
         Claim("soft_threshold.transfer_alpha_independence", "Sec. 5.3: the transfer half of "
-              "'transfer and retention independent of alpha' (Fig. 3D)", None, transfer_half,
-              None,
+              "'transfer and retention independent of alpha' (Fig. 3D)", sp.Integer(0),
+              transfer_half, _derive_transfer_alpha_independence,
               line=271, headline=True, condition="leading order in Ns/Nx, Ns >> 1",
-              note="the transfer half of line 271: the derivation with the diagonal kept "
-                   "gives the vanilla transfer, independent of alpha (the step "
-                   "soft_threshold.transfer_with_diagonal), but it drops the off-diagonal "
-                   "Hermite orders >= 3 of E[phi phi^T], whose largest eigenvalue grows like "
-                   "Nx/Ns^2: they are not small as Ns/Nx -> 0 at fixed Ns, and the exact "
-                   "solver's transfer at alpha = 0.3 misses the vanilla value at the paper's "
-                   "sizes (that step's measurement)",
-              decide="the Hermite remainder's effect on the transfer derived (its spectrum at "
-                     "Nx/Ns^2 = O(1)), or the exact solver's transfer over several alpha along "
-                     "paths of fixed Nx/Ns^2"),
+              observable="Delta eps_TF(alpha) - Delta eps_TF(1) at (rho_a, rho_b) = (0.5, 0.5)",
+              note="read as: Delta eps_TF(alpha) - Delta eps_TF(1) = 0 for every alpha in "
+                   "(0, 1]. With the diagonal kept the leading-order transfer is the vanilla "
+                   "one at every alpha (the step soft_threshold.transfer_with_diagonal), but "
+                   "the derivation drops the off-diagonal Hermite orders >= 3 of E[phi phi^T], "
+                   "small only as Nx/Ns^2 -> 0: along Nx = 100 Ns the exact solver's transfer "
+                   "at alpha = 0.3 approaches the vanilla 0.25 as Ns grows (that step's "
+                   "measurement) and at the paper's sizes (Nx/Ns^2 = 3.3) is still 0.085 "
+                   "below it"),
         Claim("soft_threshold.row_norm_condition", f"{_WHERE}: the Ns >> 1 assumption", sp.true,
               r"if $N_s \gg 1$ in addition to Assumptions I and II, the error becomes tractable",
               _derive_row_norm, line=822, headline=True, condition="Ns >> 1",

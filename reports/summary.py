@@ -238,6 +238,14 @@ def verdict_table(statements: Sequence[StatementVerdict], part_of: Callable[[int
     return "\n".join(lines)
 
 
+def _line_and_clause(s: StatementVerdict, among: Sequence[StatementVerdict]) -> str:
+    """"line 366" or, when ``among`` holds several clauses of the line, "line 366 (clause 2)"
+    (clauses counted from 1)."""
+    if sum(o.line == s.line for o in among) < 2:
+        return f"line {s.line}"
+    return f"line {s.line} (clause {s.clause + 1})"
+
+
 def cause_size(cause: Cause) -> str:
     """A cause's size as its record gives it: the grid maximum at its point with the value at
     parameters 1/2 beside it (``Cause.size_phrase``), in its observable; the bare number when
@@ -285,8 +293,9 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
     confirmed = sum(c.confirmed for c in wrong)
     sizes = ", ".join(f"{k} = {v}" for k, v in PAPER_SIZES.items()).replace("N_", "N")
     total, decided = verdict_totals(s.verdict for s in statements)
+    net_misprints = sum(len(c.statements) for c in network if c.verdict == "misprint")
     return "\n".join([
-        f"{coverage_line}\n",
+        f"{coverage_line} "
         f"{total} statements carry a verdict, one per (line, clause); {decided} are "
         "decided. The step-level claims under them (the paper's intermediate algebra, the "
         "other task generator, finite-N variants) are evidence, listed under each statement "
@@ -300,8 +309,11 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         "the parameters' domains (a cause whose measured correction is not confirmed: by the "
         "measured deviation from the printed value, the derived size beside it):\n",
         *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
-        f"**Misprints ({sum(len(c.statements) for c in misprints)}, counted apart: the stated "
-        "result is right)**:\n",
+        f"**Misprints ({sum(len(c.statements) for c in misprints)} statements in "
+        f"{len(misprints)} causes, counted apart: the stated result is right"
+        + (f"; with the network's {net_misprints} below, the table's "
+           f"{net_misprints + sum(len(c.statements) for c in misprints)}"
+           if net_misprints else "") + ")**:\n",
         *([f"- {cause_line(c, k).split('. ', 1)[1]}" for k, c in enumerate(misprints, 1)]
           or ["none"]), "",
         *([f"**Network errata and misprints ({len(network)} cause"
@@ -314,7 +326,7 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
            f"{size_text(s.size, s.observable, s.size_point, s.size_reason)}" for s in stronger]
           or ["none"]), "",
         f"**Not decided ({len(undecided)})**: "
-        + (", ".join(f"line {s.line}" for s in undecided)
+        + (", ".join(_line_and_clause(s, undecided) for s in undecided)
            + " (what would decide each: the claims table and claims.json)"
            if undecided else "none") + ".\n",
         "**Findings beyond the paper** (not verdicts; the Findings section): "

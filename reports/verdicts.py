@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
@@ -112,7 +113,11 @@ class StatementVerdict:
                     "point")
         if self.size_reason.startswith("measured at "):  # one measured point, not a grid
             return f"measured {self.size:.3g} (at {at})"
-        text = f"grid maximum {self.size:.3g}" + (f" (at {at})" if at else "")
+        if self.size == 0 and self.verdict == "exact":
+            return "0 (exact at every size)"
+        if not at:  # no grid behind it: the number alone
+            return f"{self.size:.3g}"
+        text = f"grid maximum {self.size:.3g} (at {at})"
         if self.typical is not None and self.size_point:
             text += f"; {self.typical:.3g} with every parameter at 1/2"
         return text
@@ -476,6 +481,11 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             observable = (spec.observable if spec is not None else "") or observable
         elif size is None and c.id in measured and measured[c.id].denied is not None:
             size, point, reason = _measured_effect(c.id, measured[c.id])
+        elif not size and word == "holds under a stronger condition":
+            # a derived size of 0 says only that the stronger condition holds the statement
+            miss = _measured_miss(evidence[c.id], measured)
+            if miss is not None:
+                size, point, reason = miss
         decide = c.decide or (v.note if word == "not decided" else "")
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
@@ -548,6 +558,28 @@ def _measured_effect(claim_id: str, m: MeasuredVerdict) -> tuple[float, dict[str
     return float(f"{value:.6g}"), point, reason
 
 
+def _measured_miss(evidence: Sequence[Verdict], measured: Mapping[str, MeasuredVerdict]
+                   ) -> Optional[tuple[float, dict[str, float], str]]:
+    """The size of a statement that holds only under a stronger condition, when a step of its
+    evidence was measured at the paper's sizes and missed its derived value (the paper's
+    sizes lie outside the stronger condition): |measured - derived| at the largest size, with
+    its standard error. None when no step's measurement missed."""
+    for e in evidence:
+        m = measured.get(e.claim.id)
+        if m is None or m.denied is not None or "derived value not confirmed" not in m.verdict:
+            continue
+        spec = measurement_for(e.claim.id)
+        row = max(m.rows, key=lambda r: (r.nx, r.ns))
+        point = {"Nx": row.nx, "Ns": row.ns,
+                 **({k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}
+                    if spec is not None else {})}
+        reason = (f"measured at Nx = {row.nx}, Ns = {row.ns}, outside the stronger condition: "
+                  f"{row.mean:.4g} +- {row.sem:.2g} (n = {row.n}) against the derived "
+                  f"{row.derived:.4g} ({m.what}; the step {e.claim.id})")
+        return float(f"{abs(row.mean - row.derived):.6g}"), point, reason
+    return None
+
+
 def _condition(v: Verdict, word: str) -> str:
     """The statement's condition: for "holds under a stronger condition" the derived one
     (part of the verdict), then the regime the paper states (the claim's condition); else the
@@ -582,6 +614,32 @@ def _network_verdicts() -> dict[str, Any]:
         return {v.claim_id: v for v in sec7_verdicts_with_secondary()}
     except (OSError, ValueError):
         return {}
+
+
+def _steps_phrase(training: str) -> str:
+    """", 13 SGD steps per epoch, the paper's 200" from a row's training length (empty when
+    it does not say, or when the row's epochs are the paper's length).
+
+    >>> _steps_phrase("task 1: 100 epochs = 1,300 SGD steps, task 2: ... (13 per epoch; the "
+    ...               "paper: 200 per epoch, so ...)")
+    ", 13 SGD steps per epoch, the paper's 200"
+    """
+    m = re.search(r"\((\d+) per epoch; the paper: (\d+) per epoch", training)
+    if m is None or int(m.group(1)) >= 0.9 * int(m.group(2)):
+        return ""
+    return f", {m.group(1)} SGD steps per epoch, the paper's {m.group(2)}"
+
+
+def _secondary_phrase(second: Any) -> str:
+    """The secondary row (the digits, at about the paper's SGD steps per epoch) beside a
+    network size: its effect and whether its test shows, contradicts or leaves the claim
+    unresolved (evidence words, not a verdict); empty without one."""
+    if second is None or not (math.isfinite(second.effect) and math.isfinite(second.se)):
+        return ""
+    outcome = {"wrong": "contradicted"}.get(second.verdict, "shown" if second.verdict.startswith(
+        "holds") else "not resolved")
+    return (f"; on {second.dataset}{_steps_phrase(getattr(second, 'training', ''))}: "
+            f"{second.effect:+.3f} +- {second.se:.3f} ({second.n} seeds, {outcome})")
 
 
 def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
@@ -621,9 +679,9 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
         "se": second.se if math.isfinite(second.se) else None, "seeds": second.n,
         "finding": second.as_evidence()})
     sized = effect is not None and net.verdict != "not decided"
-    margin = (f"margin {net.effect:+.3f} +- {net.se:.3f} on {net.dataset} ({net.n} paired "
-              f"seeds)" if sized else "")
     training = getattr(net, "training", "")
+    margin = (f"margin {net.effect:+.3f} +- {net.se:.3f} on {net.dataset} ({net.n} paired "
+              f"seeds{_steps_phrase(training)})" + _secondary_phrase(second) if sized else "")
     return replace(
         s, verdict=net.verdict, observable=(f"test error of the network ({net.dataset}; a mean squared "
                                    "error, whose differences may exceed 1)"),

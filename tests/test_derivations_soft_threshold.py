@@ -207,6 +207,7 @@ def test_derived_gradient_with_the_diagonal_vanishes_at_the_numeric_ridge_soluti
 STATUSES = {
     # Sec. 5.3 judged with the diagonal of E[phi phi^T] kept: the retention depends on alpha
     "soft_threshold.alpha_independence": "erratum",
+    "soft_threshold.transfer_alpha_independence": "verified",
     "soft_threshold.row_norm_condition": "verified",
     "soft_threshold.active_fraction": "verified",
     "soft_threshold.threshold": "verified",

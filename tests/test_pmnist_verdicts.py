@@ -522,3 +522,29 @@ def test_a_network_size_is_the_margin_on_its_data_set_not_a_grid_maximum():
     assert "1,300 SGD steps" in s.size_reason
     assert "the stated limit\" means the paper's experimental setting as the stored runs " \
         "reproduce it" in definitions_markdown()
+
+
+def test_a_network_size_names_a_short_protocol_and_the_row_at_the_papers_steps():
+    """Referee 4, R8: a positive network verdict measured at fewer SGD steps per epoch than the
+    paper's says so in its size, with the digits row (about the paper's steps per epoch)
+    beside it, shown, contradicted or not resolved."""
+    from dataclasses import replace
+
+    from tasksim.reports.pmnist_predictions import StatementVerdict
+    from tasksim.reports.verdicts import StatementVerdict as Record, _with_network_verdict
+
+    short = ("task 1: 100 epochs = 1,300 SGD steps, task 2: 10 epochs = 130 steps (13 per epoch;"
+             " the paper: 200 per epoch, so 20,000 steps of task 1 and 2,000 of task 2)")
+    digits = StatementVerdict(364, "pmnist.x", "p", "not decided", -0.007, 0.013, 3, "digits",
+                              "numbers", training=short.replace("13 per", "205 per"))
+    net = StatementVerdict(364, "pmnist.x", "p", "holds in the stated limit", 0.253, 0.013, 3,
+                           "mnist-5k", "numbers", claim="adaptive minus random > 0",
+                           training=short, secondary=digits)
+    blank = Record(id="pmnist.x", line=364, clause=0, quote="", place="", verdict="not decided",
+                   observable="", size=None, size_point={}, size_reason="", cause=None,
+                   confirmation=None, condition="", derived="", note="")
+    assert _with_network_verdict(blank, net).size_phrase() == (
+        "margin +0.253 +- 0.013 on mnist-5k (3 paired seeds, 13 SGD steps per epoch, the "
+        "paper's 200); on digits: -0.007 +- 0.013 (3 seeds, not resolved)")
+    against = replace(net, secondary=replace(digits, verdict="wrong"))
+    assert _with_network_verdict(blank, against).size_phrase().endswith("(3 seeds, contradicted)")
