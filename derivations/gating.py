@@ -424,6 +424,30 @@ def _derive_rho_g() -> Derivation:
                           Step("rho_g = max{0, 1 - eps_pb/eps_o}", r)), exact=False)
 
 
+def _derive_main_text_rho_g() -> Derivation:
+    """Line 265: the main text's rule rho_g = 1 - eps_pb/eps_o, with the leading-order errors,
+    is rho_a (2 rho_b - rho_a), negative where 2 rho_b < rho_a: a probability only where
+    2 rho_b >= rho_a. The appendix (line 748) takes max{0, .}, which is what the model uses."""
+    from .two_task import expected_error
+
+    eps_o = ratio_expansion(expected_error(GATED, 2, 0, PAPER_GENERATOR).value, 0, gated=True)[0]
+    rule = sp.factor(1 - leading_probe_error() / eps_o)
+    lowest = rule.subs({rho_a: 1, rho_b: 0})
+    if sp.expand(rule - rho_a * (2 * rho_b - rho_a)) != 0:  # the note names this form
+        raise ArithmeticError(f"1 - eps_pb/eps_o is {rule}, not rho_a (2 rho_b - rho_a)")
+    return Derivation(sp.Max(0, rule), (
+        Step("<eps_o> (the untrained error) at leading order", eps_o),
+        Step("1 - <eps_pb>/<eps_o> at leading order", rule),
+        Step("its value at (rho_a, rho_b) = (1, 0)", lowest),
+        Step("the probability (clamped at 0, as the appendix does, line 748)", sp.Max(0, rule)),
+    ), exact=False, note=f"the printed 1 - eps_pb/eps_o = rho_a (2 rho_b - rho_a) falls to "
+                         f"{lowest} at (rho_a, rho_b) = (1, 0): no probability where "
+                         "2 rho_b < rho_a",
+        stronger_condition="2 rho_b >= rho_a: elsewhere 1 - eps_pb/eps_o = rho_a (2 rho_b - "
+                           "rho_a) < 0 is no probability; the appendix (line 748) and the "
+                           "model take max{0, 1 - eps_pb/eps_o}")
+
+
 def _same_on_grid(a: sp.Expr, b: sp.Expr) -> bool:
     """Exact comparison of two piecewise functions of (rho_a, rho_b, alpha) on a rational grid."""
     grid = [sp.Rational(k, 12) for k in range(13)]
@@ -658,6 +682,13 @@ CLAIMS: list[Claim] = [
                    r"= 1 - 2 \rho_a \rho_b + \rho_a^2 + \Order \left( \frac{N_s}{\alpha N_x} "
                    r"\right)", leading_probe_error, line=746,
                    restates=((739, r"the probe error $\epsilon_{pb}$ follows"),)),
+    Claim("gating.adaptive_rho_g.main_text", "Sec. 5.2: the probability of keeping the "
+          "gates, rho_g = 1 - eps_pb/eps_o", rho_a * (2 * rho_b - rho_a),
+          r"we set the probability of using the same gating as $\rho_g = 1 - "
+          r"\epsilon_{pb}/\epsilon_o$", _derive_main_text_rho_g, line=265, headline=True,
+          condition="leading order in Ns/(alpha Nx)", observable="rho_g (a probability)",
+          note="read as: with the leading-order errors, 1 - eps_pb/eps_o is the probability "
+               "of keeping each gate (eps_o = 1, eps_pb = 1 - 2 rho_a rho_b + rho_a^2)"),
     Claim("gating.adaptive_rho_g", "Appendix B.1, adaptive activity gating",
           sp.Max(0, rho_a * (2 * rho_b - rho_a)),
           r"$\rho_g = \max \left\{ 0,  \rho_a (2\rho_b - \rho_a) \right\}$", _derive_rho_g,
