@@ -409,7 +409,8 @@ it "not decided", saying how many seeds would decide it ("exact", "misprint" and
 stronger condition" do not arise from a measurement). A conjunction ("both ... and ...",
 "consistently") holds only when every part is shown; a statement over a range (gating levels,
 rows of rho_b) shown on part of it and against on none holds, and the parts the seeds do not
-resolve are listed as a power statement (:func:`unresolved`), never as a narrower regime."""
+resolve are listed as a power statement (:func:`unresolved`), never as a narrower regime; its
+effect (the verdict's size) is the smallest of the parts shown, not the best of them."""
 
 
 @dataclass(frozen=True)
@@ -700,7 +701,7 @@ def _p5(g: StoredGrids, ds: str) -> StatementVerdict:
     word = ("wrong" if against and not both else
             "holds in the stated limit" if both and not against else "not decided")
     lead = (min((gain[al] for al in against), key=lambda d: d.mean) if word == "wrong"
-            else max((gain[al] for al in both), key=lambda d: d.mean / d.sem) if both
+            else min((gain[al] for al in both), key=lambda d: d.mean) if both
             else gain[min(ALPHAS)])
     power = unresolved({al: (gain[al] if gain[al].sign() == 0 else cost[al])
                         for al in ALPHAS if al not in both}, "alpha")
@@ -732,7 +733,7 @@ def _p6(g: StoredGrids, ds: str) -> StatementVerdict:
     word = ("wrong" if against and not shown else
             "holds in the stated limit" if shown and not against else "not decided")
     lead = (min((high[al] for al in against), key=lambda d: d.mean) if word == "wrong"
-            else max((high[al] for al in shown), key=lambda d: d.mean / d.sem) if shown
+            else min((high[al] for al in shown), key=lambda d: d.mean) if shown
             else high[min(low)])
     power = unresolved({al: high[al] for al in low if al not in shown}, "alpha")
     return StatementVerdict(364, "pmnist.adaptive_gating", PREDICTIONS["P6"], word, lead.mean,
