@@ -548,3 +548,15 @@ def test_no_card_is_longer_than_a_reader_reads(built):
     line_401 = re.search(r'<article [^>]*id="line-401".*?</article>', text, re.S).group(0)
     assert "sequences." not in line_401
     assert re.search(r"finding <strong>k-task-sequences</strong> stand at no statement", text)
+
+
+def test_prose_shows_the_papers_symbols_not_the_toolkits_plain_names():
+    """Referee 4, R26: notes and sizes read rho_a, Delta eps_RT, alpha~ as the paper's symbols;
+    claim ids and LaTeX's ~ (a space) are left as they are."""
+    from tasksim.reports.html.mathml import prose_html
+
+    shown = prose_html("Delta eps_RT at rho_a = 1, alpha~ = 1 (plasticity.alpha_independence); "
+                       "Eq.~(3)")
+    assert "Δε<sub>RT</sub> at ρ<sub>a</sub> = 1, α&#771; = 1" in shown
+    assert "plasticity.alpha_independence" in shown and "Eq. (3)" in shown
+    assert "rho_a" not in shown and "alpha~" not in shown

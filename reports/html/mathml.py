@@ -114,16 +114,50 @@ _CITE = re.compile(r"~?\\cite[tp]?\*?(?:\[[^\]]*\])?\{[^{}]*\}")
 _FOOTNOTE = re.compile(r"\\footnote\{[^{}]*\}")
 
 
+_NOT_IN_A_NAME = r"(?<![\w.])"
+_END_OF_NAME = r"(?!\w|\.\w)"
+_SYMBOLS: tuple[tuple[re.Pattern, str], ...] = tuple(
+    (re.compile(_NOT_IN_A_NAME + pattern + _END_OF_NAME), replacement) for pattern, replacement in (
+        (r"Delta eps_(TF|RT)", r"Δε<sub>\1</sub>"),
+        (r"eps_(pb|o|TF|RT|1|2)", r"ε<sub>\1</sub>"),
+        (r"rho_([abgc])", r"ρ<sub>\1</sub>"),
+        (r"gamma_f", "γ<sub>f</sub>"),
+        (r"lambda_([12])", r"λ<sub>\1</sub>"),
+        (r"alpha~", "α&#771;"),
+        (r"alpha", "α"),
+        (r"gamma", "γ"),
+        (r"(?:lambda|lam)", "λ"),
+        (r"N([sxy])", r"N<sub>\1</sub>"),
+    ))
+"""The toolkit's plain-text names of the paper's symbols (``rho_a``, ``Delta eps_TF``,
+``alpha~``, ``Ns``) and how a page shows them; never inside a claim id or another name."""
+
+
+_ALPHA_TILDE = re.compile(_NOT_IN_A_NAME + "alpha~")
+
+
+def symbols_html(escaped: str) -> str:
+    """Escaped prose with the toolkit's plain-text symbol names as the paper's symbols.
+
+    >>> symbols_html("Delta eps_RT at rho_a = 1, alpha~ = 1, Ns &lt;&lt; Nx (plasticity.alpha_x).")
+    'Δε<sub>RT</sub> at ρ<sub>a</sub> = 1, α&#771; = 1, N<sub>s</sub> &lt;&lt; N<sub>x</sub> (plasticity.alpha_x).'
+    """
+    for pattern, replacement in _SYMBOLS:
+        escaped = pattern.sub(replacement, escaped)
+    return escaped
+
+
 def _prose_words(text: str, refs: Mapping[str, str]) -> str:
     text = _CITE.sub("", text)
     text = _FOOTNOTE.sub("", text)
     text = _REF.sub(lambda m: refs.get(m.group(1), m.group(1).replace("_", " ")), text)
     for _ in range(3):
         text = _TEXT_COMMANDS.sub(r"\1", text)
+    text = _ALPHA_TILDE.sub("\x01", text)  # the toolkit's alpha~, before LaTeX's ~ (a space)
     text = text.replace("~", " ").replace("``", "“").replace("''", "”").replace("--", "–")
     text = text.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
     text = re.sub(r"\\[A-Za-z]+\*?", "", text).replace("\\", "").replace("{", "").replace("}", "")
-    return html.escape(text)
+    return symbols_html(html.escape(text).replace("\x01", "alpha~"))
 
 
 def prose_html(text: str, *, expand: Expand = _identity,
