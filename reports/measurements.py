@@ -789,6 +789,10 @@ UNMEASURABLE: dict[str, str] = {
           "to measure; the reading the expansion uses is derived, and the stated result is "
           "measured through its own claims" for i in (
         "fisher.retention.expansion.typo_1163", "fisher.retention_piece.trace.typo_1200")},
+    "gating.adaptive_rho_g.main_text": "a rule's value, not an error: shown by "
+                                       "verify/test_gating.py (at (rho_a, rho_b) = (1, 0) the "
+                                       "exact model's 1 - eps_pb/eps_o is about -1 and its "
+                                       "gate correlation is 0, the clamped value)",
     "pmnist.fisher_regularizer_third_term": "a term printed without its sum (free indices): "
                                             "no number to measure; the summed form is "
                                             "derived entry by entry (line 1385)",

@@ -47,6 +47,7 @@ DEMONSTRATED_ERRATA: tuple[str, ...] = (
     "gating.retention.term3[gaussian]",
     "gating.retention.term3[appendix]",
     "gating.aquad_isserlis[appendix]",
+    "gating.adaptive_rho_g.main_text",
 )
 
 NS = 8
@@ -197,6 +198,24 @@ def test_adaptive_gating_converges_to_eq_gated_with_the_adaptive_alpha_tilde(rho
     ]
     for result in checks:
         assert result.passed, str(result)
+
+
+def test_the_main_texts_rule_for_rho_g_is_no_probability_where_2_rho_b_is_below_rho_a():
+    """gating.adaptive_rho_g.main_text (line 265): at (rho_a, rho_b) = (1, 0) the exact model's
+    probe error is about twice the untrained error, so the main text's 1 - eps_pb/eps_o is
+    about -1, no probability; the model keeps each gate with probability max{0, .} (line 748),
+    here 0 exactly, which rejects the printed rho_a (2 rho_b - rho_a) = -1."""
+    printed = theory.function("gating.adaptive_rho_g.main_text", "printed")(rho_a=1.0,
+                                                                            rho_b=0.0)
+    corrected = theory.function("gating.adaptive_rho_g.main_text", "derived")(rho_a=1.0,
+                                                                              rho_b=0.0)
+    alpha = 0.5
+    m = E.adaptive_gating(rho_a=1.0, rho_b=0.0, alpha=alpha, nx=int(100 * NS / alpha), ns=NS,
+                          samples=20, seed=31)
+    rule = Estimate(1.0 - m.probe_error.mean, m.probe_error.sem, m.probe_error.n)
+    assert rule.mean + 5 * rule.sem < 0, f"1 - eps_pb/eps_o = {rule} is not below 0"
+    assert_distinguishes("gate correlation rho_g at (1, 0)", m.gate_correlation, corrected,
+                         printed)
 
 
 # -- errata: Monte Carlo of the surrogate traces ------------------------------------------
