@@ -132,6 +132,17 @@ def fmt_point(point: Mapping[str, float]) -> str:
     return f"({names}) = ({values})" if len(point) > 1 else f"{names} = {values}"
 
 
+def fmt_largest_deviation(dev: Deviation) -> str:
+    """How far the largest deviation stands out of its own seed noise, and the typical one.
+
+    A largest |numerics - theory| over many points is partly the luckiest seed; its standard
+    errors and the RMS tell a reader whether it is a finite-size effect or noise.
+    """
+    z = "" if math.isnan(dev.z_there) else (
+        f"the largest is {fmt_number(dev.z_there, 2)} standard errors of its seeds; ")
+    return f"{z}RMS {fmt_number(dev.rms)}"
+
+
 def fmt_deviation(dev: Deviation, points: Sequence[Mapping[str, float]]) -> str:
     """A caption sentence for :func:`tasksim.reports.figures_numerics.deviation`."""
     where = fmt_point(points[dev.where]) if dev.where < len(points) else ""

@@ -22,7 +22,8 @@ from tasksim.derivations.latex import inline_math
 from tasksim.derivations.symbols import alpha, alpha_t, rho_a, rho_b
 
 from .figures_config import midpoint_grid
-from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number, fmt_point
+from .figures_context import (FigureContext, FigureResult, fmt_deviation,
+                              fmt_largest_deviation, fmt_number, fmt_point)
 from .figures_averages import (RT_COLOR, TF_COLOR, PriorAverage, average_caption,
                                averages_phrase, draw_average_panel, grid_points, prior_average)
 from .figures_numerics import deviation
@@ -109,8 +110,8 @@ def figure_2(ctx: FigureContext) -> list[FigureResult]:
     verdict = (
         f"as eq_rcg_epsilon_TF/RT predict, at rho_a = 1 the transfer peaks at alpha* = rho_b "
         f"(stars) and the retention falls as alpha grows for every rho_b; the exact solver "
-        f"agrees within {fmt_number(worst.max_abs)} at {c.sizes()} "
-        f"({fmt_number(worst.max_abs / (c.ns / c.nx), 2)} Ns/Nx). On average over the prior "
+        f"agrees within {fmt_number(worst.max_abs)} at {c.sizes()} ({fmt_largest_deviation(worst)}). "
+        f"On average over the prior "
         f"the measured transfer is largest at alpha = {fmt_number(best)} of the measured "
         f"levels (derived: 3/4) and the measured retention "
         f"{'falls' if falls else 'does not fall'} monotonically in alpha.")

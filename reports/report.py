@@ -38,6 +38,7 @@ results into files.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import platform
@@ -47,7 +48,7 @@ import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import sympy as sp
 
@@ -517,8 +518,11 @@ TEX_PREAMBLE = r"""\documentclass[10pt]{article}
 
 def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, Any]] = None,
                       steps_of: Optional[dict[str, Sequence[tuple[str, str, str]]]] = None,
-                      names: Callable[[str], str] = lambda text: text) -> str:
-    """A LaTeX document (compiles with pdflatex) with every derivation's steps; ``record``
+                      names: Callable[[str], str] = lambda text: text,
+                      verdict_of: Optional[Mapping[str, str]] = None) -> str:
+    """A LaTeX document (compiles with pdflatex) with every derivation's steps, in the paper's
+    line order (claims without a line last), each headed by its statement's verdict word where
+    ``verdict_of`` (claim id -> verdict) has one, else by the step's status; ``record``
     (provenance) goes into its header comment. Formulas longer than :data:`LARGE_LATEX`
     characters are named, not typeset (claims.json holds them); a display too wide for the
     page is broken into lines (:func:`tasksim.reports.tex_lines.display`). ``steps_of`` (claim id ->
@@ -529,13 +533,15 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
     if record is not None:
         out += [f"% {key}: {value}" for key, value in record.items()]
     out.append(TEX_PREAMBLE)
-    for v in verdicts:
+    verdict_of = verdict_of or {}
+    for v in sorted(verdicts, key=lambda v: (v.claim.line or math.inf, v.claim.id)):
         steps = steps_of[v.claim.id] if steps_of and v.claim.id in steps_of else _steps(v)
         if not steps:
             continue
         where = f" (line {v.claim.line})" if v.claim.line else ""
-        out.append(f"\\paragraph{{{tex_text(v.claim.id)}}}{where} "
-                   f"Status: {tex_text(str(getattr(v, 'verdict', '') or step_status(v)))}.")
+        word = (f"Verdict: {verdict_of[v.claim.id]}" if v.claim.id in verdict_of
+                else f"Step: {step_status(v)}")
+        out.append(f"\\paragraph{{{tex_text(v.claim.id)}}}{where} {tex_text(word)}.")
         out.append("\\begin{enumerate}")
         for name, formula, note in steps:
             shown = formula if len(formula) <= LARGE_LATEX else \
@@ -813,7 +819,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
                                                         found, statements))
     (folder / "derivations.tex").write_text(derivations_latex(
         verdicts, record, {claim_id: e.steps for claim_id, e in extras.items()},
-        label_namer(paper)) + "\n")
+        label_namer(paper), {st.id: st.verdict for st in statements}) + "\n")
     for o in outputs:
         o.write(folder / "figures", metadata)
     # a figure's finding is evidence: shown without a verdict word or code names (readable)

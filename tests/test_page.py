@@ -141,6 +141,24 @@ def test_claims_json_names_the_papers_equations_by_number(built):
     assert not left, left[:5]
 
 
+def test_derivations_tex_follows_the_paper_and_heads_each_statement_with_its_verdict(built):
+    """Referee 4, R29: derivations.tex reads in the paper's line order, and a statement's
+    derivation is headed by its verdict word (one of the six), a step's by "Step:"."""
+    from tasksim.reports.summary import VERDICT_DEFINITIONS
+
+    six = {word for word, _ in VERDICT_DEFINITIONS}
+
+    heads = re.findall(r"\\paragraph\{([^}]*)\}(?: \(line (\d+)\))? (Verdict|Step): ([^.]*)\.",
+                       (built / "derivations.tex").read_text())
+    lines = [int(line) if line else float("inf") for _, line, _, _ in heads]
+    assert heads and lines == sorted(lines)
+    words = {word for _, _, kind, word in heads if kind == "Verdict"}
+    assert words and words <= six, words - six
+    records = json.loads((built / "claims.json").read_text())["claims"]
+    headline = {r["id"].replace("_", "\\_") for r in records if r.get("verdict")}
+    assert {claim for claim, _, kind, _ in heads if kind == "Verdict"} <= headline
+
+
 def test_the_page_names_equations_by_number_and_shows_no_verdict_word_in_capitals(built):
     """Referees 21, 22: the toolkit's prose says "Eq. (4)", never its label eq_epsilon_vanilla,
     and a figure's finding (evidence) shows no verdict word of its own in capitals."""
