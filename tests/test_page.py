@@ -371,6 +371,17 @@ def test_the_page_renders_in_a_real_browser(built):
             in_view = page.evaluate("() => { const r = document.getElementById('line-1265')"
                                     ".getBoundingClientRect(); return r.top >= 0 && "
                                     "r.top < window.innerHeight; }")
+            page.goto((built / "index.html").as_uri(), wait_until="load")
+            page.select_option("#filter-verdict", "wrong")
+            page.fill("#goto-line", "269")
+            page.press("#goto-line", "Enter")
+            page.wait_for_function("() => location.hash === '#line-269'", timeout=5000)
+            typed = page.evaluate("() => { const c = document.getElementById('line-269'), "
+                                  "r = c.getBoundingClientRect(); return !c.hidden && "
+                                  "r.top >= 0 && r.top < window.innerHeight; }")
+            page.fill("#goto-line", "1")
+            page.press("#goto-line", "Enter")
+            nowhere = page.inner_text("#goto-note")
         finally:
             browser.close()
     assert not errors, errors
@@ -381,6 +392,8 @@ def test_the_page_renders_in_a_real_browser(built):
     assert not found["missing"], found["missing"]
     assert (built / "first-screen.png").stat().st_size > 0
     assert in_view, "#line-1265 scrolls its card into view"
+    assert typed, "typing line 269 shows its card, even when the verdict filter hid it"
+    assert "no statement" in nowhere, nowhere
 
 
 # --- the cards and the summary from records (the registry's vocabulary, no build) --------------

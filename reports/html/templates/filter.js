@@ -22,6 +22,31 @@
       target.scrollIntoView();
     }
   }
+  // The card of a paper's line: of the cards whose lines hold it, the first of those that
+  // start latest (a line's own card before a display around it); else the nearest before it.
+  function cardOf(line) {
+    var holding = null, before = null;
+    cards.forEach(function (card) {
+      var first = +card.dataset.line;
+      if (first > line) { return; }
+      if (!before || first > +before.dataset.line) { before = card; }
+      if (line <= +card.dataset.end && (!holding || first > +holding.dataset.line)) {
+        holding = card;
+      }
+    });
+    return holding || before;
+  }
+  document.getElementById("goto").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var line = parseInt(document.getElementById("goto-line").value, 10);
+    var card = isNaN(line) ? null : cardOf(line);
+    var note = document.getElementById("goto-note");
+    if (!card) { note.textContent = "no statement at or before that line"; return; }
+    note.textContent = line <= +card.dataset.end ? "" :
+      "no statement on line " + line + "; the nearest before it is line " + card.dataset.line;
+    if (location.hash === "#" + card.id) { reveal(); card.scrollIntoView(); }
+    else { location.hash = card.id; }
+  });
   part.addEventListener("change", apply);
   verdict.addEventListener("change", apply);
   window.addEventListener("hashchange", reveal);
