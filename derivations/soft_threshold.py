@@ -896,8 +896,9 @@ def _claims() -> list[Claim]:
               transfer_half,
               _derive_with_diagonal("transfer"), line=271,
               note="a step of soft_threshold.alpha_independence: the transfer at the model's "
-                   "fixed point; read as the vanilla transfer. Its measurement misses the "
-                   "derived value (0.165 at the paper's sizes) because the derivation, like "
+                   "fixed point; read as the vanilla transfer. Its measurement (the transfer "
+                   "itself, against the derived value) misses at the paper's sizes because "
+                   "the derivation, like "
                    "the paper, drops the off-diagonal Hermite orders >= 3 of E[phi phi^T], "
                    "whose largest eigenvalue grows like Nx/Ns^2: see the note of "
                    "soft_threshold.alpha_independence and benchmarks/soft_threshold_"

@@ -135,12 +135,12 @@ def fmt_point(point: Mapping[str, float]) -> str:
 def fmt_largest_deviation(dev: Deviation) -> str:
     """How far the largest deviation stands out of its own seed noise, and the typical one.
 
-    A largest |numerics - theory| over many points is partly the luckiest seed; its standard
-    errors and the RMS tell a reader whether it is a finite-size effect or noise.
+    A largest |numerics - theory| over many points is partly the luckiest seed, so the RMS
+    leads and the largest follows with its standard errors.
     """
     z = "" if math.isnan(dev.z_there) else (
-        f"the largest is {fmt_number(dev.z_there, 2)} standard errors of its seeds; ")
-    return f"{z}RMS {fmt_number(dev.rms)}"
+        f", {fmt_number(dev.z_there, 2)} standard errors of its seeds")
+    return f"RMS {fmt_number(dev.rms)} over the points (largest {fmt_number(dev.max_abs)}{z})"
 
 
 def fmt_deviation(dev: Deviation, points: Sequence[Mapping[str, float]]) -> str:

@@ -33,6 +33,7 @@ True
 from __future__ import annotations
 
 import functools
+import re
 import shlex
 import subprocess
 from importlib.metadata import PackageNotFoundError, version
@@ -102,7 +103,7 @@ def provenance(*, seed: Optional[int], command: Union[str, Sequence[str]]) -> di
     commit, dirty = checkout_commit()
     line = command if isinstance(command, str) else shlex.join(list(command))
     return {
-        "tasksim": tasksim.__version__,
+        "tasksim": version_of_sources(tasksim.__version__, commit),
         "commit": commit,
         "dirty": dirty,
         **{name: _installed_version(name) for name in ("numpy", "scipy", "sympy")},
@@ -110,6 +111,22 @@ def provenance(*, seed: Optional[int], command: Union[str, Sequence[str]]) -> di
         "seed": seed,
         "command": line,
     }
+
+
+def version_of_sources(installed: str, commit: Optional[str]) -> str:
+    """The installed version string, flagged when it names another commit than the sources':
+    an editable install stamps its version (``+g<sha>``) once, at install time.
+
+    >>> version_of_sources("0.2.1.dev420+gde881e141", "fd399b8aa")
+    '0.2.1.dev420+gde881e141 (stamped at install from de881e141; the sources are fd399b8)'
+    >>> version_of_sources("0.2.1.dev420+gde881e141", "de881e141ab")
+    '0.2.1.dev420+gde881e141'
+    """
+    stamped = re.search(r"\+g([0-9a-f]{7,40})", installed)
+    if commit is None or stamped is None or commit.startswith(stamped.group(1)):
+        return installed
+    return (f"{installed} (stamped at install from {stamped.group(1)}; the sources are "
+            f"{commit[:7]})")
 
 
 def _installed_version(distribution: str) -> Optional[str]:

@@ -188,7 +188,7 @@ def claims_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         record = by_id.get(c.id) if c.headline else None
         name = f"**`{c.id}`**" if record else f"`{c.id}`"
         if record is not None:
-            kind = f"**{record.verdict}** (clause {record.clause})"
+            kind = f"**{record.verdict}** (clause {record.clause + 1})"
         elif c.finding:
             kind = f"finding `{c.finding}` (step: {step_status(v)})"
         else:
@@ -340,7 +340,11 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             r["measured"] = measured[c.id].as_record()
             if measured[c.id].note:  # what the measurement adds to the claim's note
                 r["note"] = f"{r['note'].rstrip('. ')}. {measured[c.id].note}"
-        if statement is not None:
+        if statement is not None:  # what a step's measurement adds to its statement
+            for e in statement.evidence:
+                found = measured[e["id"]].note if e.get("id") in measured else ""
+                if found and found not in r["note"]:
+                    r["note"] = f"{r['note'].rstrip('. ')}. {found}" if r["note"] else found
             extra = statement.as_record()
             for key in ("id", "line", "place", "derived", "note", "restates", "condition"):
                 extra.pop(key)
@@ -411,7 +415,7 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             c = v.claim
             where = f"{paper.place(c.line)}, line {c.line}" if paper is not None else c.where
             parts.append(
-                f"**`{c.id}`** ({where}, clause {s.clause}; {s.verdict}; size "
+                f"**`{c.id}`** ({where}, clause {s.clause + 1}; {s.verdict}; size "
                 + (f"{s.size_phrase()}; observable: {s.observable}"
                    if s.size_derived is not None or s.margin
                    else size_text(s.size, s.observable, s.size_point, s.size_reason))

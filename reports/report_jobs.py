@@ -155,7 +155,8 @@ def measurement_job(index: int, quick: bool, seed: int, stored: Any = None) -> t
     from .figures_blas import single_threaded_blas
     from .measurements import MEASUREMENTS, measure
     from .soft_threshold_results import (MEASURED_CLAIMS, Protocol, measured_draws,
-                                         report_data, training_time_note)
+                                         report_data, training_time_note,
+                                         transfer_path_note)
 
     m = MEASUREMENTS[index]
     if m.claim_id not in MEASURED_CLAIMS:
@@ -167,6 +168,10 @@ def measurement_job(index: int, quick: bool, seed: int, stored: Any = None) -> t
         measured = measure(m, quick=quick, seed=seed, stored=measured_draws(stored, m.claim_id))
     if m.claim_id == MEASURED_CLAIMS[0]:  # the alpha gap: how it depends on training time
         note = training_time_note(stored, Protocol.for_report(quick=quick, seed=seed))
+        measured = dataclasses.replace(measured, note=note)
+    if m.claim_id == MEASURED_CLAIMS[2]:  # the transfer: how it depends on Nx/Ns^2
+        with single_threaded_blas():
+            note = transfer_path_note(quick, seed)
         measured = dataclasses.replace(measured, note=note)
     return m.claim_id, measured
 

@@ -239,11 +239,11 @@ def verdict_table(statements: Sequence[StatementVerdict], part_of: Callable[[int
 
 
 def _line_and_clause(s: StatementVerdict, among: Sequence[StatementVerdict]) -> str:
-    """"line 366" or, when ``among`` holds several clauses of the line, "line 366 (clause 2)"
-    (clauses counted from 1)."""
+    """"line 366" or, when ``among`` holds several clauses of the line, "line 366 (clause 2,
+    `its.claim`)" (clauses counted from 1, as on the cards)."""
     if sum(o.line == s.line for o in among) < 2:
         return f"line {s.line}"
-    return f"line {s.line} (clause {s.clause + 1})"
+    return f"line {s.line} (clause {s.clause + 1}, `{s.id}`)"
 
 
 def cause_size(cause: Cause) -> str:

@@ -467,7 +467,11 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         c = v.claim
         word = statement_verdict(v, by_id.get(c.misprint_of))
         size, point, reason = _size(v, word, evidence[c.id], limit_sizes)
-        typical = _typical(v, word) if size is not None and point else None
+        # the value at 1/2 is the claim's own expression's: shown only beside a size in that
+        # same observable, never beside one carried from an exact 1/Nx coefficient or evidence
+        own_expression = not reason.startswith(("the leading order's error", "from the evidence"))
+        typical = (_typical(v, word) if size is not None and point and own_expression
+                   else None)
         confirm, source = (_confirmation(v, evidence[c.id], measured) if word == "wrong"
                            else (None, None))
         derived_size = None
@@ -492,8 +496,10 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
                                "status": "measured", "measured": measured[c.id].verdict})
         note = v.note if word != "not decided" else decide
-        if c.id in measured and measured[c.id].note:
-            note = f"{note.rstrip('. ')}. {measured[c.id].note}" if note else measured[c.id].note
+        for source in (c.id, *(e.claim.id for e in evidence[c.id])):
+            found = measured[source].note if source in measured else ""
+            if found and found not in note:  # a measurement's finding, its own or a step's
+                note = f"{note.rstrip('. ')}. {found}" if note else found
         if word == "misprint":
             note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
         out.append(StatementVerdict(
@@ -693,7 +699,8 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
                      + (getattr(net, "claim", "") or "a sign")
                      + "; a single paired contrast, not a grid maximum; the paper's "
                        "full-MNIST, 10-seed runs are not reproduced" if sized else
-                     "not decided on the stored runs: " + net.evidence),
+                     "not decided on the stored runs: " + net.evidence
+                     + (f" (the secondary row{_secondary_phrase(second)})" if second else "")),
         cause=s.id if net.verdict in ERRATA_VERDICTS else None, confirmation=confirm,
         condition=net.condition or s.condition, note=net.evidence,
         evidence=rows + tuple(s.evidence))
