@@ -201,7 +201,7 @@ NO_NUMBER: dict[str, str] = {
                               "so there is no number to size",
     "soft_threshold.latent_gaussian": "a law, not a number: given A the Gaussian form is exact "
                                       "at every Ns; its one approximation, Var m_i = 1, is off "
-                                      "by sqrt(2/Ns) (0.26 at Ns = 30), whose effect on "
+                                      "by (2/Ns)^(1/2) (0.26 at Ns = 30), whose effect on "
                                       "E[phi^2] is the O(1/Ns) gap measured at line 878 "
                                       "(soft_threshold.error_diagonal, exact chi-square law of "
                                       "the row norms against unit variance)",

@@ -85,7 +85,7 @@ def _derive_joint_gaussian() -> Derivation:
         note="given A, (s_j, m_i) is a linear image of the Gaussian s, so jointly Gaussian at "
              "every Ns (its higher joint cumulants vanish); its covariance is [[1, A_ij], "
              "[A_ij, |A_i|^2]], and only the unit variance of m_i, |A_i|^2 = 1 +- "
-             f"sqrt(2/Ns) ({math.sqrt(2 / 30):.2f} at Ns = 30), needs Ns >> 1; the display's "
+             f"(2/Ns)^(1/2) ({math.sqrt(2 / 30):.2f} at Ns = 30), needs Ns >> 1; the display's "
              "A_ji is the A_ij of line 837 with its indices swapped")
 
 

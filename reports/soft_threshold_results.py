@@ -62,7 +62,8 @@ from .pmnist_results import RESULTS_DIR
 __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "Protocol",
            "measurement_unit", "figure_unit", "compute", "run_experiment", "load_stored",
            "check_stored", "report_data", "measured_draws", "figure_estimates",
-           "stored_digest", "training_time_note"]
+           "stored_digest", "training_time_note", "transfer_path", "store_transfer_path",
+           "transfer_path_note", "TRANSFER_PATH_FILE"]
 
 STORED_PATH = RESULTS_DIR / "soft_threshold.nc"
 """Where the report reads the paper-size experiment."""
@@ -362,15 +363,18 @@ def check_stored(*, quick: bool, seed: int, path: Union[str, Path, None] = None)
 
 
 def stored_digest(*, quick: bool, path: Union[str, Path, None] = None) -> str:
-    """What the report's keyed store keys the readers' pieces by: the stored file's SHA-256
-    (a recomputed file is a new input), or "computed" for a quick build."""
+    """What the report's keyed store keys the readers' pieces by: the stored files' SHA-256
+    (the experiment and :data:`TRANSFER_PATH_FILE`: a recomputed file is a new input), or
+    "computed" for a quick build."""
     if quick:
         return "computed"
-    try:
-        return hashlib.sha256(Path(STORED_PATH if path is None else path).read_bytes()
-                              ).hexdigest()
-    except OSError:
-        return "missing"
+    digest = hashlib.sha256()
+    for where in (Path(STORED_PATH if path is None else path), TRANSFER_PATH_FILE):
+        try:
+            digest.update(where.read_bytes())
+        except OSError:
+            digest.update(b"missing")
+    return digest.hexdigest()
 
 
 def report_data(*, quick: bool, seed: int, part: str, config: Any = None,
@@ -445,31 +449,68 @@ def training_time_note(ds, p: Protocol) -> str:
             "long-training end.")
 
 
+
 TRANSFER_PATH = ((1000, 30), (2000, 60))
-"""Sizes at Nx = 33 Ns (Ns/Nx as small as at nowhere else cheap) with Nx/Ns^2 falling from 1.1
-to 0.56, below the paper's 3.3: the regime the transfer clause of line 271 needs."""
-QUICK_TRANSFER_PATH = ((200, 10), (400, 20))
+"""Sizes at Nx = 33 Ns with Nx/Ns^2 falling from 1.1 to 0.56, below the paper's 3.3: the
+regime the transfer clause of line 271 needs (its derivation drops off-diagonal Hermite orders
+that are small only as Nx/Ns^2 -> 0)."""
+TRANSFER_PATH_SAMPLES = 3
+TRANSFER_PATH_FILE = RESULTS_DIR / "soft_threshold_transfer_path.json"
+"""Where ``tasksim report --rerun soft-threshold`` stores :func:`transfer_path`'s draws."""
 
 
-def transfer_path_note(quick: bool, seed: int, samples: int = 3) -> str:
-    """How the alpha dependence of the transfer shrinks as Nx/Ns^2 -> 0 at fixed Nx/Ns: the
-    transfer at alpha = 0.3 minus at alpha = 1 on the same tasks, (rho_a, rho_b) = (0.5, 0.5),
-    exact soft-thresholding solver (gradient-flow limit), at :data:`TRANSFER_PATH`. The
-    derivation of line 271 drops off-diagonal Hermite orders that are small only as
-    Nx/Ns^2 -> 0; what is left at small Nx/Ns^2 is the O(Ns/Nx) finite-size term."""
+def transfer_path(seed: int, sizes: Sequence[tuple[int, int]] = TRANSFER_PATH,
+                  samples: int = TRANSFER_PATH_SAMPLES) -> list[dict[str, Any]]:
+    """The transfer at alpha = 0.3 minus the transfer at alpha = 1 on the same tasks, (rho_a,
+    rho_b) = (0.5, 0.5), exact soft-thresholding solver (gradient-flow limit), ``samples`` task
+    draws at each of ``sizes``: one row {"nx", "ns", "gaps"} per size."""
     from .measurements import _soft_threshold_pair
 
-    sizes = QUICK_TRANSFER_PATH if quick else TRANSFER_PATH
-    parts = []
+    rows = []
     for index, (nx, ns) in enumerate(sizes):
         entropies = np.random.SeedSequence([seed, 271, index]).generate_state(samples, np.uint64)
-        gaps = np.array([_soft_threshold_pair(nx, ns, 0.3, (0.5, 0.5), int(e))[0]
-                         - _soft_threshold_pair(nx, ns, 1.0, (0.5, 0.5), int(e))[0]
-                         for e in entropies])
-        se = gaps.std(ddof=1) / math.sqrt(samples)
-        parts.append(f"{gaps.mean():+.3g} +- {se:.1g} at (Nx, Ns) = ({nx}, {ns}), "
-                     f"Nx/Ns^2 = {nx / ns**2:.2g}")
-    return (f"Along Nx = {sizes[0][0] // sizes[0][1]} Ns, where Nx/Ns^2 falls below the "
+        gaps = [_soft_threshold_pair(nx, ns, 0.3, (0.5, 0.5), int(e))[0]
+                - _soft_threshold_pair(nx, ns, 1.0, (0.5, 0.5), int(e))[0] for e in entropies]
+        rows.append({"nx": nx, "ns": ns, "gaps": [float(g) for g in gaps]})
+    return rows
+
+
+def store_transfer_path(seed: int, command: Sequence[str] | str,
+                        path: Union[str, Path] = TRANSFER_PATH_FILE) -> None:
+    """:func:`transfer_path` at the paper's protocol into ``path`` (JSON), with its settings
+    and provenance."""
+    from .provenance import provenance
+
+    record = {"settings": {"seed": int(seed), "sizes": [list(x) for x in TRANSFER_PATH],
+                           "samples": TRANSFER_PATH_SAMPLES, "alpha": 0.3,
+                           "rho_a": 0.5, "rho_b": 0.5},
+              "rows": transfer_path(seed),
+              "provenance": provenance(seed=int(seed), command=command)}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def transfer_path_note(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -> str:
+    """How the alpha dependence of the transfer shrinks as Nx/Ns^2 -> 0 at fixed Nx/Ns, from
+    the stored draws (:func:`store_transfer_path`); empty when none are stored for ``seed``."""
+    try:
+        record = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return ""
+    if record.get("settings", {}).get("seed") != seed:
+        return ""
+    parts = []
+    for row in record["rows"]:
+        gaps = np.array(row["gaps"])
+        se = gaps.std(ddof=1) / math.sqrt(len(gaps))
+        parts.append(f"{gaps.mean():+.3g} +- {se:.1g} at (Nx, Ns) = ({row['nx']}, "
+                     f"{row['ns']}), Nx/Ns^2 = {row['nx'] / row['ns']**2:.2g}")
+    first = record["rows"][0]
+    return (f"Along Nx = {first['nx'] // first['ns']} Ns, where Nx/Ns^2 falls below the "
             f"paper's {3000 / 30**2:.2g}, the transfer at alpha = 0.3 minus the transfer at "
-            f"alpha = 1 on the same tasks is {'; '.join(parts)} ({samples} task draws each, "
-            f"exact solver): the alpha dependence shrinks as Nx/Ns^2 falls.")
+            f"alpha = 1 on the same tasks is {'; '.join(parts)} ({len(first['gaps'])} task "
+            f"draws each, exact solver; stored in results/{Path(path).name}): the alpha "
+            f"dependence shrinks as Nx/Ns^2 falls.")
