@@ -863,6 +863,10 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
                       "transfer non-monotonic in rho_a around rho_b = 0.5 (line 360): "
                       + peak.claim, decided_state=peak_state), dip]
     word, lead = judge_parts(parts)
+    shown = [p.claim.split(" (line")[0].split(":")[0] for p in parts if p.state() == 1]
+    claim = (f"{lead.claim}, line 361's retention dip (the part not resolved; shown: "
+             f"{'; '.join(shown)})" if word == "not decided" and lead is dip and shown
+             else lead.claim)
     return StatementVerdict(357, "pmnist.asymmetric_non_monotonic",
                             "transfer and retention depend asymmetrically and non-monotonically "
                             "on the similarities (conjunction: every part must be shown)", word,
@@ -871,7 +875,7 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"{fmt_estimate(tf)}; transfer non-monotonic (line 360): "
                             f"{peak.evidence.split('; effect:')[0]}; retention non-monotonic "
                             f"(line 361's first half): at rho_b = 1, {dip.text}",
-                            claim=lead.claim, boundary=lead.boundary)
+                            claim=claim, boundary=lead.boundary)
 
 
 @dataclass(frozen=True)

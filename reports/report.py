@@ -246,7 +246,9 @@ def coverage_sentence(covered: Sequence[CoveredStatement]) -> str:
     steps_only = sum(1 for s in covered if s.claimed_by and not s.headlines)
     unclaimed = (f"{c['unclaimed']} unclaimed (no claim answers them yet; listed in "
                  "index.html as unclaimed)" if c["unclaimed"] else
-                 "none unclaimed (every statement is claimed or out of scope)")
+                 "none unclaimed (every statement found is claimed or out of scope; a line "
+                 "the finders skip, connective prose or a setting, is not counted, and a "
+                 "statement found there goes into the checked-in list)")
     return (f"**Coverage.** {c['found']} statements found in the paper's source "
             f"({c['display']} display clauses, {c['labelled displays']} of them labelled; "
             f"{c['sentence']} sentences; {c['figure panel']} figure panels; "

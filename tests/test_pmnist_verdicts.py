@@ -463,7 +463,9 @@ def test_line_357_holds_only_when_asymmetry_and_non_monotonicity_are_all_shown()
         StoredGrids({"fig6AB": _grid("fig6AB", 5, _linear_like)}))}
     v = flat["pmnist.asymmetric_non_monotonic"]
     assert v.verdict == "not decided"
-    assert v.claim == "after 10 epochs, end minus lowest interior point > 0", v.claim
+    assert v.claim.startswith("after 10 epochs, end minus lowest interior point > 0, line "
+                              "361's retention dip (the part not resolved; shown: retention "
+                              "(0, 1) minus (1, 0) > 0"), v.claim
     assert "retention +1.5" in v.evidence and "line 360" in v.evidence
     dipped = {x.claim_id: x for x in sec7_verdicts(
         StoredGrids({"fig6AB": _grid("fig6AB", 5, _dip_and_linear)}))}
