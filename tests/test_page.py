@@ -544,7 +544,8 @@ def test_the_verdict_filter_finds_the_statements_report_md_counts(built):
         if anchor not in own:
             assert words in NOT_VERDICTS, (anchor, words)
     card = re.search(r'<article [^>]*id="line-259-4".*?</article>', text, re.S).group(0)
-    assert 'data-verdict="see another line"' in card and "see line 271" in card
+    assert 'data-verdict="see another line"' in card and re.search(
+        r'class="see">see lines? <a href="#line-271"', card)
     assert "v-wrong" not in card, "a caption that names panel D is not wrong"
     for anchor in ("line-893", "line-894"):  # the definition of Wtilde is no statement
         card = re.search(rf'<article [^>]*id="{anchor}".*?</article>', text, re.S).group(0)
@@ -561,10 +562,19 @@ def test_no_card_with_its_own_verdict_also_points_to_another(built):
     for card in re.findall(r"<article .*?</article>", text, re.S):
         if 'class="claim"' in card:
             assert 'class="restates"' not in card and 'class="see"' not in card, card[:200]
-    seen = {a: re.search(r'class="see" href="#line-(\d+)"', c)
+    seen = {a: re.search(r'class="see">see lines? <a href="#line-(\d+)"', c)
             for a, c in re.findall(r'<article [^>]*id="([^"]+)"(.*?)</article>', text, re.S)}
     assert [seen[a].group(1) for a in ("line-280", "line-280-2", "line-280-3")] == \
         ["305", "307", "933"]
+
+
+def test_a_sentence_restating_two_statements_links_both_in_its_header(built):
+    """Referee 5, R9: line 91 restates lines 269 (plasticity) and 271 (soft-thresholding,
+    wrong): its header links both, so the erratum is not hidden behind the first link."""
+    text = (built / "index.html").read_text()
+    card = re.search(r'<article [^>]*id="line-91".*?</article>', text, re.S).group(0)
+    header = re.search(r'class="see">(.*?)</span>', card, re.S).group(1)
+    assert re.findall(r'href="#line-(\d+)"', header) == ["269", "271"], header
 
 
 def test_no_card_is_longer_than_a_reader_reads(built):

@@ -188,6 +188,15 @@ class Card:
         return None
 
     @property
+    def pointers(self) -> list[tuple[str, int]]:
+        """(anchor, line) of every card whose verdict this card's statement reads, the
+        :attr:`pointer` first: a sentence restating two statements links both in its header."""
+        if self.pointer is None:
+            return []
+        found = [(a, n) for a, n, _ in self.restates] or [(a, n) for _, _, n, a in self.shows]
+        return list(dict.fromkeys([self.pointer, *found]))
+
+    @property
     def verdicts(self) -> list[str]:
         """The card's words for the verdict filter: its headline claims' verdict words (one
         per clause of its line), and only those are verdicts; a card without a claim of its
