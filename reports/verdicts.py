@@ -118,6 +118,8 @@ class StatementVerdict:
         if not at:  # no grid behind it: the number alone
             return f"{self.size:.3g}"
         text = f"grid maximum {self.size:.3g} (at {at})"
+        if 0 < self.size < 1e-12:  # e.g. a power rho_a^Nx: say what the exponent means
+            text = f"grid maximum {self.size:.3g}, below 1e-12: numerically zero (at {at})"
         if self.typical is not None and self.size_point:
             text += f"; {self.typical:.3g} with every parameter at 1/2"
         return text
