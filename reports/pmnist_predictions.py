@@ -443,6 +443,10 @@ class StatementVerdict:
     """The training length of the runs in SGD steps beside the paper's
     (:func:`training_length`; for a statement about long training, whether the row reaches
     the paper's length)."""
+    condition_unmet: bool = field(default=False, kw_only=True)
+    """The statement's own stated condition is not reached on these runs (line 1434's W_2
+    amplitude): the runs cannot decide it, and a secondary row that reaches the condition
+    decides it instead (:func:`with_secondary`)."""
     detail: str = field(default="", kw_only=True)
     """The numbers the judge measured, without the decision's words (:func:`decided` keeps
     them here): what a secondary row shows as evidence."""
@@ -977,15 +981,6 @@ def lambda2_reach(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float
                         f"({pair[0]:g}, {pair[1]:g}) by " + ", ".join(parts))
 
 
-W2_RESET_BOUND = 0.0058
-"""The most any W_2 penalty can add to retention on mnist-5k with its short task 2 (10
-epochs = 130 SGD steps, the paper's 10 epochs being 2,000): the gain from putting W_2 back to its task-1 value after task 2, measured
-in issue 16 (:data:`W2_RESET_SOURCE`); the W_2 amplitude's condition at line 1434 needs a
-change above :data:`NEAR_ZERO`."""
-W2_RESET_SOURCE = ("measured in issue 16, seed 0 at (0.5, 0.5): "
-                   "tasksim.solvers.pmnist.penalties' module docstring")
-
-
 def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     levels = (0.01, 1.0, 100.0)
     diffs = {}
@@ -1008,17 +1003,11 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
             "amplitude on W_1", "not decided", lead.mean, lead.sem, lead.n, ds,
             f"the paper's condition (the W_2 amplitude 'sufficiently large') is not reached: "
             f"{moved}, at most {reach:.3f} (within +-{NEAR_ZERO:g}), so the W_2 term does not "
-            f"act at these settings. No larger lambda_2 reaches it on this row: W_2 hardly "
-            f"moves during its 10 epochs of task 2 (the SGD steps above), and putting "
-            f"it back to its task-1 value (lambda_2 -> infinity) raises retention by at most "
-            f"{W2_RESET_BOUND:g} on mnist-5k ({W2_RESET_SOURCE}), below {NEAR_ZERO:g}; that "
-            f"is a property of this row's short task 2, not of the paper's protocol; would "
-            f"decide: permuted-MNIST runs where W_2 moves during task 2 (a task 2 of the "
-            f"paper's length in SGD steps, 2,000). The 8 x 8 digits' runs (205 steps per "
-            f"epoch) do reach the condition (their lambda_2 moves retention by more than "
-            f"{NEAR_ZERO:g}) and their row, where stored, is this statement's secondary row: "
-            f"evidence about another data set, not a verdict on the paper's experiment; "
-            + text, claim="layer-wise minus diagonal retention > 0, every lambda_1")
+            f"act at these settings: W_2 hardly moves during the 10 epochs of task 2 (130 SGD "
+            f"steps here, 2,000 in the paper); would decide: permuted-MNIST runs where W_2 "
+            f"moves during task 2 (a task 2 of the paper's length in SGD steps); "
+            + text, claim="layer-wise minus diagonal retention > 0, every lambda_1",
+            condition_unmet=True)
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal",
                             "with a large amplitude on W_2, the layer-wise Fisher metric retains "
                             "better than the diagonal one, whatever the amplitude on W_1", word,
@@ -1261,6 +1250,14 @@ def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[Stat
     out = []
     for v in primary:
         s = other.get((v.line, v.claim_id))
+        if (v.condition_unmet and s is not None and s.n > 0 and not s.condition_unmet
+                and s.verdict != "not decided"):
+            # the only stored runs that reach the statement's stated condition decide it
+            out.append(replace(s, evidence=(
+                f"decided on {s.dataset}, the only stored runs that reach the statement's "
+                f"condition ({v.dataset} does not: the runs there are its secondary row); "
+                + s.evidence), secondary=v))
+            continue
         keep = s is not None and s.n > 0 and (s.verdict != v.verdict
                                               or v.line in LONG_TRAINING)
         out.append(replace(v, secondary=s) if keep else v)

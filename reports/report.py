@@ -875,23 +875,40 @@ def errata_by_cause_markdown(records: Sequence[dict[str, Any]], order: Sequence[
         return (list(order).index(cause) if cause in order else len(order),
                 -max(sizes) if sizes else float("inf"), min(int(r["line"]) for r in group))
 
-    if not groups:
-        return "No statement of the paper is wrong.\n"
-    lines = []
-    for n, group in enumerate(sorted(groups.values(), key=rank), 1):
-        cause = group[0].get("cause") or group[0]["id"]
-        lines.append(f"{n}. **{cause}**")
-        for r in sorted(group, key=lambda r: r["line"]):
-            size = size_text(r)
-            lines.append(f"   - [line {r['line']}](index.html#line-{r['line']}) "
-                         f"({r.get('place', '')}): `{r['id']}`" + (f"; size {size}" if size
-                                                                  else ""))
-    misprints = [r for r in records if r.get("headline") and verdict_word(r) == "misprint"]
+    def network(group: list[dict[str, Any]]) -> bool:  # sized in test error: another unit
+        return all(str(r.get("observable", "")).startswith("test error of the network")
+                   for r in group)
+
+    def listed(chosen: list[list[dict[str, Any]]]) -> list[str]:
+        out = []
+        for n, group in enumerate(sorted(chosen, key=rank), 1):
+            out.append(f"{n}. **{group[0].get('cause') or group[0]['id']}**")
+            for r in sorted(group, key=lambda r: r["line"]):
+                size = size_text(r)
+                out.append(f"   - [line {r['line']}](index.html#line-{r['line']}) "
+                           f"({r.get('place', '')}): `{r['id']}`" + (f"; size {size}" if size
+                                                                    else ""))
+        return out
+
+    linear = [g for g in groups.values() if not network(g)]
+    lines = listed(linear) if linear else ["No statement of the paper is wrong in Delta eps."]
+    every_misprint = [r for r in records if r.get("headline") and verdict_word(r) == "misprint"]
+    misprints = [r for r in every_misprint if not network([r])]
     if misprints:
         lines += ["", "Misprints (typos in a step whose stated result is right; not ranked):", ""]
         for r in sorted(misprints, key=lambda r: rank([r])):  # by size, as claims.json
             size = size_text(r)
             lines.append(f"- **{r.get('cause') or r['id']}**: [line {r['line']}]"
+                         f"(index.html#line-{r['line']}): `{r['id']}`"
+                         + (f"; size {size}" if size else ""))
+    measured_wrong = [g for g in groups.values() if network(g)]
+    measured_misprints = [r for r in every_misprint if network([r])]
+    if measured_wrong or measured_misprints:
+        lines += ["", "The network experiment's errata, then its misprints (sized in its test "
+                  "error, not ranked with the above):", "", *listed(measured_wrong)]
+        for r in sorted(measured_misprints, key=lambda r: rank([r])):
+            size = size_text(r)
+            lines.append(f"- **{r.get('cause') or r['id']}** (misprint): [line {r['line']}]"
                          f"(index.html#line-{r['line']}): `{r['id']}`"
                          + (f"; size {size}" if size else ""))
     return "\n".join(lines) + "\n"

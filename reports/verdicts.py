@@ -646,6 +646,8 @@ def _secondary_phrase(second: Any) -> str:
         return ""
     outcome = {"wrong": "contradicted"}.get(second.verdict, "shown" if second.verdict.startswith(
         "holds") else "not resolved")
+    if getattr(second, "condition_unmet", False):
+        outcome = "the statement's condition not reached there"
     return (f"; on {second.dataset}{_steps_phrase(getattr(second, 'training', ''))}: "
             f"{second.effect:+.3f} +- {second.se:.3f} ({second.n} seeds, {outcome})")
 
