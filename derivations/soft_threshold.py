@@ -607,8 +607,7 @@ def _derive_diagonal() -> Derivation:
     return Derivation(value, (Step("E[phi(m)^2] = 2 int_h^oo (m - h)^2 p(m) dm", value),
                               Step("kappa = (E[phi^2] - alpha^2)/alpha^2",
                                    sp.simplify(dropped_diagonal_ridge()))),
-                      note="the simplified error uses alpha^2 (A A^T)_ii ~ alpha^2 on the "
-                           "diagonal of E[phi phi^T]; the true diagonal is E[phi^2] > alpha^2 "
+                      note="the true diagonal is E[phi^2] > alpha^2 "
                            f"for 0 < alpha < 1 (kappa at alpha = {kappas}): a ridge alpha^2 "
                            "kappa ||W||_F^2 / Ny is dropped; see "
                            "soft_threshold.retention_with_diagonal")
@@ -811,8 +810,8 @@ def _claims() -> list[Claim]:
                    "the derivation drops the off-diagonal Hermite orders >= 3 of E[phi phi^T], "
                    "small only as Nx/Ns^2 -> 0: along Nx = 100 Ns the exact solver's transfer "
                    "at alpha = 0.3 approaches the vanilla 0.25 as Ns grows (that step's "
-                   "measurement) and at the paper's sizes (Nx/Ns^2 = 3.3) is still 0.085 "
-                   "below it"),
+                   "measurement) and at the paper's sizes (Nx/Ns^2 = 3.3) is still below it "
+                   "(the size)"),
         Claim("soft_threshold.row_norm_condition", f"{_WHERE}: the Ns >> 1 assumption", sp.true,
               r"if $N_s \gg 1$ in addition to Assumptions I and II, the error becomes tractable",
               _derive_row_norm, line=822, headline=True, condition="Ns >> 1",
@@ -840,8 +839,8 @@ def _claims() -> list[Claim]:
         Claim("soft_threshold.error_diagonal", f"{_WHERE}: the diagonal of <phi phi^T> "
               "implied by the simplified error", _ERFC**2, simplified, _derive_diagonal,
               line=878, headline=True,
-              note="read as: the simplified error puts alpha^2 (A A^T)_ii ~ alpha^2 on the "
-                   "diagonal of <phi phi^T>",
+              note="read as: the simplified error puts alpha^2 (A A^T)_ii, about alpha^2, on "
+                   "the diagonal of E[phi phi^T]",
               restates=((876, r"if $|\rho| \ll 1$ and $ |\rho_c| \ll 1$, the error "
                               r"$\epsilon[W]$ is written as"),)),
         Claim("soft_threshold.simplified_error", f"{_WHERE}: eps[W]",

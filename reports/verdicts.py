@@ -121,7 +121,9 @@ class StatementVerdict:
         if 0 < self.size < 1e-12:  # e.g. a power rho_a^Nx: say what the exponent means
             text = f"grid maximum {self.size:.3g}, below 1e-12: numerically zero (at {at})"
         if self.typical is not None and self.size_point:
-            text += f"; {self.typical:.3g} with every parameter at 1/2"
+            ungated = " (alpha~ at 1, the ungated control)" if "alpha~" in self.size_point \
+                else ""
+            text += f"; {self.typical:.3g} with every parameter at 1/2{ungated}"
         return text
 
     def as_record(self) -> dict[str, Any]:
