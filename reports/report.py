@@ -375,7 +375,8 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                     measured: Optional[dict[str, MeasuredVerdict]] = None,
                     found: Sequence[Finding] = (),
                     statements: Optional[Sequence[StatementVerdict]] = None) -> str:
-    """``claims.json``: ``{"provenance": record, "verdicts": {word: meaning}, "claims": [one
+    """``claims.json``: ``{"provenance": record, "conventions": {...}, "verdicts": {word:
+    meaning}, "claims": [one
     record per claim], "causes": [...], "findings": [...]}`` (:func:`claim_records`; without
     a paper, ``place`` is empty)."""
     from .summary import VERDICT_DEFINITIONS
@@ -384,6 +385,8 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
         statements = _statements(verdicts, paper, measured)
     document = {
         "provenance": record,
+        "conventions": {"clause": "a line's clauses counted from 0 here (the first clause is "
+                                  "0); the report's pages count them from 1"},
         "verdicts": dict(VERDICT_DEFINITIONS),
         "claims": claim_records(verdicts, paper, measured, statements),
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,

@@ -131,7 +131,8 @@ def test_claims_json_lists_every_verdict_record_with_its_computed_status(demo_re
     code, out, err = run("claims", "--json")
     assert code == 0 and err == ""
     document = json.loads(out)
-    assert set(document) == {"provenance", "claims", "verdicts", "causes", "findings"}
+    assert set(document) == {"provenance", "conventions", "claims", "verdicts", "causes",
+                             "findings"}
     records = document["claims"]
     assert [r["id"] for r in records] == [c.id for c in DEMO_CLAIMS]
     # steps carry a neutral status; a statement (headline) its verdict only
