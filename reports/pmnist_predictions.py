@@ -1003,9 +1003,9 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
             "amplitude on W_1", "not decided", lead.mean, lead.sem, lead.n, ds,
             f"the paper's condition (the W_2 amplitude 'sufficiently large') is not reached: "
             f"{moved}, at most {reach:.3f} (within +-{NEAR_ZERO:g}), so the W_2 term does not "
-            f"act at these settings: W_2 hardly moves during the 10 epochs of task 2 (130 SGD "
-            f"steps here, 2,000 in the paper); would decide: permuted-MNIST runs where W_2 "
-            f"moves during task 2 (a task 2 of the paper's length in SGD steps); "
+            f"act at these settings (task 2's SGD steps: above); would decide: permuted-MNIST "
+            f"runs where W_2 moves during task 2 (a task 2 of the paper's length in SGD "
+            f"steps); "
             + text, claim="layer-wise minus diagonal retention > 0, every lambda_1",
             condition_unmet=True)
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal",
