@@ -105,7 +105,7 @@ def _check_generator(generator: str) -> str:
 
 # -- per-position moments -----------------------------------------------------------------
 
-def _gaussian_moment(k: int) -> int:
+def gaussian_moment(k: int) -> int:
     """E[z^k] for z ~ N(0, 1): (k - 1)!! for even k, 0 for odd k."""
     if k % 2:
         return 0
@@ -129,7 +129,7 @@ def joint_moment(p: int, q: int, generator: str, family: str = "A") -> sp.Expr:
     if p < 0 or q < 0:
         raise ValueError(f"moment orders must be non-negative, got p={p}, q={q}")
     rho = _CORRELATION[family]
-    m = _gaussian_moment
+    m = gaussian_moment
     if generator == "appendix":
         return sp.expand(rho * m(p + q) + (1 - rho) * m(p) * m(q))
     # a2 = rho a1 + sqrt(1 - rho^2) z: only even powers of z survive.

@@ -203,6 +203,17 @@ def printed_R_traces(net: Network) -> sp.Expr:
     return sp.expand(first + second + third + fourth)
 
 
+def R_without_traces(net: Network) -> sp.Expr:
+    """The last line of the paper's R display with its two trace terms (the cross terms
+    between the layers, and the residual's) omitted, as line 1399 says the layer-wise
+    approximation does: ||dW2 phi||^2 + ||W2 nabla phi dW1 x||^2."""
+    full = printed_R_traces(net)
+    p, g, x, dy = net.phi_vector, net.grad_phi, net.x, net.residual
+    traces = (2 * (net.dW2.T * net.W2 * g * net.dW1 * x * p.T).trace()
+              + 2 * (net.dW2 * g * net.dW1 * x * dy.T).trace())
+    return sp.expand(full - traces)
+
+
 def printed_R_lw(net: Network) -> sp.Expr:
     """The paper's R_lw for one sample (the expectation is linear): (1/2) ||dW2 phi||^2 +
     (1/2) ||W2 nabla phi dW1 x||^2."""

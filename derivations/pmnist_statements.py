@@ -9,9 +9,10 @@ Two kinds:
 - the displays of Appendix E.2's Fisher regularizer (:data:`DISPLAYS`): the Hessian of the
   squared error, R, R_lw, their gradients and R_diag, each derived in sympy from the network's
   definition (:mod:`tasksim.derivations.pmnist_fisher`, entry by entry at Nx = Nh = Ny = 2).
-  All agree with the derivation except R (line 1392), which is dw^T H dw where the paper's
-  convention (Sec. 6.2 and R_lw itself) is the second-order term (1/2) dw^T H dw: omitting its
-  trace terms gives 2 R_lw, not R_lw as the text says. A misprint in an intermediate step:
+  All agree with the derivation except the step from R to R_lw (line 1398): R (lines 1385
+  and 1392) is dw^T H dw where the paper's convention (Sec. 6.2 and R_lw itself) is the
+  second-order term (1/2) dw^T H dw, so omitting its trace terms gives 2 R_lw, not R_lw as
+  the text says. A misprint in an intermediate step:
   R_lw, what the experiment uses, is right, and the factor would be absorbed by the
   amplitudes lambda_1, lambda_2 anyway. The middle line of R's display also lacks the sum
   over ijkl on its third term.
@@ -22,8 +23,8 @@ Examples
 {'open'}
 >>> sorted((c.line, evaluate(c).status) for c in DISPLAYS)[:4]
 [(1370, 'verified'), (1373, 'verified'), (1377, 'verified'), (1385, 'verified')]
->>> evaluate(next(c for c in DISPLAYS if c.line == 1392)).status
-'erratum'
+>>> [evaluate(next(c for c in DISPLAYS if c.line == n)).status for n in (1392, 1398)]
+['verified', 'erratum']
 """
 from __future__ import annotations
 
@@ -243,16 +244,23 @@ DISPLAYS: list[Claim] = [
           sp.expand(derived - printed) == 0, line=1389, headline=True,
           misprint_of="pmnist.fisher_regularizer_sums", cause="network-regularizer-sum-typo"),
     _scalar_claim("fisher_regularizer", 1392, r"\llv \delta W_2 \phi \rrv^2",
-                  fisher.printed_R_traces,
-                  lambda net: sp.expand(sp.Rational(1, 2) * fisher.quadratic_form(net)),
-                  "misprint: R as printed is dw^T H dw (its trace form equals the Hessian's "
-                  "quadratic form exactly, phi'' = 0); the paper's convention for the Fisher "
-                  "regularizer (Sec. 6.2, (1/2)(1/gamma - 1) ||dW A||^2, and R_lw at line 1401) "
-                  "is the second-order term (1/2) dw^T H dw, so omitting R's trace terms gives "
-                  "2 R_lw, not R_lw; R_lw, which the experiment uses, is right, and lambda_1, "
-                  "lambda_2 would absorb the factor",
-                  steps=(("dw^T H dw (the printed R)", fisher.quadratic_form,
-                          "the derived Hessian's quadratic form over the weights, phi'' = 0"),),
+                  fisher.printed_R_traces, fisher.quadratic_form,
+                  "R's trace form equals the Hessian's quadratic form dw^T H dw exactly "
+                  "(phi'' = 0), as line 1385 defines R: no factor 1/2 there"),
+    _scalar_claim("layerwise_from_R", 1398,
+                  r"we omitted the trace-terms originated from the cross terms, which yields",
+                  fisher.printed_R_lw, fisher.R_without_traces,
+                  "misprint: omitting the trace terms of R (line 1392) leaves ||dW2 phi||^2 + "
+                  "||W2 nabla phi dW1 x||^2, which is 2 R_lw, not the R_lw printed below it; R "
+                  "(line 1385) lacks the 1/2 of the paper's convention for the second-order "
+                  "term (Sec. 6.2, (1/2)(1/gamma - 1) ||dW A||^2, and R_lw itself). R_lw, what "
+                  "the experiment uses, is right, and lambda_1, lambda_2 would absorb the "
+                  "factor",
+                  steps=(("R (line 1392) minus its two trace terms", fisher.R_without_traces,
+                          "what omitting the cross terms leaves"),
+                         ("(1/2) dw^T H dw without the W2-W1 blocks",
+                          fisher.second_order_block_diagonal,
+                          "the second-order term with the layers decoupled: R_lw")),
                   misprint_of="pmnist.layerwise_regularizer"),
     _scalar_claim("layerwise_regularizer", 1401,
                   r"\frac{1}{2} \lla \llv \delta W_2 \phi \rrv^2 \rra",
@@ -279,12 +287,12 @@ DISPLAYS: list[Claim] = [
                   "expectation <.> of the coefficients that the definitions of Z_1, Z_2 have)"),
 ]
 
-# R at line 1392 enters no reported number: the experiment regularizes with R_lw (line 1401),
-# which is right, so the misprint changes the network's test error by nothing
+# R without its traces (line 1398) enters no reported number: the experiment regularizes with
+# R_lw (line 1401), which is right, so the misprint changes the network's test error by nothing
 DISPLAYS = annotate(DISPLAYS, {"pmnist.fisher_regularizer_third_term": dict(
     observable="test error of the network (R's display enters no number: the experiment uses "
                "R_lw, line 1401; the sum is the only reading that makes the term a number)",
-    carry=lambda d: sp.Integer(0)), "pmnist.fisher_regularizer": dict(
+    carry=lambda d: sp.Integer(0)), "pmnist.layerwise_from_R": dict(
     observable="test error of the network (the experiment uses R_lw, line 1401, which is "
                "right; R's factor 2 would be absorbed by lambda_1, lambda_2)",
     carry=lambda d: sp.Integer(0))})

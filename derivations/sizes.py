@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Optional
 import sympy as sp
 
 from .symbols import Ns, Nx, Ny, alpha, alpha_t, gamma, gamma_f, h, lam, rho_a, rho_b, rho_g
+from .vanilla import interior_minimum_threshold
 
 if TYPE_CHECKING:
     from .claims import Verdict
@@ -289,8 +290,9 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("vanilla", "retention"), "where the extrema exist (rho_b >= 2 sqrt2/3), max",
         region=sp.Ge(rho_b, 2 * sp.sqrt(2) / 3)),
     "vanilla.retention.intermediate_minimum": LimitTerm(
-        _terms("vanilla", "retention"), "at high rho_b (>= 0.9), max over the grid",
-        region=sp.Ge(rho_b, sp.Rational(9, 10))),
+        _terms("vanilla", "retention"), "at high rho_b (above the derived 0.963, where the "
+        "lowest retention is at an intermediate rho_a), max over the grid",
+        region=sp.Gt(rho_b, interior_minimum_threshold()[1])),
     "vanilla.benign_region": LimitTerm(
         _terms("vanilla", *_BOTH), "over the stated region rho_a <= rho_b, max",
         region=sp.Le(rho_a, rho_b)),

@@ -751,7 +751,7 @@ def _derive_row_norm() -> Derivation:
     limit = sp.limit(variance, Ns, sp.oo)
     return Derivation(sp.true if limit == 0 else sp.false, (
         Step("Var(sum_j A_ij^2) = Ns (E a^4 - (E a^2)^2), a ~ N(0, 1/Ns)", variance),
-        Step("as Ns -> oo", limit)),
+        Step("as Ns -> oo", limit)), exact=False,  # a statement about the limit Ns -> oo
         note=f"<m_i^2> = sum_j A_ij^2 ~ 1 only up to a fluctuation of variance "
              f"{inline_math(variance)} (= {float(variance.subs(Ns, 30)):.3f} at Ns = 30): the "
              "unit-variance Gaussian m_i the appendix integrates needs Ns >> 1")

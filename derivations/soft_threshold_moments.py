@@ -20,6 +20,7 @@ import math
 import sympy as sp
 
 from .claims import Claim, Derivation, Step
+from .engine import gaussian_moment
 from .model import _latent_average
 from .symbols import Ns
 
@@ -46,12 +47,10 @@ def _derive(which: int) -> callable:
 
 
 def _gaussian_average(expr: sp.Expr) -> sp.Expr:
-    """E over s ~ N(0, I) of a polynomial in s, by the Gaussian moments E s^(2k) = (2k-1)!!."""
-    total = sp.Integer(0)
-    for exponents, coeff in sp.Poly(sp.expand(expr), *_S).terms():
-        if all(e % 2 == 0 for e in exponents):
-            total += coeff * sp.Mul(*[sp.factorial2(e - 1) for e in exponents])
-    return total
+    """E over s ~ N(0, I) of a polynomial in s: term by term, the product of the independent
+    coordinates' moments (:func:`tasksim.derivations.engine.gaussian_moment`)."""
+    return sp.Add(*[coeff * sp.Mul(*[gaussian_moment(e) for e in exponents])
+                    for exponents, coeff in sp.Poly(sp.expand(expr), *_S).terms()])
 
 
 def joint_cumulants() -> tuple[sp.Matrix, sp.Expr, sp.Expr]:

@@ -280,13 +280,53 @@ def _derive_low_rho_a() -> Derivation:
     return Derivation(sp.limit(R, rho_a, 0), (Step("Delta eps_RT", R),), exact=False)
 
 
+def _interior_stationary_point() -> tuple[sp.Expr, sp.Expr]:
+    """The quadratic factor of d Delta eps_RT / d rho_a (leading order) and its smaller root
+    in rho_a: the local minimum in (0, 1) where it is real."""
+    R = sp.expand(leading_vanilla_retention())
+    _, factors = sp.factor_list(sp.diff(R, rho_a))
+    quadratic = next(f for f, _ in factors if sp.degree(f, rho_a) == 2)
+    smaller = min(sp.solve(quadratic, rho_a), key=lambda r: r.subs(rho_b, 1))
+    return quadratic, smaller
+
+
+@lru_cache(maxsize=1)
+def interior_minimum_threshold() -> tuple[sp.Expr, sp.Float]:
+    """(rho_b at which a local minimum of the leading-order retention in rho_a appears,
+    rho_b above which the minimum over rho_a in [0, 1] is that interior point rather than
+    rho_a = 1): line 201's "high readout similarity regime", derived (Fig. 1G, H).
+
+    >>> local, lowest = interior_minimum_threshold()
+    >>> local, round(float(lowest), 4)
+    (2*sqrt(2)/3, 0.9631)
+    """
+    R = sp.expand(leading_vanilla_retention())
+    quadratic, smaller = _interior_stationary_point()
+    local = next(b for b in sp.solve(sp.discriminant(quadratic, rho_a), rho_b) if b > 0)
+    gap = R.subs(rho_a, smaller) - R.subs(rho_a, 1)  # interior minimum minus the edge's value
+    lowest = sp.Float(sp.nsolve(gap, rho_b, (float(local) + 1e-9, 1.0), solver="bisect"), 12)
+    return sp.nsimplify(local), lowest
+
+
 def _derive_intermediate_minimum() -> Derivation:
     R1 = sp.expand(leading_vanilla_retention().subs(rho_b, 1))
     candidates = [c for c in sp.solve(sp.diff(R1, rho_a), rho_a) if 0 <= c <= 1] + [0, 1]
     argmin = min(candidates, key=lambda c: R1.subs(rho_a, c))
+    quadratic, _ = _interior_stationary_point()
+    local, lowest = interior_minimum_threshold()
     return Derivation(sp.And(sp.Integer(0) < argmin, argmin < 1),
                       (Step("Delta eps_RT at rho_b = 1", sp.factor(R1)),
-                       Step("argmin over [0, 1]", argmin)), exact=False)
+                       Step("argmin over [0, 1]", argmin),
+                       Step("interior stationary points: roots in rho_a of", quadratic),
+                       Step("a local minimum in (0, 1) from rho_b =", local,
+                            "where the discriminant vanishes"),
+                       Step("the minimum over [0, 1] interior from rho_b =", lowest,
+                            "below it the lowest retention is at rho_a = 1")), exact=False,
+                      note=f"the high readout similarity regime, derived: the retention is "
+                           f"lowest at an intermediate rho_a only for rho_b above "
+                           f"{float(lowest):.3f} (a local minimum appears at 2 sqrt2/3 = "
+                           f"{float(local):.3f}); below it, as on Fig. 1G's rho_b = 0.9 curve, "
+                           "the lowest retention is at rho_a = 1")
 
 
 def _derive_surrogate_versus_exact() -> Derivation:

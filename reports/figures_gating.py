@@ -276,8 +276,7 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
     caption = (
         f"**Fig. 3.** **A, B**: average transfer and retention over the uniform prior against "
         f"alpha, adaptive gating (solid line: the derived `averages.adaptive.transfer` "
-        f"(line 787, verdict: {theory.status('averages.adaptive.transfer')}: the paper prints "
-        f"no value) and its retention step `averages.adaptive.retention`; filled markers) and random gating (dashed line: `averages.random.*`; open "
+        f"(the paper prints no value: {theory.status('averages.adaptive.transfer')}) and its retention step `averages.adaptive.retention`; filled markers) and random gating (dashed line: `averages.random.*`; open "
         f"squares: the numerics of Fig. 2D); grey dashed: vanilla. Adaptive numerics: probe "
         f"trial on the drawn readouts, rho_g = max(0, 1 - eps_pb/eps_o), errors on the drawn "
         f"readouts; {averages_phrase(ctx)}. {'; '.join(texts)}. "

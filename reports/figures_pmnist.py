@@ -507,7 +507,7 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         ax_b.legend(fontsize=6)
         captions.append("**B**: the network's transfer against rho_a for each rho_b "
                         "(`results/fig6AB.nc`, mean +- standard error); beside it the linear "
-                        "model's `vanilla.transfer` at leading order")
+                        "model's leading-order transfer (line 145, not a claim this panel tests)")
     else:
         _empty(ax_b, "not stored: tasksim pmnist-grid fig6AB")
     lin_b.legend(fontsize=6)
@@ -545,7 +545,8 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                         f"{_seeds_done(g, 'fig9CD')} seeds"
                         + (f"; blank, not stored yet: {', '.join(blank)}, which `tasksim "
                            "pmnist-grid fig9CD` adds" if blank else "") + "); "
-                        "beside each the linear model's `vanilla.retention` at leading order "
+                        "beside each the linear model's leading-order retention (line 146, not a claim "
+                        "this panel tests) "
                         "(its fixed point: no training time), for D at the same nine points")
     else:
         _empty(ax_c, "not stored: tasksim pmnist-grid fig9CD")

@@ -26,7 +26,7 @@ from typing import Callable, Mapping, Optional, Sequence
 import numpy as np
 import sympy as sp
 
-from tasksim.derivations.claims import Claim, Verdict, evaluate, leading_order
+from tasksim.derivations.claims import Claim, Verdict, leading_order
 from tasksim.derivations.registry import all_claims
 
 __all__ = [
@@ -60,10 +60,13 @@ def claim(claim_id: str) -> Claim:
     return claims[claim_id]
 
 
-@lru_cache(maxsize=None)
 def verdict(claim_id: str) -> Verdict:
-    """The evaluated claim (derivation run, status computed), cached."""
-    return evaluate(claim(claim_id))
+    """The evaluated claim (derivation run, status computed), cached for the process and
+    shared with the captions' verdict words (:func:`tasksim.reports.verdicts.evaluated_claim`)."""
+    from .verdicts import evaluated_claim
+
+    claim(claim_id)  # a KeyError that names the id, where there is no such claim
+    return evaluated_claim(claim_id)
 
 
 def status(claim_id: str) -> str:

@@ -238,6 +238,9 @@ class Measurement:
     observable: str = ""
     """What the measured number is a value of, in the statement's units (a size taken from
     the measurement is stated in it); empty: the statement's own observable."""
+    restated_by: tuple[str, ...] = ()
+    """Headline claims that restate this one on the same derivation (the appendix's
+    restatement of a main-text line): the measurement sizes them too."""
 
 
 @dataclass(frozen=True)
@@ -444,10 +447,12 @@ def _phi_squared_diagonal(nx, ns, point, rng):
 
 
 @lru_cache(maxsize=64)
-def _soft_threshold_pair(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
+def soft_threshold_pair(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
                          entropy: int) -> tuple[float, float]:
-    """(transfer, retention) of the exact soft-thresholding solver on tasks drawn from
-    ``entropy`` (cached: the measurements sharing a seed key reuse the solves)."""
+    """(transfer, retention) of the exact soft-thresholding solver (gradient-flow limit) on
+    tasks drawn from ``entropy`` (Appendix A's generator, Ny = 10), cached: the measurements
+    sharing a seed key, and the stored experiment of
+    :mod:`tasksim.reports.soft_threshold_results`, reuse the solves."""
     rng = as_generator(np.random.SeedSequence(entropy))
     tasks = draw_tasks(nx=nx, ns=ns, ny=10, rho_a=rho[0], rho_b=rho[1], generator="appendix",
                        seed=rng)
@@ -458,7 +463,7 @@ def _soft_threshold_pair(nx: int, ns: int, alpha_value: float, rho: tuple[float,
 
 def _soft_threshold_retention(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
                               entropy: int) -> float:
-    return _soft_threshold_pair(nx, ns, alpha_value, rho, entropy)[1]
+    return soft_threshold_pair(nx, ns, alpha_value, rho, entropy)[1]
 
 
 def _soft_threshold_gap(nx, ns, point, rng):
@@ -478,7 +483,7 @@ def _soft_threshold_retention_sample(nx, ns, point, rng):
 
 def _soft_threshold_transfer_sample(nx, ns, point, rng):
     entropy = int(rng.integers(2**62))
-    return _soft_threshold_pair(nx, ns, point["alpha"], (point["rho_a"], point["rho_b"]),
+    return soft_threshold_pair(nx, ns, point["alpha"], (point["rho_a"], point["rho_b"]),
                                 entropy)[0]
 
 
@@ -719,7 +724,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "rho_b) = (0.5, 0.2); derived: the exact expectation of the surrogate weights",
                 {"rho_a": 0.5, "rho_b": 0.2, "alpha": 0.1},
                 ((1500, 30), (3000, 30)), ((400, 4), (800, 4)), 10, 6, _plasticity_gap,
-                exact=False, value=_plasticity_value, epsilon=lambda nx, ns: ns / (0.1 * nx)),
+                exact=False, value=_plasticity_value, epsilon=lambda nx, ns: ns / (0.1 * nx),
+                restated_by=("plasticity.alpha_independence.leading_order",)),
     Measurement("fisher_diagonal.transfer_invariance_lost", "transfer with task 1 regularized "
                 "in the diagonal metric of an uncorrelated task minus the vanilla transfer on "
                 "the same tasks, gamma = 0.1 (lam = 9), (rho_a, rho_b) = (1, 0) (the paper: not "
@@ -782,7 +788,7 @@ UNMEASURABLE: dict[str, str] = {
                                             "vanilla.transfer.corners, measured)",
     "figures.average_panels": "a figure reference read from the paper's captions, not a "
                               "quantity of the model",
-    "pmnist.fisher_regularizer": "a factor 1/2 in how Appendix E.2 writes the network's "
+    "pmnist.layerwise_from_R": "a factor 1/2 in how Appendix E.2 writes the network's "
                                  "regularizer R, not a quantity of the linear model; shown "
                                  "with the numpy network by verify/test_pmnist.py",
     **{i: "a display typo whose printed product is undefined (mismatched shapes): no number "
@@ -805,7 +811,10 @@ def measurement_for(claim_id: str) -> Optional[Measurement]:
     return next((m for m in MEASUREMENTS if m.claim_id == claim_id), None)
 
 
-def _seed_sequence(seed: int, claim_id: str, size: tuple[int, int]) -> np.random.SeedSequence:
+def measurement_seed_sequence(seed: int, claim_id: str, size: tuple[int, int]
+                              ) -> np.random.SeedSequence:
+    """The root of a measurement's draws at one size: from the report's seed, the claim (or
+    its ``seed_key``) and the size only, so that a stored experiment can redraw them."""
     key = zlib.crc32(f"{claim_id}@{size[0]}x{size[1]}".encode("utf-8"))
     return np.random.SeedSequence([int(seed), key])
 
@@ -826,7 +835,7 @@ def measure(m: Measurement, *, quick: bool = False, seed: int = 0,
                          f"{len(sizes)} sizes")
     rows = []
     for k, (nx, ns) in enumerate(sizes):
-        root = _seed_sequence(seed, m.seed_key or m.claim_id, (nx, ns))
+        root = measurement_seed_sequence(seed, m.seed_key or m.claim_id, (nx, ns))
         draws = np.asarray(stored[k], dtype=float) if stored is not None else np.concatenate(
             [np.atleast_1d(np.asarray(m.sample(nx, ns, m.point, as_generator(child)),
                                       dtype=float)) for child in root.spawn(samples)])

@@ -445,8 +445,8 @@ class StatementVerdict:
     the paper's length)."""
     condition_unmet: bool = field(default=False, kw_only=True)
     """The statement's own stated condition is not reached on these runs (line 1434's W_2
-    amplitude): the runs cannot decide it, and a secondary row that reaches the condition
-    decides it instead (:func:`with_secondary`)."""
+    amplitude): the runs cannot decide it. A secondary row (another data set) that reaches
+    the condition is kept beside it as evidence, never as the verdict (:func:`with_secondary`)."""
     detail: str = field(default="", kw_only=True)
     """The numbers the judge measured, without the decision's words (:func:`decided` keeps
     them here): what a secondary row shows as evidence."""
@@ -809,8 +809,23 @@ def _p8(g: StoredGrids, ds: str) -> StatementVerdict:
                             _all([est.sign()]), est.mean, est.sem, est.n, ds,
                             f"|diagonal - Euclidean| minus |diagonal - layer-wise| retention, "
                             f"averaged over {len(per_seed)} (pair, amplitude) comparisons: "
-                            f"{fmt_estimate(est)}",
+                            f"{fmt_estimate(est)}" + _w2_caveat(g),
                             claim="|diagonal - Euclidean| minus |diagonal - layer-wise| > 0")
+
+
+def _w2_caveat(g: StoredGrids) -> str:
+    """What a layer-wise versus diagonal comparison on these runs tests, where the stored
+    Fig. 9E-F grid shows the W_2 amplitude barely moving retention (line 1434's condition not
+    reached): mostly the two metrics' W_1 terms; empty where that grid is not stored or W_2
+    acts."""
+    if not g.has("fig9EF"):
+        return ""
+    reach, _ = lambda2_reach(g)
+    if reach > NEAR_ZERO:
+        return ""
+    return (f"; at these settings the W_2 term barely acts (in Fig. 9E-F's runs the W_2 "
+            f"amplitude moves retention by at most {reach:.3f}: line 1434), so this compares "
+            "mostly the two metrics' W_1 terms")
 
 
 POOR = 0.0
@@ -845,7 +860,8 @@ def _line_366_poor(g: StoredGrids, ds: str) -> StatementVerdict:
     return StatementVerdict(366, "pmnist.diagonal_better_when_both_poor", PREDICTIONS["P8b"],
                             _all([est.sign()]), est.mean, est.sem, est.n, ds,
                             f"diagonal minus layer-wise retention where both mean retentions "
-                            f"are <= {POOR:g} ({where}): {fmt_estimate(est)}", claim=claim)
+                            f"are <= {POOR:g} ({where}): {fmt_estimate(est)}" + _w2_caveat(g),
+                            claim=claim)
 
 
 def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -1250,16 +1266,11 @@ def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[Stat
     out = []
     for v in primary:
         s = other.get((v.line, v.claim_id))
-        if (v.condition_unmet and s is not None and s.n > 0 and not s.condition_unmet
-                and s.verdict != "not decided"):
-            # the only stored runs that reach the statement's stated condition decide it
-            out.append(replace(s, evidence=(
-                f"decided on {s.dataset}, the only stored runs that reach the statement's "
-                f"condition ({v.dataset} does not: the runs there are its secondary row); "
-                + s.evidence), secondary=v))
-            continue
+        # the paper's images decide every statement (issue 16); the digits are evidence only,
+        # even where they reach a condition the primary runs do not (line 1434)
         keep = s is not None and s.n > 0 and (s.verdict != v.verdict
-                                              or v.line in LONG_TRAINING)
+                                              or v.line in LONG_TRAINING
+                                              or v.condition_unmet)
         out.append(replace(v, secondary=s) if keep else v)
     return out
 

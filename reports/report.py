@@ -81,7 +81,7 @@ from .summary import (cause_size, confirmation_text, definitions_markdown, escap
                       math, quote_markdown, readable, size_text)
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
-from .verdicts import (StatementVerdict, build_statement_verdicts, causes, statement_of,
+from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes, statement_of,
                        step_status)
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
@@ -860,17 +860,22 @@ LANDING_LIMIT = 40_000
 """REPORT.md's budget in bytes: a landing page, the full record is index.html."""
 
 
-def errata_by_cause_markdown(records: Sequence[dict[str, Any]], order: Sequence[str] = ()
+def errata_by_cause_markdown(records: Sequence[dict[str, Any]], ranked: Sequence[Cause] = ()
                              ) -> str:
     """The errata grouped by root cause (``cause``; one group per claim where there is none),
-    in ``order`` (the cause ids as claims.json and the summary rank them), otherwise ranked by
-    size at the paper's sizes, each line linking to its card in index.html."""
+    in the order of ``ranked`` (the causes as claims.json and the summary rank them), otherwise
+    ranked by size at the paper's sizes, each line linking to its card in index.html. The
+    causes of the network experiment (:attr:`Cause.network`: sized in its test error) are
+    listed apart, after those of the linear model."""
     from .html.cards import WRONG, size_text, size_value, verdict_word
 
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         if r.get("headline") and verdict_word(r) in WRONG:
             groups.setdefault(str(r.get("cause") or r["id"]), []).append(r)
+
+    order = [c.id for c in ranked]
+    network_causes = {c.id for c in ranked if c.network}
 
     def rank(group: list[dict[str, Any]]) -> tuple[int, float, int]:
         cause = str(group[0].get("cause") or group[0]["id"])
@@ -879,8 +884,7 @@ def errata_by_cause_markdown(records: Sequence[dict[str, Any]], order: Sequence[
                 -max(sizes) if sizes else float("inf"), min(int(r["line"]) for r in group))
 
     def network(group: list[dict[str, Any]]) -> bool:  # sized in test error: another unit
-        return all(str(r.get("observable", "")).startswith("test error of the network")
-                   for r in group)
+        return str(group[0].get("cause") or group[0]["id"]) in network_causes
 
     def listed(chosen: list[list[dict[str, Any]]]) -> list[str]:
         out = []
@@ -933,7 +937,7 @@ def landing_markdown(verdicts: Sequence[Verdict], paper: Paper,
             "registry is `claims.json`, the derivations `derivations.tex`, the figures and "
             "their data (CSV) `figures/`.\n")
     head += "\n" + definitions_markdown()
-    ranked = [c.id for c in causes(statements, verdicts)] if statements is not None else []
+    ranked = causes(statements, verdicts) if statements is not None else []
     errata = label_namer(paper)(errata_by_cause_markdown(records, ranked))
     tail = "\n".join(["## Errata by cause\n", errata,
                       "## Findings beyond the paper\n", findings_markdown(found),

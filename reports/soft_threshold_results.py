@@ -153,14 +153,14 @@ def measurement_unit(p: Protocol, size: int, sample: int) -> tuple[float, float,
     the three measurements (same seed sequence, same entropy draw), exact flow limit."""
     from tasksim.solvers.rng import as_generator
 
-    from .measurements import _seed_sequence, _soft_threshold_pair
+    from .measurements import measurement_seed_sequence, soft_threshold_pair
 
     nx, ns = p.sizes[size]
-    child = _seed_sequence(p.seed, p.seed_key, (nx, ns)).spawn(p.samples)[sample]
+    child = measurement_seed_sequence(p.seed, p.seed_key, (nx, ns)).spawn(p.samples)[sample]
     entropy = int(as_generator(child).integers(2**62))
     rho = (p.rho_a, p.rho_b)
-    retention, transfer = _soft_threshold_pair(nx, ns, p.alpha, rho, entropy)[::-1]
-    linear = _soft_threshold_pair(nx, ns, 1.0, rho, entropy)[1]
+    retention, transfer = soft_threshold_pair(nx, ns, p.alpha, rho, entropy)[::-1]
+    linear = soft_threshold_pair(nx, ns, 1.0, rho, entropy)[1]
     return retention, transfer, linear
 
 
@@ -464,13 +464,13 @@ def transfer_path(seed: int, sizes: Sequence[tuple[int, int]] = TRANSFER_PATH,
     """The transfer at alpha = 0.3 minus the transfer at alpha = 1 on the same tasks, (rho_a,
     rho_b) = (0.5, 0.5), exact soft-thresholding solver (gradient-flow limit), ``samples`` task
     draws at each of ``sizes``: one row {"nx", "ns", "gaps"} per size."""
-    from .measurements import _soft_threshold_pair
+    from .measurements import soft_threshold_pair
 
     rows = []
     for index, (nx, ns) in enumerate(sizes):
         entropies = np.random.SeedSequence([seed, 271, index]).generate_state(samples, np.uint64)
-        gaps = [_soft_threshold_pair(nx, ns, 0.3, (0.5, 0.5), int(e))[0]
-                - _soft_threshold_pair(nx, ns, 1.0, (0.5, 0.5), int(e))[0] for e in entropies]
+        gaps = [soft_threshold_pair(nx, ns, 0.3, (0.5, 0.5), int(e))[0]
+                - soft_threshold_pair(nx, ns, 1.0, (0.5, 0.5), int(e))[0] for e in entropies]
         rows.append({"nx": nx, "ns": ns, "gaps": [float(g) for g in gaps]})
     return rows
 

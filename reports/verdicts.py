@@ -34,15 +34,16 @@ import json
 import math
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, NamedTuple, Optional, Sequence
 
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import leading_order_error, limit_observable, observable_size
 
-from .measurements import (UNMEASURABLE, Confirmation, MeasuredVerdict, Measurement, Row,
-                           confirmation, measurement_for, not_measured)
+from .measurements import (MEASUREMENTS, UNMEASURABLE, Confirmation, MeasuredVerdict,
+                           Measurement, Row, confirmation, measurement_for, not_measured)
 from .paper import Paper, load_paper, normalize
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
@@ -108,8 +109,9 @@ class StatementVerdict:
                 f" (at {at})" if at else "")
         if self.size_derived is not None:
             where = ", ".join(f"{k} = {v:g}" for k, v in self.size_derived_at.items())
+            what = "correction" if self.verdict in ERRATA_VERDICTS else "derived value"
             return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
-                    f"correction not confirmed); derived {self.size_derived:.4g} at the same "
+                    f"{what} not confirmed); derived {self.size_derived:.4g} at the same "
                     "point")
         if self.size_reason.startswith("measured at "):  # one measured point, not a grid
             return f"measured {self.size:.3g} (at {at})"
@@ -354,9 +356,20 @@ def _with_carry(v: Verdict) -> Verdict:
     return replace(v, claim=replace(claim, carry=original.carry))
 
 
+class _Size(NamedTuple):
+    """A statement's size (:func:`_size`): its value (None: no size), where it is reached,
+    how it was obtained (or why there is none), and whether it is the statement's own
+    expression's change (not an exact 1/Nx coefficient's, not its evidence's): only then is
+    the value at 1/2 (:func:`_typical`) in the same observable and shown beside it."""
+
+    value: Optional[float]
+    point: dict[str, float]
+    reason: str
+    own_expression: bool = False
+
+
 def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
-          limit_sizes: Optional[Mapping[str, tuple[Any, str]]] = None
-          ) -> tuple[Optional[float], dict[str, float], str]:
+          limit_sizes: Optional[Mapping[str, tuple[Any, str]]] = None) -> _Size:
     """The size of the statement's verdict in its observable's units at the paper's sizes,
     where it is reached, and how it was obtained (or why there is none). A statement that
     holds in the stated limit is sized by the error of its leading order there, from the
@@ -369,7 +382,7 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         known = (limit_sizes or {}).get(v.claim.id)
         exact, why = known if known is not None else leading_order_error(v.claim.id)
         if exact is not None:
-            return float(f"{exact.value:.6g}"), dict(exact.point), why
+            return _Size(float(f"{exact.value:.6g}"), dict(exact.point), why)
     size, reason = observable_size(v, word)
     if size is None and word == "holds in the stated limit":
         found = [(observable_size(e, word), e.claim.id) for e in evidence
@@ -377,12 +390,12 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         found = [(s, how, i) for (s, how), i in found if s is not None]
         if found:
             best, how, source = max(found, key=lambda x: x[0].value)
-            return (float(f"{best.value:.6g}"), dict(best.point),
-                    f"from the evidence {source}: {how}")
+            return _Size(float(f"{best.value:.6g}"), dict(best.point),
+                         f"from the evidence {source}: {how}")
         reason = why if reason.startswith("derived at leading order only") else reason
     if size is None:
-        return None, {}, reason
-    return float(f"{size.value:.6g}"), dict(size.point), reason
+        return _Size(None, {}, reason)
+    return _Size(float(f"{size.value:.6g}"), dict(size.point), reason, own_expression=True)
 
 
 def _typical(v: Verdict, word: str) -> Optional[float]:
@@ -470,11 +483,9 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
     for v in heads:
         c = v.claim
         word = statement_verdict(v, by_id.get(c.misprint_of))
-        size, point, reason = _size(v, word, evidence[c.id], limit_sizes)
-        # the value at 1/2 is the claim's own expression's: shown only beside a size in that
-        # same observable, never beside one carried from an exact 1/Nx coefficient or evidence
-        own_expression = not reason.startswith(("the leading order's error", "from the evidence"))
-        typical = (_typical(v, word) if size is not None and point and own_expression
+        sized = _size(v, word, evidence[c.id], limit_sizes)
+        size, point, reason = sized.value, sized.point, sized.reason
+        typical = (_typical(v, word) if size is not None and point and sized.own_expression
                    else None)
         confirm, source = (_confirmation(v, evidence[c.id], measured) if word == "wrong"
                            else (None, None))
@@ -494,6 +505,17 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             miss = _measured_miss(evidence[c.id], measured)
             if miss is not None:
                 size, point, reason = miss
+        if size and word in ("holds in the stated limit", "holds under a stronger condition"):
+            # a size from a derivation its own measurement does not confirm (the surrogate
+            # weights of plasticity gating) is replaced by what the exact solvers measured
+            found = _unconfirmed_own_measurement(c.id, measured)
+            if found is not None:
+                spec, confirm = found
+                size, point, reason = _measured_size(spec, confirm, (size, point, reason),
+                                                     observable, what="derived value")
+                derived_size = (float(f"{abs(confirm.derived - confirm.printed):.6g}"), point)
+                observable = (spec.observable if spec is not None else "") or observable
+                typical = None
         decide = c.decide or (v.note if word == "not decided" else "")
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
@@ -530,12 +552,13 @@ def _unconfirmed_measurement(confirm: Optional[Confirmation]) -> bool:
 
 
 def _measured_size(spec: Optional[Measurement], confirm: Confirmation,
-                   derived: tuple[Optional[float], dict[str, float], str], observable: str
-                   ) -> tuple[float, dict[str, float], str]:
-    """The size of a wrong statement whose correction is not confirmed: |measured - printed|
-    at the measured point and size, in the measured quantity's units, with the derived value
-    there (what the measurement missed: not a size to rank by) and the derived size of the
-    statement's own observable beside it."""
+                   derived: tuple[Optional[float], dict[str, float], str], observable: str,
+                   what: str = "correction") -> tuple[float, dict[str, float], str]:
+    """The size of a statement whose derived ``what`` (a wrong statement's correction, or
+    the derived value that sizes another verdict) its measurement does not confirm:
+    |measured - printed| at the measured point and size, in the measured quantity's units,
+    with the derived value there (what the measurement missed: not a size to rank by) and the
+    derived size of the statement's own observable beside it."""
     nx, ns = confirm.size if confirm.size is not None else (None, None)
     point = {**({"Nx": nx, "Ns": ns} if nx is not None else {}),
              **({k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}
@@ -546,10 +569,23 @@ def _measured_size(spec: Optional[Measurement], confirm: Confirmation,
               f"; the derived size of the statement's own observable ({observable}): "
               f"{size:.3g}"
               + (f" (at {', '.join(f'{k} = {x:g}' for k, x in at.items())})" if at else ""))
-    reason = (f"measured deviation from the printed value, the correction not confirmed: "
+    reason = (f"measured deviation from the printed value, the {what} not confirmed: "
               f"measured {confirm.measured:.4g} +- {confirm.se:.2g}, printed "
               f"{confirm.printed:.4g}, derived {confirm.derived:.4g} at the same point{beside}")
     return float(f"{value:.6g}"), point, reason
+
+
+def _unconfirmed_own_measurement(claim_id: str, measured: Mapping[str, MeasuredVerdict]
+                                 ) -> Optional[tuple[Optional[Measurement], Confirmation]]:
+    """The measurement of ``claim_id`` (its own, or one it restates:
+    :attr:`Measurement.restated_by`) when it does not confirm the derived value at its
+    largest size and has the printed value there; else None."""
+    sources = [claim_id] + [m.claim_id for m in MEASUREMENTS if claim_id in m.restated_by]
+    for source in sources:
+        found = measured.get(source)
+        if found is not None and _unconfirmed_measurement(found.confirmation):
+            return measurement_for(source), found.confirmation
+    return None
 
 
 def _measured_effect(claim_id: str, m: MeasuredVerdict) -> tuple[float, dict[str, float], str]:
@@ -772,9 +808,18 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
 # -- one claim's statement, for captions (evaluates only what it needs) ----------------------
 
 def _claims_by_id() -> dict[str, Any]:
+    """Every registered claim by id, built once per registry: :func:`all_claims` makes new
+    claim objects on each call (the restatements), and :func:`_evaluate_claim` caches by
+    identity, so a fresh registry per call would evaluate a claim again on every caption (a
+    registry replaced in a test is a new function, so it is read afresh)."""
     from tasksim.derivations.registry import all_claims
 
-    return {c.id: c for c in all_claims()}
+    return _claims_index(all_claims)
+
+
+@lru_cache(maxsize=2)
+def _claims_index(registry: Any) -> dict[str, Any]:
+    return {c.id: c for c in registry()}
 
 
 _EVALUATED: dict[int, tuple[Any, Verdict]] = {}
@@ -791,7 +836,9 @@ def _evaluate_claim(claim: Any) -> Verdict:
     return hit[1]
 
 
-def _evaluated_one(claim_id: str) -> Verdict:
+def evaluated_claim(claim_id: str) -> Verdict:
+    """The registered claim ``claim_id`` evaluated (derivation run, status computed), once
+    per process: the figures' curves and the captions' verdict words share it."""
     return _evaluate_claim(_claims_by_id()[claim_id])
 
 
@@ -817,8 +864,8 @@ def statement_word(claim_id: str) -> str:
     """The verdict word of ``claim_id``'s headline claim (:func:`statement_of`), computed as
     :func:`statement_verdicts` computes it."""
     c = _claims_by_id()[claim_id]
-    intended = _evaluated_one(c.misprint_of) if c.misprint_of else None
-    return statement_verdict(_evaluated_one(claim_id), intended)
+    intended = evaluated_claim(c.misprint_of) if c.misprint_of else None
+    return statement_verdict(evaluated_claim(claim_id), intended)
 
 
 def verdict_phrase(claim_id: str) -> str:

@@ -357,6 +357,23 @@ def test_the_digits_verdict_is_a_secondary_row_only_where_it_differs(tmp_path):
     assert all(x.secondary is None for x in alone)
 
 
+def test_the_digits_never_decide_even_where_only_they_reach_the_stated_condition():
+    """Issue 16: the paper's images decide every Sec. 7 statement. Where the mnist-5k runs do
+    not reach a statement's own condition (line 1434's W_2 amplitude), the statement stays
+    not decided, and the digits row that reaches it is kept beside it as evidence."""
+    from dataclasses import replace
+
+    from tasksim.reports.pmnist_predictions import StatementVerdict, with_secondary
+
+    main = StatementVerdict(1434, "pmnist.x", "p", "not decided", -0.02, 0.003, 3, "mnist-5k",
+                            "condition not reached", condition_unmet=True)
+    digits = replace(main, verdict="wrong", effect=-0.057, se=0.007, dataset="digits",
+                     condition_unmet=False)
+    (joined,) = with_secondary([main], [digits])
+    assert joined.verdict == "not decided" and joined.dataset == "mnist-5k"
+    assert joined.secondary is not None and joined.secondary.dataset == "digits"
+
+
 def test_the_registry_lists_the_secondary_row_as_a_second_evidence_entry():
     from dataclasses import replace
 

@@ -150,7 +150,7 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
     by_measurement = corrected | {r["id"] for r in committed_records
                                   if (r.get("size_phrase") or "").startswith("measured ")}
     sized = {"size", "size_at", "size_at_paper_sizes", "size_reason", "size_phrase",
-             "size_derived", "size_derived_at", "note", "observable"}
+             "size_derived", "size_derived_at", "size_typical", "note", "observable"}
 
     # a measurement's own finding (its note) joins the notes of its claim and its statement
     findings = [r["measured"]["note"] for r in committed_records
@@ -168,7 +168,10 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
 
     now = unmeasured(json.loads((out / "claims.json").read_text())["claims"])
     committed = unmeasured(committed_records)
-    assert corrected <= {r["id"] for r in committed_records if r.get("verdict") == "wrong"}
+    # a measured size beside a derived one: a wrong statement's unconfirmed correction, or
+    # another verdict's derived value that its measurement does not confirm (lines 269, 813)
+    assert corrected <= {r["id"] for r in committed_records if r.get("verdict") == "wrong"
+                         or "derived value not confirmed" in (r.get("size_phrase") or "")}
     assert committed == now, (
         "reports/claims.json is stale: run `tasksim report` and commit the result")
 
@@ -202,6 +205,23 @@ def test_committed_corrections_are_the_committed_measured_verdicts():
             expected = ("not measured" if m is None else
                         m["confirmation"]["state"] if m.get("confirmation") else m["verdict"])
             assert r["correction"] == expected, (r["id"], r["correction"])
+
+
+def test_a_size_its_own_measurement_does_not_confirm_is_the_measured_one():
+    """A statement sized by a derived value (here the surrogate weights of plasticity gating,
+    lines 269 and 813) whose measurement with the exact solvers does not confirm it is sized
+    by the measured deviation from the printed value, with the derived value beside it, never
+    by the unconfirmed derivation's grid maximum."""
+    records = {r["id"]: r for r in _committed_records()}
+    measured = records["plasticity.alpha_independence"]["measured"]["confirmation"]
+    assert measured["state"] == "not confirmed"
+    deviation = abs(measured["measured"] - measured["printed"])
+    for claim_id in ("plasticity.alpha_independence",
+                     "plasticity.alpha_independence.leading_order"):
+        r = records[claim_id]
+        assert r["size_at_paper_sizes"] == pytest.approx(deviation, rel=1e-5), claim_id
+        assert "derived value not confirmed" in r["size_phrase"], claim_id
+        assert r.get("size_typical") is None, claim_id
 
 
 # --- provenance ---------------------------------------------------------------------------------

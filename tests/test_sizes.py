@@ -12,7 +12,7 @@ from tasksim.derivations.sizes import (LIMIT_TERMS, LOCATIONS, _erfcinv, NO_LIMI
                                        observable_size, size_at_paper_sizes)
 from tasksim.derivations.symbols import Ns, Nx, alpha
 from tasksim.reports.report_jobs import picklable
-from tasksim.reports.verdicts import _evaluated_one, _size
+from tasksim.reports.verdicts import evaluated_claim, _size
 
 SCALE = PAPER_SIZES[Ns] / PAPER_SIZES[Nx]  # Ns/Nx = 0.01
 
@@ -20,7 +20,7 @@ SCALE = PAPER_SIZES[Ns] / PAPER_SIZES[Nx]  # Ns/Nx = 0.01
 def test_an_intermediate_term_is_carried_to_the_observable_not_sized_in_its_own_units():
     """Line 1195's piece is printed as a coefficient of Ns/Nx and enters Delta eps_RT with
     coefficient -1 (the expansion at line 1160): its size is the raw difference times Ns/Nx."""
-    v = _evaluated_one("fisher.retention_piece.norm.appendix")
+    v = evaluated_claim("fisher.retention_piece.norm.appendix")
     raw = size_at_paper_sizes(v.derived - v.claim.printed)
     size, how = observable_size(v, "wrong")
     assert size.value == pytest.approx(raw.value * SCALE, rel=1e-12)
@@ -31,7 +31,7 @@ def test_an_intermediate_term_is_carried_to_the_observable_not_sized_in_its_own_
                                       "gating.aquad_isserlis[appendix]",
                                       "soft_threshold.alpha_invariance_with_diagonal"])
 def test_a_size_survives_the_worker_processes_that_strip_the_carry(claim_id):
-    v = _evaluated_one(claim_id)
+    v = evaluated_claim(claim_id)
     stripped = picklable(v)
     assert stripped.claim.carry is None, "the worker strips every callable"
     assert _size(stripped, "wrong", []) == _size(v, "wrong", [])
@@ -44,7 +44,8 @@ def test_soft_thresholding_is_sized_in_fig_3d_average_retention_at_an_alpha_belo
     model (no change)."""
     from tasksim.derivations.soft_threshold import fig3d_retention_change
 
-    size, point, how = _size(_evaluated_one("soft_threshold.alpha_independence"), "wrong", [])
+    size, point, how, _ = _size(evaluated_claim("soft_threshold.alpha_independence"), "wrong",
+                                [])
     def at(alpha_value, sizes=PAPER_SIZES):
         change = fig3d_retention_change().subs(sizes).subs(alpha, alpha_value)
         return float(change.replace(sp.erfcinv, lambda y: sp.Float(_erfcinv(float(y)))))

@@ -92,6 +92,23 @@ def test_deviation_of_plasticity_gating_from_vanilla_vanishes_at_first_order(par
         assert result.passed, str(result)
 
 
+def test_at_identical_features_the_models_alpha_dependence_vanishes_where_the_surrogates_does_not():
+    """Line 269 at rho_a = 1 (A_2 = A_1): the plasticity-gated flow keeps W - W_1 in the row
+    space of A^T D and reaches W_2 A_1 = B_2 for every gating level with alpha Nx >= Ns, so
+    the model's retention at alpha = 0.1 equals that at alpha = 1 on the same tasks (to
+    rounding). The surrogate weights' exact expectation (the claim's derived expression, which
+    sizes the statement only where a measurement confirms it) gives a gap there of order 0.1
+    and more: it is not the model's."""
+    from tasksim.reports.measurements import _plasticity_gap, claim_value
+
+    point = {"rho_a": 1.0, "rho_b": 0.0, "alpha": 0.1}
+    gaps = [_plasticity_gap(3000, 30, point, np.random.default_rng(seed)) for seed in range(3)]
+    assert max(abs(g) for g in gaps) < 1e-9
+    surrogate = claim_value("plasticity.alpha_independence", "derived", nx=3000, ns=30,
+                            **point)
+    assert abs(surrogate) > 0.1
+
+
 # -- input soft-thresholding: moments -------------------------------------------------------
 
 @pytest.mark.parametrize("alpha", [0.1, 0.3, 0.6])

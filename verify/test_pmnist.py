@@ -172,8 +172,9 @@ def test_p8_the_diagonal_approximation_is_closer_to_layerwise_than_euclidean_is(
 
 # --- Appendix E.2: the Fisher regularizer, numerically (derivations/pmnist_fisher.py) ---------
 
-DEMONSTRATED_ERRATA: tuple[str, ...] = ("pmnist.fisher_regularizer",)
-"""The misprint of R (line 1392), shown with the numpy network below."""
+DEMONSTRATED_ERRATA: tuple[str, ...] = ("pmnist.layerwise_from_R",)
+"""The misprint of the step from R to R_lw (line 1398: R lacks the 1/2), shown with the
+numpy network below."""
 
 
 def _half_squared_error(net, x, y):
