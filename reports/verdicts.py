@@ -779,8 +779,9 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
     """The errata grouped by root cause, one :class:`Cause` per cause: the linear model's
     causes (sized in Delta eps) first, ``wrong`` ones ranked by size (largest first; sizes
     unknown last), then the misprints likewise; the network's causes (sized in test error,
-    another unit) after them, never ranked among the others. The
-    lines a cause touches include its step-level claims (``verdicts``)."""
+    another unit) after them, never ranked among the others. The lines a cause touches
+    include its step-level claims (``verdicts``) and the lines where the paper restates its
+    statements (a reader correcting the paper has to correct them too)."""
     groups: dict[str, list[StatementVerdict]] = {}
     for s in statements:
         if s.verdict in ERRATA_VERDICTS and s.cause:
@@ -796,7 +797,8 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
             m for m in members if m.verdict != verdict]
         sized = [m for m in members if m.size is not None]
         top = max(sized, key=lambda m: m.size) if sized else None
-        lines = sorted({m.line for m in members} | step_lines.get(cause_id, set()))
+        lines = sorted({m.line for m in members} | step_lines.get(cause_id, set())
+                       | {line for m in members for line in m.restates})
         out.append(Cause(cause_id, verdict, tuple(sorted(members, key=lambda m: (
             -(m.size if m.size is not None else -1.0), m.line))), tuple(lines),
             None if top is None else top.size, "" if top is None else top.observable))
