@@ -192,26 +192,27 @@ def printed_R_sums(net: Network) -> sp.Expr:
     return sp.expand(form.subs({s: 0 for s in net.ddphi}))
 
 
-def printed_R_traces(net: Network) -> sp.Expr:
-    """The last line of the paper's R display: ||dW2 phi||^2 + 2 tr[dW2^T W2 nabla phi dW1 x
-    phi^T] + 2 tr[dW2 nabla phi dW1 x dy^T] + ||W2 nabla phi dW1 x||^2."""
+def _R_terms(net: Network) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
+    """The four terms of the last line of the paper's R display: ||dW2 phi||^2, 2 tr[dW2^T W2
+    nabla phi dW1 x phi^T], 2 tr[dW2 nabla phi dW1 x dy^T], ||W2 nabla phi dW1 x||^2."""
     p, g, x, dy = net.phi_vector, net.grad_phi, net.x, net.residual
-    first = (net.dW2 * p).norm() ** 2
-    second = 2 * (net.dW2.T * net.W2 * g * net.dW1 * x * p.T).trace()
-    third = 2 * (net.dW2 * g * net.dW1 * x * dy.T).trace()
-    fourth = (net.W2 * g * net.dW1 * x).norm() ** 2
-    return sp.expand(first + second + third + fourth)
+    return ((net.dW2 * p).norm() ** 2,
+            2 * (net.dW2.T * net.W2 * g * net.dW1 * x * p.T).trace(),
+            2 * (net.dW2 * g * net.dW1 * x * dy.T).trace(),
+            (net.W2 * g * net.dW1 * x).norm() ** 2)
+
+
+def printed_R_traces(net: Network) -> sp.Expr:
+    """The last line of the paper's R display: the sum of its four terms (:func:`_R_terms`)."""
+    return sp.expand(sum(_R_terms(net), sp.Integer(0)))
 
 
 def R_without_traces(net: Network) -> sp.Expr:
     """The last line of the paper's R display with its two trace terms (the cross terms
-    between the layers, and the residual's) omitted, as line 1399 says the layer-wise
+    between the layers, and the residual's) omitted, as line 1398 says the layer-wise
     approximation does: ||dW2 phi||^2 + ||W2 nabla phi dW1 x||^2."""
-    full = printed_R_traces(net)
-    p, g, x, dy = net.phi_vector, net.grad_phi, net.x, net.residual
-    traces = (2 * (net.dW2.T * net.W2 * g * net.dW1 * x * p.T).trace()
-              + 2 * (net.dW2 * g * net.dW1 * x * dy.T).trace())
-    return sp.expand(full - traces)
+    first, _, _, fourth = _R_terms(net)
+    return sp.expand(first + fourth)
 
 
 def printed_R_lw(net: Network) -> sp.Expr:

@@ -492,12 +492,11 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         derived_size = None
         observable = observable_of(v, word)
         own = source == c.id or source in {e.claim.id for e in evidence[c.id]}
-        if own and _unconfirmed_measurement(confirm):  # rank by what was measured
-            spec = measurement_for(source)
-            size, point, reason = _measured_size(spec, confirm, (size, point, reason),
-                                                 observable)
-            derived_size = (float(f"{abs(confirm.derived - confirm.printed):.6g}"), point)
-            observable = (spec.observable if spec is not None else "") or observable
+        # a derived size its measurement does not confirm gives way to what was measured:
+        # (the measurement, its confirmation, what it failed to confirm)
+        remeasured: Optional[tuple[Optional[Measurement], Confirmation, str]] = None
+        if own and _unconfirmed_measurement(confirm):  # a wrong statement's correction
+            remeasured = (measurement_for(source), confirm, "correction")
         elif size is None and c.id in measured and measured[c.id].denied is not None:
             size, point, reason = _measured_effect(c.id, measured[c.id])
         elif not size and word == "holds under a stronger condition":
@@ -505,17 +504,18 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             miss = _measured_miss(evidence[c.id], measured)
             if miss is not None:
                 size, point, reason = miss
-        if size and word in ("holds in the stated limit", "holds under a stronger condition"):
-            # a size from a derivation its own measurement does not confirm (the surrogate
-            # weights of plasticity gating) is replaced by what the exact solvers measured
+        if remeasured is None and size and word.startswith("holds"):
+            # the derived value that sizes a verdict (the surrogate weights of plasticity
+            # gating), measured with the exact solvers and not confirmed
             found = _unconfirmed_own_measurement(c.id, measured)
-            if found is not None:
-                spec, confirm = found
-                size, point, reason = _measured_size(spec, confirm, (size, point, reason),
-                                                     observable, what="derived value")
-                derived_size = (float(f"{abs(confirm.derived - confirm.printed):.6g}"), point)
-                observable = (spec.observable if spec is not None else "") or observable
-                typical = None
+            remeasured = None if found is None else (*found, "derived value")
+            typical = None if found is not None else typical
+        if remeasured is not None:  # rank by what was measured
+            spec, against, what = remeasured
+            size, point, reason = _measured_size(spec, against, (size, point, reason),
+                                                 observable, what=what)
+            derived_size = (float(f"{abs(against.derived - against.printed):.6g}"), point)
+            observable = (spec.observable if spec is not None else "") or observable
         decide = c.decide or (v.note if word == "not decided" else "")
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
