@@ -761,8 +761,10 @@ def statement_verdicts(measured: Optional[Mapping[str, MeasuredVerdict]] = None,
     """Every statement's verdict record, in the paper's order (module docstring).
 
     ``measured``: the measurements (:func:`tasksim.reports.measurements.measure_all`); by
-    default those of the last built report (:data:`COMMITTED_CLAIMS`), so a notebook reads
-    the same confirmations as the report. ``paper``: the parsed paper (default: loaded).
+    default those of the last built report (:data:`COMMITTED_CLAIMS`), so a notebook in a
+    checkout reads the same confirmations as the report. An installed wheel carries no built
+    report: there pass ``load_measured(OUT / "claims.json")`` of a report you built, or every
+    measured statement reads "not measured". ``paper``: the parsed paper (default: loaded).
     """
     if measured is None:
         measured = load_measured()

@@ -2,6 +2,8 @@
 statement is about: an intermediate term's error is carried to the observable, a statement
 that holds in a limit is sized by its leading order's error there (the exact 1/Nx
 coefficients), and nothing the report's worker processes strip changes a size."""
+from pathlib import Path
+
 import pytest
 import sympy as sp
 
@@ -173,9 +175,10 @@ def test_a_statement_without_a_coefficient_has_no_size_and_says_why():
 
 
 def test_a_limit_statement_names_the_observable_its_size_is_a_change_of():
-    from tasksim.reports.verdicts import statement_verdicts
+    from tasksim.reports.verdicts import load_measured, statement_verdicts
 
-    records = {s.id: s for s in statement_verdicts()}
+    committed = Path(__file__).resolve().parent.parent / "reports" / "claims.json"
+    records = {s.id: s for s in statement_verdicts(measured=load_measured(committed))}
     optimum = records["gating.optimal_alpha"]
     assert optimum.verdict == "holds in the stated limit"
     assert optimum.observable == "the optimal alpha of the random-gating model's Delta eps_TF"

@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -162,10 +163,13 @@ def test_a_quick_rerun_is_refused_in_one_line(tmp_path):
 
 @pytest.fixture(scope="module")
 def statements():
-    """The committed report's statement records (evaluated once: about a minute)."""
+    """The committed report's statement records (evaluated once: about a minute), read from
+    the checkout's reports/claims.json: an installed wheel carries no built report."""
     from tasksim.reports.verdicts import load_measured, statement_verdicts
 
-    return statement_verdicts(measured=load_measured())
+    committed = Path(__file__).resolve().parent.parent / "reports" / "claims.json"
+    assert committed.is_file(), "the checkout's committed report"
+    return statement_verdicts(measured=load_measured(committed))
 
 
 def test_an_unconfirmed_correction_is_ranked_by_its_measured_deviation(statements):
