@@ -132,7 +132,7 @@ def _plasticity() -> _Errors:
         table[K] = inverse.letter
     residual = {"transfer": (readout(2) - W1 @ task(2)).subs(table),
                 "retention": (readout(1) - W2 @ task(1)).subs(table)}
-    return _Errors("plasticity.weights (subsec_appendix_plasticity_gating), K_mu = "
+    return _Errors("plasticity.weights (the appendix on plasticity gating), K_mu = "
                    "(A_mu^T D_mu A_mu)^{-1}", (W1, W2), residual, inverses)
 
 

@@ -628,10 +628,16 @@ def _derive_weight_lambda_free() -> Derivation:
                       exact=False)
 
 
+_FIRST_TASK_WORDS = {"unregularized": "first task unregularized",
+                     "independent_metric": "first task in the metric of an independent task"}
+"""How a step names the way task 1 was learned (the ``first_task`` names of :func:`weights`)."""
+
+
 def _derive_W1(first_task: str) -> Callable[[], Derivation]:
     def derive() -> Derivation:
         W1, _ = weights(first_task)
-        return Derivation(W1.to_sympy(), (Step(f"W_1 ({first_task})", W1.to_sympy()),),
+        return Derivation(W1.to_sympy(), (Step(f"W_1 ({_FIRST_TASK_WORDS[first_task]})",
+                                                W1.to_sympy()),),
                           exact=False)
     return derive
 
@@ -645,7 +651,8 @@ def _derive_W2() -> Derivation:
 def _derive_transfer(expectation: str, first_task: str) -> Callable[[], Derivation]:
     def derive() -> Derivation:
         value = transfer(expectation, first_task)
-        return Derivation(value, (Step(f"transfer, W_1 {first_task}, {expectation}", value),),
+        return Derivation(value, (Step(f"transfer, W_1 {_FIRST_TASK_WORDS[first_task]}, "
+                                       f"{expectation}", value),),
                           exact=expectation != "surrogate")
     return derive
 
@@ -660,7 +667,7 @@ def _derive_retention(expectation: str) -> Callable[[], Derivation]:
             residue = sp.factor(sp.cancel((1 - rho_a) * c1).subs(rho_a, 1))
             steps += [Step("first-order coefficient c_1 (Delta eps_RT = 1 + c_1 Ns/Nx + ...)",
                            c1),
-                      Step("lim_{rho_a -> 1} (1 - rho_a) c_1", residue)]
+                      Step("the limit rho_a -> 1 of (1 - rho_a) c_1", residue)]
             note = (f"first-order coefficient c_1 = {inline_math(c1)}, a simple pole at rho_a = 1 "
                     f"with residue {inline_math(residue)}: ~ 1/(1 - rho_a^2) as printed; nonzero "
                     "for rho_b < 1, so the average of c_1 over a uniform rho_a diverges "
@@ -691,7 +698,9 @@ def _derive_piece(name: str, generator: str) -> Callable[[], Derivation]:
     def derive() -> Derivation:
         value = retention_piece(name, generator)
         coefficient = by_powers_of_nx(value * Nx / Ns)
-        return Derivation(coefficient, (Step(f"{name}, exact ({generator})", value),
+        piece = {"cross_printed": "the cross term as printed (A_2 for A_1)"}.get(
+            name, f"the {name} term")
+        return Derivation(coefficient, (Step(f"{piece}, exact ({generator})", value),
                                         Step("coefficient of Ns/Nx", coefficient)))
     return derive
 

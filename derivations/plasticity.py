@@ -33,6 +33,7 @@ paper.tex: subsec_appendix_plasticity_gating, eq_ap_DAtDA_approx, eq_epsilon_van
 """
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from typing import Callable, Optional
 
@@ -235,6 +236,7 @@ def _derive_alpha_free() -> Derivation:
                                         derivative),), exact=False)
 
 
+@lru_cache(maxsize=1)
 def _derive_alpha_dependence_at_finite_size() -> Derivation:
     """The retention at gating level alpha minus the retention at alpha = 1 (no gating), at
     finite size: the exact expectation of the surrogate weights (appendix generator)."""
@@ -254,6 +256,20 @@ def _derive_alpha_dependence_at_finite_size() -> Derivation:
              "surrogate's gap is not the model's: at rho_a = 1 (A_2 = A_1) the gated flow "
              "reaches W_2 A_1 = B_2 for every alpha with alpha Nx >= Ns, so the model's gap "
              "vanishes there, where the surrogate's is largest on the grid")
+
+
+def _derive_alpha_dependence_up_to_leading_order() -> Derivation:
+    """Line 813's reading of the same finite-size gap: "up to the leading order" at a fixed
+    gating level, where Ns << Nx already implies Ns << alpha Nx. So the series in
+    Ns/(alpha Nx) is the statement's own finite-size correction, not a narrower regime (line
+    269, illustrated by Fig. 3C down to alpha = 0.1, is judged with the stronger condition)."""
+    found = _derive_alpha_dependence_at_finite_size()
+    return dataclasses.replace(
+        found, stronger_condition="",
+        note="at a fixed gating level alpha, leading order in Ns/Nx implies Ns << alpha Nx, "
+             "so the gap, a series in Ns/(alpha Nx), vanishes in the stated regime; its size "
+             "at the paper's sizes is measured with the exact solvers in the report. "
+             + found.note.split("; measured with the exact solvers in the report. ", 1)[-1])
 
 
 def _stronger_condition(c1: sp.Expr) -> str:
@@ -297,9 +313,9 @@ def _claims() -> list[Claim]:
                         (272, r"plasticity gating and"))),
         Claim("plasticity.alpha_independence.leading_order", f"{_WHERE}: 'up to the leading "
               "order, gating level alpha does not affect the transfer and retention'",
-              sp.Integer(0), leading, _derive_alpha_dependence_at_finite_size, line=813,
-              headline=True, condition="leading order, as the appendix says; the alpha "
-              "dependence is a series in Ns/(alpha Nx)",
+              sp.Integer(0), leading, _derive_alpha_dependence_up_to_leading_order, line=813,
+              headline=True, condition="leading order in Ns/Nx at a fixed gating level alpha, as "
+              "the appendix says; the alpha dependence is a series in Ns/(alpha Nx)",
               observable="Delta eps_RT(alpha) - Delta eps_RT(1)",
               note="the appendix's restatement of line 269, judged by the same derivation: "
                    "read as Delta eps(alpha) - Delta eps(1) = 0 (|d transfer/d alpha| + "

@@ -251,11 +251,12 @@ DISPLAYS: list[Claim] = [
                   r"we omitted the trace-terms originated from the cross terms, which yields",
                   fisher.printed_R_lw, fisher.R_without_traces,
                   "misprint: omitting the trace terms of R (line 1392) leaves ||dW2 phi||^2 + "
-                  "||W2 nabla phi dW1 x||^2, which is 2 R_lw, not the R_lw printed below it; R "
-                  "(line 1385) lacks the 1/2 of the paper's convention for the second-order "
-                  "term (Sec. 6.2, (1/2)(1/gamma - 1) ||dW A||^2, and R_lw itself). R_lw, what "
-                  "the experiment uses, is right, and lambda_1, lambda_2 would absorb the "
-                  "factor",
+                  "||W2 nabla phi dW1 x||^2, which is 2 R_lw, not the R_lw printed below it. "
+                  "The factor is charged here, where it appears: line 1385 defines R as the "
+                  "whole quadratic form dw^T H dw and line 1392 equals it, so both are exact as "
+                  "written; the paper's 1/2 for a second-order term (Sec. 6.2's (1/2)(1/gamma "
+                  "- 1) ||dW A||^2, and R_lw itself) enters only at this step. R_lw, what the "
+                  "experiment uses, is right, and lambda_1, lambda_2 would absorb the factor",
                   steps=(("R (line 1392) minus its two trace terms", fisher.R_without_traces,
                           "what omitting the cross terms leaves"),
                          ("(1/2) dw^T H dw without the W2-W1 blocks",

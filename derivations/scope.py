@@ -35,10 +35,12 @@ SUMMARY = ("a summary of the paper's aims or contributions in general words: the
 OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
     OutOfScope(1322, r"we estimated the gradient in a sample-based manner because the exact "
                r"gradient is not tractable due to nonlinearity",
-               "the paper's numerical method for Fig. 3D (a setting), not a statement about the "
-               "model; this replication does compute the exact expected gradient given A (exact "
-               "input moments, O(Nx^3) per task: solvers/soft_threshold.py), which its Fig. 3D "
-               "uses, so the expectation is tractable at that cost"),
+               "the paper's numerical method for Fig. 3D and its reason, a judgement of cost "
+               "(a setting, not a statement about the model). As a statement about "
+               "computation it does not hold here: this replication computes the exact "
+               "expected gradient given A (exact input moments, O(Nx^3) per task: "
+               "solvers/soft_threshold.py) and its Fig. 3D uses it; the paper's sampled "
+               "gradient estimates the same expectation"),
     OutOfScope(58, r"Continual learning of partially similar tasks poses a challenge for "
                r"artificial neural networks", "motivation: it states no result of the paper"),
     OutOfScope(64, r"Overall, this work provides insights into when continual learning is "

@@ -293,6 +293,10 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("vanilla", "retention"), "at high rho_b (above the derived 0.963, where the "
         "lowest retention is at an intermediate rho_a), max over the grid",
         region=sp.Gt(rho_b, interior_minimum_threshold()[1])),
+    "vanilla.retention.high_at_ends": LimitTerm(
+        _terms("vanilla", "retention"), "at the stated ends, rho_a = 0 (low interference, "
+        "max over rho_b) and rho_a = rho_b = 1 (identical tasks)",
+        points=(((rho_a, 0),), ((rho_a, 1), (rho_b, 1)))),
     "vanilla.benign_region": LimitTerm(
         _terms("vanilla", *_BOTH), "over the stated region rho_a <= rho_b, max",
         region=sp.Le(rho_a, rho_b)),
@@ -383,7 +387,8 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         "difference of the two exact 1/Nx coefficients, max over the grid",
         against="random-gating", against_point=((alpha, gamma),)),
     **{i: LimitTerm(_terms("euclidean", "retention"), _DOMAIN) for i in (
-        "euclidean.retention", "euclidean.retention_optimum_interior")},
+        "euclidean.retention", "euclidean.retention_optimum_interior",
+        "euclidean.retention_extra_terms")},
     "euclidean.error_task1_after_task2": LimitTerm(
         _terms("euclidean", "retention"), "eps_1[W_2] = 1 - Delta eps_RT (eps_o = 1 exactly): "
         + _DOMAIN),
@@ -423,6 +428,9 @@ NO_LIMIT_TERM: dict[str, str] = {
                             "size; the fixed point it licenses is sized at lines 1141, 1144",
     "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny: no exact 1/Nx coefficient "
                             "is derived for it",
+    "averages.adaptive.tractable": "a statement that the adaptive-gating averages are "
+                                   "tractable (both are exact polynomials, of degree 2 and "
+                                   "4): no value of Delta eps to size",
 }
 """Why a statement that holds in the stated limit has no size, where the reason is more
 specific than :data:`LIMIT_REASON`."""
@@ -440,6 +448,8 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
     "fisher_diagonal.attenuates_robustness": "Delta eps_RT of the diagonal-Fisher model",
     "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny (vanilla model)",
     "fisher.invertibility": "the invertibility of two square matrices (no number)",
+    "averages.adaptive.tractable": "the tractability of the adaptive-gating averages (no "
+                                   "number)",
 }
 """What each statement of :data:`NO_LIMIT_TERM` is about (it has no size)."""
 

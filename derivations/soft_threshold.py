@@ -572,7 +572,7 @@ def _derive_correlation_linear() -> Derivation:
     linear = sp.simplify(series[0]) + sp.simplify(series[1]) * rho_c
     c3 = sp.simplify(series[3])
     return Derivation(linear, (
-        Step("Taylor coefficients of rho_c^0..rho_c^5", sp.Tuple(*series)),
+        Step("Taylor coefficients of rho_c^0 to rho_c^5", sp.Tuple(*series)),
         Step("through first order", linear),
         Step("rho_c^3 coefficient c_3^2/3! (nonzero for h > 0)", c3),
     ))

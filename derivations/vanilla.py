@@ -161,7 +161,7 @@ def _derive_argmax() -> Derivation:
     if len(critical) != 1 or not curvature.is_negative:
         raise ArithmeticError("expected a single maximum in rho_a")
     return Derivation(critical[0], (Step("dT/drho_a = 0", critical[0]),
-                                    Step("d2T/drho_a2", curvature, "negative: a maximum")),
+                                    Step("second derivative of T in rho_a", curvature, "negative: a maximum")),
                       exact=False, note="increasing for rho_a < rho_b, decreasing beyond")
 
 
@@ -322,6 +322,9 @@ def _derive_intermediate_minimum() -> Derivation:
                             "where the discriminant vanishes"),
                        Step("the minimum over [0, 1] interior from rho_b =", lowest,
                             "below it the lowest retention is at rho_a = 1")), exact=False,
+                      stronger_condition=f"rho_b > {float(lowest):.3f} (the paper cites Fig. "
+                                         "1G-H, whose high readout similarity range is "
+                                         "0.9 <= rho_b <= 1)",
                       note=f"the high readout similarity regime, derived: the retention is "
                            f"lowest at an intermediate rho_a only for rho_b above "
                            f"{float(lowest):.3f} (a local minimum appears at 2 sqrt2/3 = "
@@ -408,7 +411,7 @@ CLAIMS: list[Claim] = [
           r"positive or negative depending on the readout similarity",
           _derive_sign_at_high_rho_a, line=200, headline=True),
     Claim("vanilla.retention.intermediate_minimum", "Sec. 4: at high rho_b the retention is "
-          "lowest at an intermediate rho_a (checked at rho_b = 1)", sp.true,
+          "lowest at an intermediate rho_a (derived: for rho_b above 0.963)", sp.true,
           r"in the high readout similarity regime, the retention performance is the lowest at "
           r"an intermediate feature similarity", _derive_intermediate_minimum, line=201,
           headline=True, restates=((203, r"this last point on the non-monotonic dependence on "

@@ -61,6 +61,7 @@ from .figures_blas import single_threaded_blas
 from .findings import Finding, findings_markdown
 from .paper import Paper, load_paper
 from .paper_labels import label_namer, label_numbers, reference_resolver
+from .plain_math import tex_escape, to_tex
 from .statement_index import FOUND_BY
 from tasksim.solvers.executors import open_executor
 
@@ -348,8 +349,9 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                 if found and found not in r["note"]:
                     r["note"] = f"{r['note'].rstrip('. ')}. {found}" if r["note"] else found
             extra = statement.as_record()
-            for key in ("id", "line", "place", "derived", "note", "restates", "condition"):
-                extra.pop(key)
+            for key in ("id", "line", "place", "derived", "note", "restates"):
+                extra.pop(key)  # the statement's condition replaces the claim's: for "holds
+            # under a stronger condition" it is the derived condition, part of the verdict
             extra.pop("quote")
             r.update(extra)
             del r["status"]  # a statement carries its verdict only, no second vocabulary
@@ -392,6 +394,7 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
                     "size_phrase": c.size_phrase or None, "network": c.network,
                     "observable": c.observable, "lines": list(c.lines),
+                    "restated_at": list(c.restated),
                     "statements": [s.id for s in c.statements]}
                    for c in causes(statements, verdicts)],
         "findings": [f.as_record() for f in found],
@@ -413,8 +416,11 @@ def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     parts = []
     for k, cause in enumerate(causes(statements, verdicts), 1):
         size = cause_size(cause)
+        own = [line for line in cause.lines if line not in cause.restated]
+        restated = (f"; restated at lines {', '.join(map(str, cause.restated))}"
+                    if cause.restated else "")
         parts.append(f"### {k}. {cause.id} ({cause.verdict}; size {size}; lines "
-                     f"{', '.join(map(str, cause.lines))})\n")
+                     f"{', '.join(map(str, own))}{restated})\n")
         for s in cause.statements:
             v = by_id[s.id]
             c = v.claim
@@ -490,24 +496,27 @@ def derivations_markdown(verdicts: Sequence[Verdict]) -> str:
     return "\n".join(parts)
 
 
-_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-                "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
 _TEX_INLINE = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$", re.DOTALL)
 
 
-def tex_text(text: str) -> str:
-    """Words for LaTeX's text mode: its own ``$...$`` math kept, every other special character
-    escaped, so a note or a step's name never puts ``^`` or ``_`` outside math.
+def tex_text(text: str, *, math: bool = True) -> str:
+    r"""Words for LaTeX's text mode: its own ``$...$`` math kept, the toolkit's plain-text math
+    (``rho_a``, ``W_mu-1``, ``A^T``) typeset as math (:func:`tasksim.reports.plain_math.to_tex`;
+    ``math=False`` for a claim id), every other special character escaped, so a note or a
+    step's name never puts ``^`` or ``_`` outside math.
 
     >>> print(tex_text("c_1 = $x^2$ & 50%"))
-    c\\_1 = $x^2$ \\& 50\\%
+    \(c_{1}\) = $x^2$ \& 50\%
+    >>> print(tex_text("soft_threshold.alpha_free", math=False))
+    soft\_threshold.alpha\_free
     """
+    words = to_tex if math else tex_escape
     out, last = [], 0
     for m in _TEX_INLINE.finditer(text):
-        out.append("".join(_TEX_SPECIAL.get(ch, ch) for ch in text[last:m.start()]))
+        out.append(words(text[last:m.start()]))
         out.append(f"${m.group(1)}$")
         last = m.end()
-    out.append("".join(_TEX_SPECIAL.get(ch, ch) for ch in text[last:]))
+    out.append(words(text[last:]))
     return "".join(out)
 
 
@@ -550,7 +559,8 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
         where = f" (line {v.claim.line})" if v.claim.line else ""
         word = (f"Verdict: {verdict_of[v.claim.id]}" if v.claim.id in verdict_of
                 else f"Step: {step_status(v)}")
-        out.append(f"\\paragraph{{{tex_text(v.claim.id)}}}{where} {tex_text(word)}.")
+        out.append(f"\\paragraph{{{tex_text(v.claim.id, math=False)}}}{where} "
+                   f"{tex_text(word)}.")
         out.append("\\begin{enumerate}")
         for name, formula, note in steps:
             shown = formula if len(formula) <= LARGE_LATEX else \

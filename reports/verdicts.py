@@ -156,6 +156,9 @@ class Cause:
     lines: tuple[int, ...]
     size: Optional[float]
     observable: str
+    restated: tuple[int, ...] = ()
+    """Those of ``lines`` where the paper only restates a statement of the cause (a sentence
+    that may say other things too, judged on their own cards)."""
 
     @property
     def network(self) -> bool:
@@ -376,9 +379,14 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
     exact 1/Nx coefficients where they exist (:func:`leading_order_error`), else by its own
     or its evidence's finite-size correction. ``limit_sizes``: :func:`leading_order_error`
     by claim id where already computed (:func:`all_limit_sizes`)."""
+    import sympy as sp
+
     v = _with_carry(v)
     evidence = [_with_carry(e) for e in evidence]
-    if word == "holds in the stated limit":
+    if word == "holds in the stated limit" or (
+            word == "holds under a stronger condition" and not isinstance(v.derived, sp.Expr)):
+        # a statement about a location or a sign (no number of its own): the error of its
+        # leading order where it holds (for a stronger condition, the region of that condition)
         known = (limit_sizes or {}).get(v.claim.id)
         exact, why = known if known is not None else leading_order_error(v.claim.id)
         if exact is not None:
@@ -799,11 +807,12 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
             m for m in members if m.verdict != verdict]
         sized = [m for m in members if m.size is not None]
         top = max(sized, key=lambda m: m.size) if sized else None
-        lines = sorted({m.line for m in members} | step_lines.get(cause_id, set())
-                       | {line for m in members for line in m.restates})
+        own = {m.line for m in members} | step_lines.get(cause_id, set())
+        restated = {line for m in members for line in m.restates} - own
         out.append(Cause(cause_id, verdict, tuple(sorted(members, key=lambda m: (
-            -(m.size if m.size is not None else -1.0), m.line))), tuple(lines),
-            None if top is None else top.size, "" if top is None else top.observable))
+            -(m.size if m.size is not None else -1.0), m.line))), tuple(sorted(own | restated)),
+            None if top is None else top.size, "" if top is None else top.observable,
+            tuple(sorted(restated))))
     # errata ranked by size in Delta eps units; network causes (test error) apart, after them
     return sorted(out, key=lambda c: (c.network, c.verdict != "wrong",
                                       -(c.size if c.size is not None else -1.0), c.id))

@@ -374,3 +374,24 @@ def test_measured_here_keeps_whole_sentences_in_the_papers_words(built):
     for word in ("EXACT", "HOLDS IN THE STATED LIMIT", "HOLDS UNDER", "NOT DECIDED", "WRONG"):
         assert word not in section, word
     assert "eq_" not in section, "equations by their numbers, never by their labels"
+
+
+def test_a_stronger_condition_is_stated_wherever_its_verdict_is():
+    """REFEREE9 R2: the derived condition is part of the verdict, so claims.json's
+    ``condition`` (which the page's cards print) states it, before the paper's regime, as
+    REPORT.md does; line 201's is derived (rho_b above 0.963, R1), line 269's is
+    Ns << alpha Nx, and line 813's "up to the leading order" at a fixed alpha is its stated
+    limit (R4)."""
+    records = {r["id"]: r for r in _committed_records()}
+    stronger = [r for r in records.values()
+                if r.get("verdict") == "holds under a stronger condition"]
+    assert stronger
+    report = (COMMITTED / "REPORT.md").read_text()
+    for r in stronger:
+        assert r["condition"] and f"`{r['id']}`: {r['condition']}" in report.replace(
+            "\\|", "|"), r["id"]
+    assert records["vanilla.retention.intermediate_minimum"]["condition"].startswith(
+        "rho_b > 0.963")
+    assert records["plasticity.alpha_independence"]["condition"].startswith("Ns << alpha Nx")
+    assert records["plasticity.alpha_independence.leading_order"]["verdict"] == (
+        "holds in the stated limit")

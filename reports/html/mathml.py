@@ -28,6 +28,8 @@ from typing import Callable, Mapping
 
 from latex2mathml.converter import convert
 
+from ..plain_math import to_html
+
 __all__ = ["formula_html", "prose_html", "plain_text", "clean_formula", "markdown_html"]
 
 _ENVIRONMENTS = re.compile(r"\\(begin|end)\{(align\*?|equation\*?|eqnarray\*?|gather\*?|"
@@ -115,36 +117,19 @@ _FOOTNOTE = re.compile(r"\\footnote\{[^{}]*\}")
 
 
 _NOT_IN_A_NAME = r"(?<![\w.])"
-_END_OF_NAME = r"(?!\w|\.\w)"
-_SYMBOLS: tuple[tuple[re.Pattern, str], ...] = tuple(
-    (re.compile(_NOT_IN_A_NAME + pattern + _END_OF_NAME), replacement) for pattern, replacement in (
-        (r"Delta eps_(TF|RT)", r"Δε<sub>\1</sub>"),
-        (r"eps_(pb|o|TF|RT|1|2)", r"ε<sub>\1</sub>"),
-        (r"rho_([abgc])", r"ρ<sub>\1</sub>"),
-        (r"gamma_f", "γ<sub>f</sub>"),
-        (r"lambda_([12])", r"λ<sub>\1</sub>"),
-        (r"alpha~", "α&#771;"),
-        (r"alpha", "α"),
-        (r"gamma", "γ"),
-        (r"(?:lambda|lam)", "λ"),
-        (r"N([sxy])", r"N<sub>\1</sub>"),
-    ))
-"""The toolkit's plain-text names of the paper's symbols (``rho_a``, ``Delta eps_TF``,
-``alpha~``, ``Ns``) and how a page shows them; never inside a claim id or another name."""
 
 
 _ALPHA_TILDE = re.compile(_NOT_IN_A_NAME + "alpha~")
 
 
 def symbols_html(escaped: str) -> str:
-    """Escaped prose with the toolkit's plain-text symbol names as the paper's symbols.
+    """Escaped prose with the toolkit's plain-text math as the paper's symbols
+    (:func:`tasksim.reports.plain_math.to_html`).
 
     >>> symbols_html("Delta eps_RT at rho_a = 1, alpha~ = 1, Ns &lt;&lt; Nx (plasticity.alpha_x).")
-    'Δε<sub>RT</sub> at ρ<sub>a</sub> = 1, α&#771; = 1, N<sub>s</sub> &lt;&lt; N<sub>x</sub> (plasticity.alpha_x).'
+    'Δε<sub>RT</sub> at ρ<sub>a</sub> = 1, α&#771; = 1, N<sub>s</sub> ≪ N<sub>x</sub> (plasticity.alpha_x).'
     """
-    for pattern, replacement in _SYMBOLS:
-        escaped = pattern.sub(replacement, escaped)
-    return escaped
+    return to_html(html.unescape(escaped))
 
 
 def _prose_words(text: str, refs: Mapping[str, str]) -> str:
@@ -157,7 +142,7 @@ def _prose_words(text: str, refs: Mapping[str, str]) -> str:
     text = text.replace("~", " ").replace("``", "“").replace("''", "”").replace("--", "–")
     text = text.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
     text = re.sub(r"\\[A-Za-z]+\*?", "", text).replace("\\", "").replace("{", "").replace("}", "")
-    return symbols_html(html.escape(text).replace("\x01", "alpha~"))
+    return to_html(text.replace("\x01", "alpha~"))
 
 
 def prose_html(text: str, *, expand: Expand = _identity,
@@ -204,3 +189,45 @@ def markdown_html(text: str, *, expand: Expand = _identity) -> str:
     text = _BOLD.sub(r"<strong>\1</strong>", text)
     text = _EMPH.sub(r"<em>\1</em>", text)
     return re.sub("\x00(\\d+)\x00", lambda m: held[int(m.group(1))], text)
+
+
+_TABLE_RULE = re.compile(r":?-{3,}:?")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _table_html(lines: list[str], expand: Expand) -> str:
+    """A Markdown pipe table (header, rule, rows) as an HTML table; each cell's Markdown
+    through :func:`markdown_html`."""
+    rows = [_cells(line) for line in lines]
+    rows = [r for r in rows if not all(_TABLE_RULE.fullmatch(c) for c in r)]
+    head, body = rows[0], rows[1:]
+    th = "".join(f"<th>{markdown_html(c, expand=expand)}</th>" for c in head)
+    trs = "".join("<tr>" + "".join(f"<td>{markdown_html(c, expand=expand)}</td>" for c in r)
+                  + "</tr>" for r in body)
+    return f'<table class="caption-table"><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>'
+
+
+def markdown_blocks_html(text: str, *, expand: Expand = _identity) -> str:
+    r"""Markdown of several lines (a figure caption): a run of lines that begin with ``|`` is a
+    pipe table and becomes an HTML table; every other line goes through :func:`markdown_html`.
+
+    >>> out = markdown_blocks_html("Values:\n| a | b |\n|---|---|\n| 1 | `x` |")
+    >>> out.count("<tr>"), "<code>x</code>" in out, "---" in out
+    (2, True, False)
+    """
+    out: list[str] = []
+    table: list[str] = []
+    for line in text.split("\n"):
+        if line.lstrip().startswith("|"):
+            table.append(line)
+            continue
+        if table:
+            out.append(_table_html(table, expand))
+            table = []
+        out.append(markdown_html(line, expand=expand))
+    if table:
+        out.append(_table_html(table, expand))
+    return "\n".join(out)

@@ -22,7 +22,7 @@ import jinja2
 from .cards import (NOT_VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
                     build_cards, build_summary, card_counts)
 from ..paper_labels import label_namer, reference_resolver
-from .mathml import markdown_html, symbols_html
+from .mathml import markdown_blocks_html, markdown_html, symbols_html
 
 __all__ = ["render_page", "statement_rows", "build_page", "TEMPLATES"]
 
@@ -35,6 +35,8 @@ def _environment() -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined)
     env.filters["markdown"] = lambda text: jinja2.utils.markupsafe.Markup(markdown_html(text))
+    env.filters["markdown_blocks"] = lambda text: jinja2.utils.markupsafe.Markup(
+        markdown_blocks_html(text))
     env.filters["symbols"] = lambda text: jinja2.utils.markupsafe.Markup(
         symbols_html(html.escape(str(text))))
     return env
