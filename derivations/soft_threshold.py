@@ -720,7 +720,7 @@ def _derive_alpha_independence() -> Derivation:
                          "report (Measurements)")
 
 
-HERMITE_CONDITION = ("Nx/Ns^2 -> 0 (Ns >> sqrt(Nx)): the derivation drops, like the paper, the "
+HERMITE_CONDITION = ("Nx/Ns^2 -> 0 (Ns >> Nx^(1/2)): the derivation drops, like the paper, the "
                      "off-diagonal Hermite orders >= 3 of E[phi phi^T], whose largest "
                      "eigenvalue grows like Nx/Ns^2 (benchmarks/soft_threshold_hermite.py)")
 """Where the derived transfer (diagonal kept) is the model's: the dropped Hermite orders are

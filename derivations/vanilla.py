@@ -322,9 +322,7 @@ def _derive_intermediate_minimum() -> Derivation:
                             "where the discriminant vanishes"),
                        Step("the minimum over [0, 1] interior from rho_b =", lowest,
                             "below it the lowest retention is at rho_a = 1")), exact=False,
-                      stronger_condition=f"rho_b > {float(lowest):.3f} (the paper cites Fig. "
-                                         "1G-H, whose high readout similarity range is "
-                                         "0.9 <= rho_b <= 1)",
+                      stronger_condition=f"rho_b > {float(lowest):.3f}",
                       note=f"the high readout similarity regime, derived: the retention is "
                            f"lowest at an intermediate rho_a only for rho_b above "
                            f"{float(lowest):.3f} (a local minimum appears at 2 sqrt2/3 = "
@@ -414,7 +412,8 @@ CLAIMS: list[Claim] = [
           "lowest at an intermediate rho_a (derived: for rho_b above 0.963)", sp.true,
           r"in the high readout similarity regime, the retention performance is the lowest at "
           r"an intermediate feature similarity", _derive_intermediate_minimum, line=201,
-          headline=True, restates=((203, r"this last point on the non-monotonic dependence on "
+          headline=True, condition="the high readout similarity regime, as Figs. 1G and 1H "
+          "show it (0.9 <= rho_b <= 1), at leading order in Ns/Nx", restates=((203, r"this last point on the non-monotonic dependence on "
                                          r"feature similarity under $\rho_b = 1$"),)),
     Claim("vanilla.retention.extrema", "Fig. 1H: the local extrema of the retention in rho_a",
           sp.true, r"the white dashed line in panel \textbf{H} represents local minima/maxima",

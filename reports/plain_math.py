@@ -34,10 +34,11 @@ GREEK: dict[str, tuple[str, str]] = {
 
 _NOT_IN_A_NAME = r"(?<![\w.])"
 _END_OF_NAME = r"(?![\w]|\.\w)"
-_SUB = r"(?:\{[^{}\s]{1,10}\}|mu[-+]1|mu|TF|RT|pb|lw|\d+|[a-z]{1,2}|[A-Z])"
+_SUB = r"(?:\{[^{}\s]{1,10}\}|mu[-+]1|mu|TF|RT|pb|lw|\d+|[a-z]{1,4}|[A-Z]|[-+](?![\w]))"
 """A subscript: braced (``W_{mu-1}``) or one of the toolkit's short forms."""
 _GREEK_NAME = "|".join(sorted(GREEK, key=len, reverse=True))
 _GREEK_ALONE = "|".join(sorted(set(GREEK) - {"sum", "int"}, key=len, reverse=True))  # words too
+_GREEK_TILDE = "alpha|gamma|rho|lambda"
 _IN_SCRIPT = re.compile(rf"(?<![a-z])({_GREEK_ALONE})(?![a-z])")
 
 
@@ -81,12 +82,16 @@ RULES: tuple[Rule, ...] = (
     Rule(re.compile(_NOT_IN_A_NAME + r"d(?=(?:rho_[ab]|alpha|gamma|lam)(?!\w))"),
          lambda m: "d\u2009", lambda m: r"\mathrm{d}"),
     Rule(re.compile(r"\^(?:[({]([^(){}]{1,10})[)}]"  # ^(1/2), ^{-1}
-                    r"|(-?\d+|T|\+|N[sxy]|oo|\|[^|]{1,10}\||[a-z](?!\w)))"),  # ^T, ^|mu - nu|
+                    r"|(-?\d+|T(?![A-Za-z])|\+|N[sxy]|oo|\|[^|]{1,10}\||[a-z](?!\w)))"),
          lambda m: f"<sup>{_script_html(m[1] or m[2])}</sup>",
          lambda m: "^{" + _script_tex(m[1] or m[2]) + "}"),
+    Rule(_named(r"Delta eps\^(TF|RT)_(\w{1,2})"),  # the K-task sequences' Delta eps^TF_j
+         lambda m: f"Δε<sup>{m[1]}</sup><sub>{m[2]}</sub>",
+         lambda m: rf"\Delta\varepsilon^{{\mathrm{{{m[1]}}}}}_{{{m[2]}}}"),
     Rule(_named(r"Delta eps_(TF|RT)"), lambda m: f"Δε<sub>{m[1]}</sub>",
          lambda m: rf"\Delta\varepsilon_{{\mathrm{{{m[1]}}}}}"),
-    Rule(_named(r"alpha~"), lambda m: "α&#771;", lambda m: r"\tilde{\alpha}"),
+    Rule(_named(rf"({_GREEK_TILDE})~"), lambda m: f"{_greek(m[1], 0)}&#771;",
+         lambda m: rf"\tilde{{{_greek(m[1], 1)}}}"),
     Rule(_named(r"gamma_f"), lambda m: "γ<sub>f</sub>", lambda m: r"\gamma_{f}"),
     Rule(_named(r"N([sxyh])"), lambda m: f"N<sub>{m[1]}</sub>", lambda m: f"N_{{{m[1]}}}"),
     Rule(_named(rf"({_GREEK_NAME})_({_SUB})"),
@@ -100,19 +105,23 @@ RULES: tuple[Rule, ...] = (
          lambda m: f"{m[1]}_{{{_script_tex(m[2])}}}"),
     Rule(_named(rf"({_GREEK_ALONE})"), lambda m: _greek(m[1], 0), lambda m: _greek(m[1], 1)),
     Rule(re.compile(_NOT_IN_A_NAME + r"sqrt(?=\d|\()"), lambda m: "√", lambda m: r"\surd"),
-    Rule(re.compile(r"\|\|_F"), lambda m: "‖<sub>F</sub>", lambda m: r"\|_{F}"),
+    Rule(_named(r"oo"), lambda m: "∞", lambda m: r"\infty"),
+    Rule(re.compile(r"(?<=\))_(\w{1,2})(?!\w)"), lambda m: f"<sub>{_script_html(m[1])}</sub>",
+         lambda m: f"_{{{_script_tex(m[1])}}}"),  # (A A^T)_ii
+    Rule(re.compile(r"\|\|_(F|\d)"), lambda m: f"‖<sub>{m[1]}</sub>",
+         lambda m: rf"\|_{{{m[1]}}}"),
     Rule(re.compile(r"\|\|"), lambda m: "‖", lambda m: r"\|"),
     Rule(re.compile(r"(?<=\s)->(?=\s)"), lambda m: "→", lambda m: r"\to"),
     Rule(re.compile(r"<<"), lambda m: "≪", lambda m: r"\ll"),
     Rule(re.compile(r">>"), lambda m: "≫", lambda m: r"\gg"),
     Rule(re.compile(r"<="), lambda m: "≤", lambda m: r"\le"),
     Rule(re.compile(r">="), lambda m: "≥", lambda m: r"\ge"),
-    Rule(re.compile(r"(?<=\s)\+-(?=\s)"), lambda m: "±", lambda m: r"\pm"),
+    Rule(re.compile(r"(?<=\s)\+-(?=\s|\d)"), lambda m: "±", lambda m: r"\pm"),
 )
 """In order: a later rule never sees what an earlier one made (each match is held apart)."""
 
 _TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-                "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"\~{}"}
+                "#": r"\#", "^": r"\^{}", "_": r"\_", "%": r"\%", "~": r"$\sim$"}
 
 
 def _render(text: str, show: Callable[[Rule, re.Match], str],
@@ -132,7 +141,8 @@ def _render(text: str, show: Callable[[Rule, re.Match], str],
 
 def to_html(text: str) -> str:
     """Plain text as HTML: the words escaped, the toolkit's math as symbols."""
-    return _render(text, lambda rule, m: rule.html(m), html.escape)
+    return _render(text, lambda rule, m: rule.html(m),
+                   lambda words: html.escape(words, quote=False))
 
 
 def tex_escape(text: str) -> str:

@@ -78,7 +78,7 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           picklable, remember_costs, sizes_job, timed)
 from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
-from .summary import (cause_size, confirmation_text, definitions_markdown, escape_cell,
+from .summary import (confirmation_text, definitions_markdown, escape_cell,
                       math, quote_markdown, readable, size_text)
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
@@ -87,7 +87,6 @@ from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
            "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",
-           "errata_markdown",
            "OUTPUTS"]
 
 OUTPUTS = ("claims.json", "derivations.tex", "figures", "build-info.json", "index.html",
@@ -366,8 +365,8 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     return records
 
 
-PROSE_KEYS = ("where", "note", "condition", "exceptions", "observable", "size_reason",
-              "size_phrase")
+PROSE_KEYS = ("where", "note", "condition", "paper_regime", "exceptions", "observable",
+              "size_reason", "size_phrase")
 """A record's words (not its formulas): they name the paper's equations as it prints them,
 "Eq. (4)", never by their LaTeX labels."""
 
@@ -400,53 +399,6 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
         "findings": [f.as_record() for f in found],
     }
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
-
-
-def errata_markdown(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
-                    measured: Optional[dict[str, MeasuredVerdict]] = None,
-                    statements: Optional[Sequence[StatementVerdict]] = None) -> str:
-    """The errata by root cause, in the summary's order (largest size first, misprints
-    after): per cause its size and lines, then each statement (as printed, as derived, the
-    correction's confirmation) and the step-level claims of the same cause (evidence)."""
-    expand = _paper_expand(paper)
-    measured = measured or {}
-    if statements is None:
-        statements = _statements(verdicts, paper, measured)
-    by_id = {v.claim.id: v for v in verdicts}
-    parts = []
-    for k, cause in enumerate(causes(statements, verdicts), 1):
-        size = cause_size(cause)
-        own = [line for line in cause.lines if line not in cause.restated]
-        restated = (f"; restated at lines {', '.join(map(str, cause.restated))}"
-                    if cause.restated else "")
-        parts.append(f"### {k}. {cause.id} ({cause.verdict}; size {size}; lines "
-                     f"{', '.join(map(str, own))}{restated})\n")
-        for s in cause.statements:
-            v = by_id[s.id]
-            c = v.claim
-            where = f"{paper.place(c.line)}, line {c.line}" if paper is not None else c.where
-            parts.append(
-                f"**`{c.id}`** ({where}, clause {s.clause + 1}; {s.verdict}; size "
-                + (f"{s.size_phrase()}; observable: {s.observable}"
-                   if s.size_derived is not None or s.margin
-                   else size_text(s.size, s.observable, s.size_point, s.size_reason))
-                + ")\n\n"
-                f"As printed: {quote_markdown(c.printed_latex, expand)}\n\n"
-                + (f"Read as (the paper's expression):\n\n$$ {latex(c.printed)} $$\n\n"
-                   if c.printed is not None else "")
-                + f"As derived:\n\n$$ {_shown(latex(v.derived), 'claims.json')} $$\n\n"
-                f"{escape_cell(v.note)}\n\n"
-                + (f"Confirmation: {escape_cell(confirmation_text(s))}.\n\n"
-                   if s.confirmation is not None else "")
-                + (f"Intended expression: `{s.misprint_of}` (its derivation holds).\n\n"
-                   if s.misprint_of else ""))
-        steps = [v for v in verdicts if v.claim.cause == cause.id and not v.claim.headline]
-        if steps:
-            parts.append("Evidence of the same cause (steps): " + "; ".join(
-                f"`{v.claim.id}` (line {v.claim.line}, {step_status(v)}"
-                + (f", measured: {measured[v.claim.id].verdict}" if v.claim.id in measured
-                   else "") + ")" for v in steps) + ".\n")
-    return "\n".join(parts) if parts else "No erratum found.\n"
 
 
 def measurements_markdown(measured: dict[str, MeasuredVerdict]) -> str:

@@ -281,8 +281,8 @@ def cause_line(cause: Cause, rank: int) -> str:
         for s in cause.statements)
     size = cause_size(cause)
     own = [line for line in cause.lines if line not in cause.restated]
-    restated = (f"; restated (that clause only) at lines {', '.join(map(str, cause.restated))}"
-                if cause.restated else "")
+    restated = (f"; also at lines {', '.join(map(str, cause.restated))} (sentences that "
+                "restate these statements)" if cause.restated else "")
     return (f"{rank}. **{cause.id}**: {size}; lines {', '.join(map(str, own))}{restated}; "
             f"{escape_cell(heads)}")
 
@@ -337,7 +337,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
            *[f"- {cause_line(c, k).split('. ', 1)[1]} ({c.verdict})"
              for k, c in enumerate(network, 1)], ""] if network else []),
         f"**Holds under a stronger condition ({len(stronger)})**:\n",
-        *([f"- line {s.line} `{s.id}`: {escape_cell(s.condition)}; size "
+        *([f"- line {s.line} `{s.id}`: {escape_cell(s.condition)}"
+           + (f" (the paper's regime: {escape_cell(s.regime)})" if s.regime else "") + "; size "
            f"{size_text(s.size, s.observable, s.size_point, s.size_reason)}" for s in stronger]
           or ["none"]), "",
         f"**Not decided ({len(undecided)})**: "

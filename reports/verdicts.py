@@ -90,6 +90,9 @@ class StatementVerdict:
     """For a statement judged on the network runs (Sec. 7): its size as the effect by which
     it is shown or contradicted, "margin +0.894 +- 0.093 on mnist-5k (5 paired seeds)" (a
     single paired contrast, not a grid maximum); empty otherwise."""
+    regime: str = ""
+    """For "holds under a stronger condition": the regime the paper states (``condition`` is
+    then the derived, narrower one, part of the verdict); empty otherwise."""
 
     @property
     def network(self) -> bool:
@@ -137,7 +140,9 @@ class StatementVerdict:
             "size_reason": self.size_reason or None, "cause": self.cause,
             "confirmation": (None if self.confirmation is None
                              else self.confirmation.as_record()),
-            "condition": self.condition, "derived": self.derived, "note": self.note,
+            "condition": self.condition, **({"paper_regime": self.regime} if self.regime
+                                            else {}),
+            "derived": self.derived, "note": self.note,
             "evidence": list(self.evidence), "restates": list(self.restates),
             "size_typical": self.typical, "size_phrase": self.size_phrase() or None,
             **({"size_derived": self.size_derived, "size_derived_at": self.size_derived_at}
@@ -541,7 +546,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             place=paper.place(c.line) if paper is not None else "", verdict=word,
             observable=observable, size=size, size_point=point,
             size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
-            confirmation=confirm, condition=_condition(v, word),
+            confirmation=confirm, condition=_condition(v, word), regime=_regime(v, word),
             derived=_derived_latex(v), note=note,
             evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
             misprint_of=c.misprint_of, typical=typical,
@@ -635,14 +640,20 @@ def _measured_miss(evidence: Sequence[Verdict], measured: Mapping[str, MeasuredV
 
 
 def _condition(v: Verdict, word: str) -> str:
-    """The statement's condition: for "holds under a stronger condition" the derived one
-    (part of the verdict), then the regime the paper states (the claim's condition); else the
-    claim's, or where the derivation says the statement fails."""
+    """The statement's condition: for "holds under a stronger condition" the derived one (part
+    of the verdict; :func:`_regime` keeps the paper's beside it); else the claim's, or where
+    the derivation says the statement fails."""
     stronger = v.derivation.stronger_condition if v.derivation is not None else ""
     if word == "holds under a stronger condition" and stronger:
-        stated = v.claim.condition
-        return f"{stronger} (the paper's regime: {stated})" if stated else stronger
+        return stronger
     return v.claim.condition or v.exceptions
+
+
+def _regime(v: Verdict, word: str) -> str:
+    """The regime the paper states, kept apart from a derived stronger condition; empty for
+    every other verdict (their condition is the paper's)."""
+    stronger = v.derivation.stronger_condition if v.derivation is not None else ""
+    return v.claim.condition if word == "holds under a stronger condition" and stronger else ""
 
 
 def _gaussian_exact(claim_id: str, evidence: Sequence[Verdict]) -> str:

@@ -95,8 +95,8 @@ PLAIN_MATH = re.compile(r"\^|\bkappa\b|\s->\s|\bsqrt|\|\||"
 """The toolkit's plain-text math (``A^T``, ``kappa``, ``W_2``, ``||W||_F``, ``->``), which
 the page shows as symbols with sub- and superscripts (REFEREE9 R13); never left as typed."""
 
-RECORD_WORDS = ("note", "condition", "exceptions", "where", "observable", "size_reason",
-                "size_phrase")
+RECORD_WORDS = ("note", "condition", "paper_regime", "exceptions", "where", "observable",
+                "size_reason", "size_phrase")
 """The keys of a claims.json record that are words, not formulas."""
 
 

@@ -29,6 +29,9 @@ STATEMENT_KEYS = {"verdict", "observable", "size_at_paper_sizes", "size_at", "si
                   "cause", "clause", "confirmation", "evidence", "size_typical", "size_phrase"}
 """The contract's fields of a headline claim (its statement's verdict record)."""
 STEP_KEYS = {"evidence_of", "finding"}
+OPTIONAL_STATEMENT_KEYS = {"paper_regime", "size_derived", "size_derived_at"}
+"""Present only where they apply: the paper's regime beside a derived stronger condition, the
+derived size beside a measured one."""
 STEP_WORDS_SHOWN = {"derived: equals the print", "derived: equals the print at leading order",
                     "differs from the print", "pending", "finding"}
 """A step's ``status`` (neutral words, never a verdict); a headline record has none."""
@@ -41,7 +44,8 @@ def test_report_writes_the_claims_the_derivations_and_the_markdown(built):
     for name in ("REPORT.md", "index.html", "claims.json", "derivations.tex", "build-info.json"):
         assert (out / name).is_file(), name
     records = json.loads((out / "claims.json").read_text())["claims"]
-    every = RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | STEP_KEYS | {"status"}
+    every = (RECORD_KEYS | MEASURED_KEYS | STATEMENT_KEYS | OPTIONAL_STATEMENT_KEYS | STEP_KEYS
+             | {"status"})
     assert records and all(RECORD_KEYS <= set(r) <= every for r in records)
     # one vocabulary: a statement carries its verdict only; steps and evidence neutral words
     assert all("status" not in r for r in records if r["headline"])

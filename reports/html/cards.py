@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from .mathml import formula_html, markdown_html, prose_html
+from .mathml import formula_html, markdown_html, prose_html, words_html
 
 __all__ = ["StatementRow", "ClaimExtras", "FigureView", "Card", "ClaimView", "Summary",
            "verdict_word", "size_value", "size_text", "build_cards", "build_summary",
@@ -422,7 +422,7 @@ def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
                              for k, v in entry.items() if v not in (None, ""))
         else:
             text = str(entry)
-        out.append(prose_html(resolve(text)))
+        out.append(words_html(resolve(text)))
     return out
 
 
@@ -465,17 +465,19 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
     return ClaimView(
         id=str(record["id"]), headline=bool(record.get("headline")),
         verdict=verdict_word(record), size=resolve(size_text(record)),
-        condition=prose_html(resolve(str(record.get("condition") or ""))),
-        note=prose_html(resolve(str(record.get("note") or ""))),
+        condition=words_html(resolve(str(record.get("condition") or "") + (
+            f" (the paper's regime: {record['paper_regime']})"
+            if record.get("paper_regime") else ""))),
+        note=words_html(resolve(str(record.get("note") or ""))),
         printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
         derived=evidence_formula(derived, str(record["id"]), "claims.json (its derived form)")
         if derived else "",
         difference=evidence_formula(extras.difference, str(record["id"]),
                                     "claims.json (its derived and printed forms)")
         if extras.difference else "",
-        steps=[(prose_html(resolve(name)), evidence_formula(tex, str(record["id"])),
-                prose_html(resolve(note))) for name, tex, note in extras.steps],
-        measured=rows, measured_what=prose_html(resolve(what)), confirmation=prose_html(
+        steps=[(words_html(resolve(name)), evidence_formula(tex, str(record["id"])),
+                words_html(resolve(note))) for name, tex, note in extras.steps],
+        measured=rows, measured_what=words_html(resolve(what)), confirmation=words_html(
             resolve(_confirmation(record))), evidence=_evidence(record, resolve),
         agreement=_agreement(record),
         line=None if record.get("line") is None else int(record["line"]),
@@ -631,7 +633,7 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
                      formula_html(resolve(slot.quote), display=True, expand=expand))
         out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
         cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
-                          part(slot.line), quote, prose_html(resolve(out)), rows=len(slot.rows)))
+                          part(slot.line), quote, words_html(resolve(out)), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))
               for r in heads] + [(i, 10**6, c) for c, i in home.items() if i >= 0]
@@ -723,6 +725,10 @@ class Summary:
     stronger: list[SummaryEntry]
     findings: list[str]
     beyond: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
+    undecided: list[SummaryEntry] = field(default_factory=list)
+    """The statements not decided yet (their cards say what would decide them)."""
+    definitions: list[tuple[str, str]] = field(default_factory=list)
+    """The six verdict words and their meanings, with the network's legend last."""
     """(finding, its step claims, the anchors of their lines that no card holds) for the
     steps of findings that no statement of the paper carries, so no card shows them: their
     expressions are in derivations.tex and claims.json, and ``#line-N`` of their line lands
@@ -740,10 +746,12 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
 
     Errata are grouped by ``cause`` (one group per claim when the records have none) and the
     groups ranked by their largest size, largest first; unknown sizes last."""
+    from ..summary import NETWORK_LIMIT, VERDICT_DEFINITIONS  # summary imports this module
+
     by_id = {str(r["id"]): r for r in records}
     counts: dict[str, int] = {}
     wrong: dict[str, list[SummaryEntry]] = {}
-    misprints, stronger = [], []
+    misprints, stronger, undecided = [], [], []
     for card in cards:
         for view in card.headlines:
             counts[view.verdict] = counts.get(view.verdict, 0) + 1
@@ -755,6 +763,8 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
                 misprints.append(_entry(card, view, record))
             elif view.verdict == "holds under a stronger condition":
                 stronger.append(_entry(card, view, record))
+            elif view.verdict == "not decided":
+                undecided.append(_entry(card, view, record))
 
     def rank(group: list[SummaryEntry]) -> tuple[float, int]:
         sizes = [e.size_value for e in group if e.size_value is not None]
@@ -776,4 +786,6 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
     return Summary([(w, counts[w]) for w in order], statements, decided,
                    sorted(wrong.values(), key=rank), misprints, stronger,
                    [markdown_html(f) for f in findings],
-                   [(f, ids, anchors) for f, (ids, anchors) in sorted(beyond.items())])
+                   [(f, ids, anchors) for f, (ids, anchors) in sorted(beyond.items())],
+                   undecided, [(w, markdown_html(d)) for w, d in VERDICT_DEFINITIONS]
+                   + [("the network's runs", markdown_html(NETWORK_LIMIT))])

@@ -30,7 +30,8 @@ from latex2mathml.converter import convert
 
 from ..plain_math import to_html
 
-__all__ = ["formula_html", "prose_html", "plain_text", "clean_formula", "markdown_html"]
+__all__ = ["formula_html", "prose_html", "words_html", "plain_text", "clean_formula",
+           "markdown_html"]
 
 _ENVIRONMENTS = re.compile(r"\\(begin|end)\{(align\*?|equation\*?|eqnarray\*?|gather\*?|"
                            r"multline\*?|split)\}")
@@ -159,6 +160,24 @@ def prose_html(text: str, *, expand: Expand = _identity,
     return "".join(out)
 
 
+def words_html(text: str, *, expand: Expand = _identity) -> str:
+    """The toolkit's own words (a note, a condition, a step's name) as HTML: its ``$...$``
+    math as MathML, the rest plain text with its plain-text math as symbols
+    (:func:`tasksim.reports.plain_math.to_html`). Unlike :func:`prose_html` (the paper's
+    LaTeX prose), nothing is read as LaTeX: braces, tildes, quotes and primes stay as typed.
+
+    >>> words_html("phi'' = 0 on {2 sqrt2/3 <= rho_b < rho_a}, s ~ N(0, I), gamma~ = $x$")[:60]
+    "φ'' = 0 on {2 √2/3 ≤ ρ<sub>b</sub> &lt; ρ<sub>a</sub>}, s ~ "
+    """
+    out, last = [], 0
+    for m in _INLINE.finditer(text):
+        out.append(to_html(text[last:m.start()]))
+        out.append(formula_html(m.group(1), display=False, expand=expand))
+        last = m.end()
+    out.append(to_html(text[last:]))
+    return "".join(out)
+
+
 _CODE_SPAN = re.compile(r"`([^`]*)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _EMPH = re.compile(r"(?<![*\w])\*(?!\s)(.+?)(?<!\s)\*(?![*\w])")
@@ -184,7 +203,7 @@ def markdown_html(text: str, *, expand: Expand = _identity) -> str:
                                                                   expand=expand)), text)
     text = _INLINE.sub(lambda m: hold(formula_html(m.group(1), display=False, expand=expand)),
                        text)
-    text = _prose_words(text, {})
+    text = to_html(text)  # the report's own words: plain text, not the paper's LaTeX
     text = _LINK.sub(lambda m: hold(f'<a href="{m.group(2)}">{m.group(1)}</a>'), text)
     text = _BOLD.sub(r"<strong>\1</strong>", text)
     text = _EMPH.sub(r"<em>\1</em>", text)
