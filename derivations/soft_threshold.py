@@ -560,7 +560,7 @@ def _derive_cross_moment() -> Derivation:
     return Derivation(exact, (
         Step(r"regression $s = \rho m + \sqrt{1-\rho^2}\, \xi$: rho E[m phi(m)]", exact),
         Step("Stein's lemma: rho E[phi'(m)] = rho P(|m| > h)", stein),
-        Step("Taylor coefficients of rho^0..rho^5 (the paper's route)", sp.Tuple(*series)),
+        Step("Taylor coefficients of rho^0 to rho^5 (the paper's route)", sp.Tuple(*series)),
     ), note=("exact for unit-variance m: E[s phi(m)] is linear in rho, the printed O(rho^3) "
              f"remainder vanishes identically (nonzero Taylor orders up to 5: {nonzero}). "
              "The real correction is the row norm: with Var m = sigma_m^2 = sum_j A_ij^2 the "

@@ -28,12 +28,13 @@ GREEK: dict[str, tuple[str, str]] = {
     "theta": ("θ", r"\theta"), "delta": ("δ", r"\delta"), "Lambda": ("Λ", r"\Lambda"),
     "Sigma": ("Σ", r"\Sigma"), "Delta": ("Δ", r"\Delta"), "eps": ("ε", r"\varepsilon"),
     "rho": ("ρ", r"\rho"), "nu": ("ν", r"\nu"), "sum": ("∑", r"\sum"),
-    "int": ("∫", r"\int"),
+    "int": ("∫", r"\int"), "Lam": ("Λ", r"\Lambda"), "nabla": ("∇", r"\nabla"),
+    "pi": ("π", r"\pi"),
 }
 """Greek names (and the sum) as the page and LaTeX show them."""
 
 _NOT_IN_A_NAME = r"(?<![\w.])"
-_END_OF_NAME = r"(?![\w]|\.\w)"
+_END_OF_NAME = r"(?![\w]|\.\w)"  # not inside a name: claim.id
 _SUB = r"(?:\{[^{}\s]{1,10}\}|mu[-+]1|mu|TF|RT|pb|lw|\d+|[a-z]{1,4}|[A-Z]|[-+](?![\w]))"
 """A subscript: braced (``W_{mu-1}``) or one of the toolkit's short forms."""
 _GREEK_NAME = "|".join(sorted(GREEK, key=len, reverse=True))
@@ -93,7 +94,8 @@ RULES: tuple[Rule, ...] = (
     Rule(_named(rf"({_GREEK_TILDE})~"), lambda m: f"{_greek(m[1], 0)}&#771;",
          lambda m: rf"\tilde{{{_greek(m[1], 1)}}}"),
     Rule(_named(r"gamma_f"), lambda m: "γ<sub>f</sub>", lambda m: r"\gamma_{f}"),
-    Rule(_named(r"N([sxyh])"), lambda m: f"N<sub>{m[1]}</sub>", lambda m: f"N_{{{m[1]}}}"),
+    Rule(_named(r"N([sxyh])(?!-[a-z])"),  # not in the finding id surrogate-1/Nx-terms
+         lambda m: f"N<sub>{m[1]}</sub>", lambda m: f"N_{{{m[1]}}}"),
     Rule(_named(rf"({_GREEK_NAME})_({_SUB})"),
          lambda m: f"{_greek(m[1], 0)}<sub>{_script_html(m[2])}</sub>",
          lambda m: f"{_greek(m[1], 1)}_{{{_script_tex(m[2])}}}"),
@@ -115,6 +117,7 @@ RULES: tuple[Rule, ...] = (
     Rule(re.compile(r"<<"), lambda m: "≪", lambda m: r"\ll"),
     Rule(re.compile(r">>"), lambda m: "≫", lambda m: r"\gg"),
     Rule(re.compile(r"<="), lambda m: "≤", lambda m: r"\le"),
+    Rule(re.compile(r"!="), lambda m: "≠", lambda m: r"\ne"),
     Rule(re.compile(r">="), lambda m: "≥", lambda m: r"\ge"),
     Rule(re.compile(r"(?<=\s)\+-(?=\s|\d)"), lambda m: "±", lambda m: r"\pm"),
 )

@@ -803,7 +803,8 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     records = json.loads((folder / "claims.json").read_text())["claims"]
     mode = "quick (small sizes, few seeds)" if options.quick else "paper sizes"
     page = build_page(records=records, paper=paper, covered=covered, extras=extras,
-                      figures=figures, findings=page_findings, provenance=record, mode=mode)
+                      figures=figures, findings=page_findings, provenance=record, mode=mode,
+                      beyond_paper=findings_markdown(found) if found else "")
     (folder / "index.html").write_text(page)
     (folder / "REPORT.md").write_text(landing_markdown(
         verdicts, paper, covered, measured, figure_findings, records, options, record,

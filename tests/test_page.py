@@ -621,7 +621,7 @@ def test_no_card_is_longer_than_a_reader_reads(built):
         assert len(words) < 20_000, (anchor, len(words))
     line_401 = re.search(r'<article [^>]*id="line-401".*?</article>', text, re.S).group(0)
     assert "sequences." not in line_401
-    assert re.search(r"finding <strong>k-task-sequences</strong> stand at no statement", text)
+    assert re.search(r"tagged <strong>k-task-sequences</strong> stand at no statement", text)
 
 
 def test_prose_shows_the_papers_symbols_not_the_toolkits_plain_names():
@@ -634,3 +634,17 @@ def test_prose_shows_the_papers_symbols_not_the_toolkits_plain_names():
     assert "Δε<sub>RT</sub> at ρ<sub>a</sub> = 1, α&#771; = 1" in shown
     assert "plasticity.alpha_independence" in shown and "Eq. (3)" in shown
     assert "rho_a" not in shown and "alpha~" not in shown
+
+
+def test_the_committed_page_shows_the_findings_beyond_the_paper_apart_from_the_figures():
+    """REFEREE11 R1: index.html, the full record, has the Findings section REPORT.md and
+    claims.json have (every finding by its id), and calls the figures' measurements what
+    they are (evidence), not findings."""
+    reports = Path(__file__).resolve().parent.parent / "reports"
+    page = (reports / "index.html").read_text()
+    found = json.loads((reports / "claims.json").read_text())["findings"]
+    start = page.index('<details id="beyond">')
+    section = page[start:page.index("</details>", start)]
+    assert found and all(f"<strong>{f['id']}</strong>" in section for f in found)
+    assert "<table" in section, "the exact 1/Nx coefficients' table"
+    assert "not findings" in page[page.index('<details id="measured-here">'):]

@@ -729,6 +729,8 @@ class Summary:
     """The statements not decided yet (their cards say what would decide them)."""
     definitions: list[tuple[str, str]] = field(default_factory=list)
     """The six verdict words and their meanings, with the network's legend last."""
+    beyond_paper: str = ""
+    """The findings beyond the paper (REPORT.md's section of that name), as HTML."""
     """(finding, its step claims, the anchors of their lines that no card holds) for the
     steps of findings that no statement of the paper carries, so no card shows them: their
     expressions are in derivations.tex and claims.json, and ``#line-N`` of their line lands

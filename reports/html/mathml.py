@@ -230,8 +230,9 @@ def _table_html(lines: list[str], expand: Expand) -> str:
 
 
 def markdown_blocks_html(text: str, *, expand: Expand = _identity) -> str:
-    r"""Markdown of several lines (a figure caption): a run of lines that begin with ``|`` is a
-    pipe table and becomes an HTML table; every other line goes through :func:`markdown_html`.
+    r"""Markdown of several lines (a figure caption, the findings): a run of lines that begin
+    with ``|`` is a pipe table and becomes an HTML table, a run of ``- `` lines a list; every
+    other line goes through :func:`markdown_html`.
 
     >>> out = markdown_blocks_html("Values:\n| a | b |\n|---|---|\n| 1 | `x` |")
     >>> out.count("<tr>"), "<code>x</code>" in out, "---" in out
@@ -239,14 +240,32 @@ def markdown_blocks_html(text: str, *, expand: Expand = _identity) -> str:
     """
     out: list[str] = []
     table: list[str] = []
+    items: list[str] = []
+
+    def flush() -> None:
+        if table:
+            out.append(_table_html(table, expand))
+            table.clear()
+        if items:
+            out.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+            items.clear()
+
     for line in text.split("\n"):
         if line.lstrip().startswith("|"):
+            if items:  # a list before the table ends there
+                flush()
             table.append(line)
             continue
         if table:
-            out.append(_table_html(table, expand))
-            table = []
+            flush()
+        if line.startswith("- "):  # a list item (an indented line continues it)
+            items.append(markdown_html(line, expand=expand))
+            continue
+        if items and (line.startswith("  ") or not line.strip()):
+            if line.strip():
+                items[-1] += " " + markdown_html(line, expand=expand)
+            continue
+        flush()
         out.append(markdown_html(line, expand=expand))
-    if table:
-        out.append(_table_html(table, expand))
+    flush()
     return "\n".join(out)
