@@ -336,7 +336,8 @@ def _derive_alpha_star() -> Derivation:
     return Derivation(star, (
         Step("random-gating transfer", T),
         Step("stationary point dT/dalpha = 0", sp.solve(sp.diff(T, alpha), alpha)[0]),
-        Step("second derivative of T in alpha", sp.diff(T, alpha, 2), "negative: concave, clip at alpha = 1"),
+        Step("second derivative of T in alpha", sp.diff(T, alpha, 2),
+             "negative: concave, clip at alpha = 1"),
     ), exact=False, note="for rho_a > 0 (at rho_a = 0 the transfer is 0 for every alpha)")
 
 

@@ -251,10 +251,15 @@ def _derive_tradeoff() -> Derivation:
     point = {alpha: 1 / (1 + w), rho_a: 1 / (1 + v)}
     dT = sp.diff(random_transfer(), alpha)
     dT_sub = sp.factor(sp.together(dT.subs(rho_b, rho_a + t).subs(point)))
+    q = retention_slope_factor()
+    dR = sp.diff(random_retention(), alpha)
+    if sp.expand(dR + 2 * alpha * rho_a**2 * q) != 0:
+        raise ArithmeticError(f"dR/dalpha is not -2 alpha rho_a^2 q(alpha): {sp.factor(dR)}")
     return Derivation(sp.true if dT_sub.is_positive else sp.false, (
         Step("dT/dalpha with rho_b = rho_a + t", dT_sub, "positive"),
-        Step("retention", sp.Symbol("dR/dalpha <= 0 outside the rising region (by its "
-                                    "derivation)")),
+        Step("dR/dalpha = -2 alpha rho_a^2 q(alpha) (checked)", sp.factor(dR),
+             "the rising region is where q < 0 somewhere on (0, 1], so outside it "
+             "dR/dalpha <= 0 on all of (0, 1]"),
     ), exact=False)
 
 

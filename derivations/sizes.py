@@ -429,8 +429,9 @@ NO_LIMIT_TERM: dict[str, str] = {
     "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny: no exact 1/Nx coefficient "
                             "is derived for it",
     "averages.adaptive.tractable": "a statement that the adaptive-gating averages are "
-                                   "tractable (both are exact polynomials, of degree 2 and "
-                                   "4): no value of Delta eps to size",
+                                   "tractable (both are derived exactly: the steps "
+                                   "averages.adaptive.transfer and .retention): no value of "
+                                   "Delta eps to size",
 }
 """Why a statement that holds in the stated limit has no size, where the reason is more
 specific than :data:`LIMIT_REASON`."""

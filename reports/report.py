@@ -387,7 +387,12 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
     document = {
         "provenance": record,
         "conventions": {"clause": "a line's clauses counted from 0 here (the first clause is "
-                                  "0); the report's pages count them from 1"},
+                                  "0); the report's pages count them from 1",
+                        "condition": "the regime in which the verdict holds: for 'holds under "
+                                     "a stronger condition', the derived narrower regime, which "
+                                     "is part of the verdict",
+                        "paper_regime": "present only beside a derived stronger condition: the "
+                                        "regime the paper states for the statement"},
         "verdicts": dict(VERDICT_DEFINITIONS),
         "claims": claim_records(verdicts, paper, measured, statements),
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
@@ -484,6 +489,15 @@ TEX_PREAMBLE = r"""\documentclass[10pt]{article}
 \begin{document}
 \maketitle
 """
+
+
+def verdict_with_condition(statement: StatementVerdict) -> str:
+    """The verdict word, with the derived condition and the paper's regime where the verdict
+    is "holds under a stronger condition" (the condition is part of that verdict)."""
+    if statement.verdict != "holds under a stronger condition":
+        return statement.verdict
+    regime = f"; the paper's regime: {statement.regime}" if statement.regime else ""
+    return f"{statement.verdict} (condition: {statement.condition}{regime})"
 
 
 def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, Any]] = None,
@@ -790,7 +804,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
                                                         found, statements))
     (folder / "derivations.tex").write_text(derivations_latex(
         verdicts, record, {claim_id: e.steps for claim_id, e in extras.items()},
-        label_namer(paper), {st.id: st.verdict for st in statements}) + "\n")
+        label_namer(paper), {st.id: verdict_with_condition(st) for st in statements}) + "\n")
     for o in outputs:
         o.write(folder / "figures", metadata)
     # a figure's finding is evidence: shown without a verdict word or code names (readable)

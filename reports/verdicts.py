@@ -243,9 +243,12 @@ def _same_words(a: str, b: str) -> bool:
 
 STEP_WORDS = {"verified": "derived: equals the print",
               "leading order": "derived: equals the print at leading order",
-              "erratum": "differs from the print", "open": "pending", "finding": "finding"}
+              "erratum": "differs from the print", "open": "not derived", "finding": "finding",
+              "open, derived": "derived: no printed value to compare"}
 """A step's status in neutral words (how its print compares with the derivation), never a
-second verdict vocabulary: only a statement carries a verdict."""
+second verdict vocabulary: only a statement carries a verdict. An open step is "not derived"
+without a derivation, and "derived: no printed value to compare" when the paper prints no
+value for it (an average a figure plots, a finding's coefficient)."""
 
 
 def step_status(v: Verdict) -> str:
@@ -254,6 +257,8 @@ def step_status(v: Verdict) -> str:
     (``claim.finding``: the paper's surrogate 1/Nx terms are not errata of the paper), else
     the derivation's comparison in neutral words."""
     key = "finding" if v.claim.finding and v.status == "erratum" else v.status
+    if key == "open" and v.derivation is not None:
+        key = "open, derived"
     return STEP_WORDS[key]
 
 

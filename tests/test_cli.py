@@ -156,7 +156,7 @@ def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry
     assert all(len(line) < 200 for line in lines)  # long notes are shortened
     assert lines[-1] == ("4 claims: 1 step derived: equals the print, 1 step derived: equals "
                          "the print at leading order, 1 step differs from the print, "
-                         "1 step pending")
+                         "1 step not derived")
 
 
 def test_claims_table_shows_a_statements_verdict_not_its_status(monkeypatch):

@@ -486,7 +486,7 @@ def test_the_summary_groups_errata_by_cause_ranks_them_by_size_and_keeps_misprin
         _record("typo", 40, "misprint", size_at_paper_sizes=None, size_reason="no effect")]
     summary = build_summary(_cards(records), records, ["- a finding"])
     assert [[e.claim_id for e in g] for g in summary.wrong] == [["big", "big.too"], ["small"]]
-    assert [e.claim_id for e in summary.misprints] == ["typo"]
+    assert [[e.claim_id for e in g] for g in summary.misprints] == [["typo"]]
     assert dict(summary.counts) == {"wrong": 3, "misprint": 1}
     assert size_text(records[1]) == "0.5 in Delta eps_RT" and size_text(records[3]) == "no effect"
 

@@ -33,7 +33,8 @@ OPTIONAL_STATEMENT_KEYS = {"paper_regime", "size_derived", "size_derived_at"}
 """Present only where they apply: the paper's regime beside a derived stronger condition, the
 derived size beside a measured one."""
 STEP_WORDS_SHOWN = {"derived: equals the print", "derived: equals the print at leading order",
-                    "differs from the print", "pending", "finding"}
+                    "differs from the print", "not derived",
+                    "derived: no printed value to compare", "finding"}
 """A step's ``status`` (neutral words, never a verdict); a headline record has none."""
 MEASURED_KEYS = {"measured", "correction", "confirmation", "evidence"}
 """Keys that depend on the measurements (tests/test_report.py builds without them)."""

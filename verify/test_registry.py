@@ -193,7 +193,7 @@ def test_a_misprint_names_an_intended_expression_that_holds(verdicts):
 def test_the_verdicts_the_issue_names():
     """Line 1265 is wrong (its printed value at lam = 0 is the paper's expression evaluated,
     -1 - 2 rho_b); line 1217 is a misprint; plasticity's line 269 ("in the Ns << Nx limit",
-    Fig. 3C down to alpha = 0.1) holds only under the stronger condition Ns << alpha Nx, while
+    alpha left free) holds only under the stronger condition Ns << alpha Nx, while
     the appendix's "up to the leading order" (line 813), at a fixed alpha, is its stated limit
     (referee 9, R4); the K-task ranking is a finding, no verdict on line 409."""
     import sympy as sp

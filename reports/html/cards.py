@@ -306,7 +306,9 @@ _AGREEMENT = {"verified": "the print equals the derivation",
               "derived: equals the print at leading order":
                   "the print equals the derivation's leading order",
               "differs from the print": "the print differs from the derivation",
-              "pending": "not derived"}
+              "not derived": "not derived",
+              "derived: no printed value to compare": "derived; the paper prints no value to "
+                                                      "compare with"}
 
 
 def _agreement(record: Record) -> str:
@@ -399,18 +401,49 @@ def _measured_rows(record: Record) -> tuple[list[dict[str, str]], str]:
 
 
 def _confirmation(record: Record) -> str:
+    """The confirmation test's outcome as a sentence: its state and the reason, which states
+    the numbers (measured, derived, printed, where); without a reason, the numbers in words."""
     c = record.get("confirmation")
     if isinstance(c, Mapping):
-        parts = [str(c.get("state", ""))]
-        for key in ("measured", "se", "derived", "printed", "size"):
-            if c.get(key) is not None:
-                value = c[key]
-                parts.append(f"{key} {_fmt(value) if isinstance(value, float) else value}")
+        state = str(c.get("state", ""))
         if c.get("reason"):
-            parts.append(str(c["reason"]))
-        return "; ".join(p for p in parts if p)
+            return f"{state}: {c['reason']}"
+        numbers = [f"{key} {_fmt(float(c[key]))}" for key in ("measured", "derived", "printed")
+                   if isinstance(c.get(key), (int, float))]
+        if isinstance(c.get("se"), (int, float)) and numbers:
+            numbers[0] += f" +- {_fmt(float(c['se']))}"
+        at = c.get("size")
+        where = (f" at Nx = {at[0]}, Ns = {at[1]}" if isinstance(at, Sequence)
+                 and len(at) == 2 else "")
+        return f"{state}: {', '.join(numbers)}{where}" if numbers else state
     correction = record.get("correction")
     return f"correction: {correction}" if correction else ""
+
+
+def evidence_sentence(entry: Mapping[str, Any]) -> str:
+    """One evidence entry of claims.json as a sentence: the step (its id and line), what it
+    says, and its measurement or network effect.
+
+    >>> evidence_sentence({"id": "a.b", "line": 3, "status": "finding", "measured": "confirmed",
+    ...                    "finding": "surrogate-1/Nx-terms"})
+    'a.b (line 3): finding (surrogate-1/Nx-terms); measured: confirmed'
+    >>> evidence_sentence({"id": "p (network runs)", "line": 357, "effect": 0.0206,
+    ...                    "se": 0.0083, "seeds": 5, "dataset": "mnist-5k", "finding": "..."})
+    'p (network runs) (line 357): effect 0.0206 +- 0.0083 (5 paired seeds on mnist-5k): ...'
+    """
+    head = f"{entry.get('id', '')} (line {entry.get('line')})"
+    if "effect" in entry:
+        effect = f"effect {_fmt(float(entry['effect']))}"
+        if entry.get("se") is not None:
+            effect += f" +- {_fmt(float(entry['se']))}"
+        return (f"{head}: {effect} ({entry.get('seeds')} paired seeds on "
+                f"{entry.get('dataset')}): {entry.get('finding', '')}")
+    status = str(entry.get("status", ""))
+    if entry.get("finding"):
+        status += f" ({entry['finding']})"
+    if entry.get("measured"):
+        status += f"; measured: {entry['measured']}"
+    return f"{head}: {status}"
 
 
 def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
@@ -418,8 +451,7 @@ def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
     out = []
     for entry in record.get("evidence") or []:
         if isinstance(entry, Mapping):
-            text = "; ".join(f"{k}: {_fmt(v) if isinstance(v, float) else v}"
-                             for k, v in entry.items() if v not in (None, ""))
+            text = evidence_sentence(entry)
         else:
             text = str(entry)
         out.append(words_html(resolve(text)))
@@ -709,6 +741,8 @@ class SummaryEntry:
     size_value: Optional[float]
     cause: str
     note: str
+    condition: str = ""
+    """The verdict's condition as HTML (a derived stronger condition, the paper's regime)."""
 
 
 @dataclass
@@ -721,7 +755,7 @@ class Summary:
     statements: int
     decided: int
     wrong: list[list[SummaryEntry]]
-    misprints: list[SummaryEntry]
+    misprints: list[list[SummaryEntry]]
     stronger: list[SummaryEntry]
     findings: list[str]
     beyond: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
@@ -739,21 +773,23 @@ class Summary:
 
 def _entry(card: Card, view: ClaimView, record: Record) -> SummaryEntry:
     return SummaryEntry(card.anchor, card.line, card.place, view.id, view.size,
-                        size_value(record), str(record.get("cause") or view.id), view.note)
+                        size_value(record), str(record.get("cause") or view.id), view.note,
+                        view.condition)
 
 
 def build_summary(cards: Sequence[Card], records: Sequence[Record],
                   findings: Iterable[str]) -> Summary:
     """The summary of :class:`Summary` from the cards (anchors) and records (sizes, causes).
 
-    Errata are grouped by ``cause`` (one group per claim when the records have none) and the
-    groups ranked by their largest size, largest first; unknown sizes last."""
+    Errata and misprints are grouped by ``cause`` (one group per claim when the records have
+    none) and the groups ranked by their largest size, largest first; unknown sizes last."""
     from ..summary import NETWORK_LIMIT, VERDICT_DEFINITIONS  # summary imports this module
 
     by_id = {str(r["id"]): r for r in records}
     counts: dict[str, int] = {}
     wrong: dict[str, list[SummaryEntry]] = {}
-    misprints, stronger, undecided = [], [], []
+    misprints: dict[str, list[SummaryEntry]] = {}
+    stronger, undecided = [], []
     for card in cards:
         for view in card.headlines:
             counts[view.verdict] = counts.get(view.verdict, 0) + 1
@@ -762,7 +798,8 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
                 e = _entry(card, view, record)
                 wrong.setdefault(e.cause, []).append(e)
             elif view.verdict == "misprint":
-                misprints.append(_entry(card, view, record))
+                e = _entry(card, view, record)
+                misprints.setdefault(e.cause, []).append(e)
             elif view.verdict == "holds under a stronger condition":
                 stronger.append(_entry(card, view, record))
             elif view.verdict == "not decided":
@@ -786,7 +823,8 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
     order = [w for w in VERDICTS if w in counts] + sorted(set(counts) - set(VERDICTS))
     statements, decided = verdict_totals(v.verdict for c in cards for v in c.headlines)
     return Summary([(w, counts[w]) for w in order], statements, decided,
-                   sorted(wrong.values(), key=rank), misprints, stronger,
+                   sorted(wrong.values(), key=rank), sorted(misprints.values(), key=rank),
+                   stronger,
                    [markdown_html(f) for f in findings],
                    [(f, ids, anchors) for f, (ids, anchors) in sorted(beyond.items())],
                    undecided, [(w, markdown_html(d)) for w, d in VERDICT_DEFINITIONS]

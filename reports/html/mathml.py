@@ -146,18 +146,23 @@ def _prose_words(text: str, refs: Mapping[str, str]) -> str:
     return to_html(text.replace("\x01", "alpha~"))
 
 
+def _math_and_words(text: str, words: Callable[[str], str], expand: Expand) -> str:
+    """``text`` with its ``$...$`` math as MathML and the words between converted by ``words``."""
+    out, last = [], 0
+    for m in _INLINE.finditer(text):
+        out.append(words(text[last:m.start()]))
+        out.append(formula_html(m.group(1), display=False, expand=expand))
+        last = m.end()
+    out.append(words(text[last:]))
+    return "".join(out)
+
+
 def prose_html(text: str, *, expand: Expand = _identity,
                refs: Mapping[str, str] | None = None) -> str:
     """A sentence of the paper (or a note) as HTML: inline math as MathML, words escaped, text
     commands unwrapped, references by name (``refs``: label -> words, e.g. "Eq. (3)")."""
     refs = refs or {}
-    out, last = [], 0
-    for m in _INLINE.finditer(text):
-        out.append(_prose_words(text[last:m.start()], refs))
-        out.append(formula_html(m.group(1), display=False, expand=expand))
-        last = m.end()
-    out.append(_prose_words(text[last:], refs))
-    return "".join(out)
+    return _math_and_words(text, lambda words: _prose_words(words, refs), expand)
 
 
 def words_html(text: str, *, expand: Expand = _identity) -> str:
@@ -169,13 +174,7 @@ def words_html(text: str, *, expand: Expand = _identity) -> str:
     >>> words_html("phi'' = 0 on {2 sqrt2/3 <= rho_b < rho_a}, s ~ N(0, I), gamma~ = $x$")[:60]
     "φ'' = 0 on {2 √2/3 ≤ ρ<sub>b</sub> &lt; ρ<sub>a</sub>}, s ~ "
     """
-    out, last = [], 0
-    for m in _INLINE.finditer(text):
-        out.append(to_html(text[last:m.start()]))
-        out.append(formula_html(m.group(1), display=False, expand=expand))
-        last = m.end()
-    out.append(to_html(text[last:]))
-    return "".join(out)
+    return _math_and_words(text, to_html, expand)
 
 
 _CODE_SPAN = re.compile(r"`([^`]*)`")
