@@ -8,10 +8,21 @@ Hypothesis profiles, chosen with Hypothesis' own ``--hypothesis-profile NAME`` o
 
 ``--paper-scale`` runs the checks marked ``paper_scale`` (paper-size statistics, slow);
 without it they are skipped, which keeps the default run short.
+
+Under pytest-xdist (``-n auto``: one worker per core) each worker's BLAS uses one thread,
+unless the caller chose a count: the workers are the parallelism, and a BLAS thread per core
+in every worker oversubscribes the cores (:mod:`tasksim.reports.figures_blas`). The
+variables are set before numpy loads (this file is imported first), and subprocesses
+inherit them.
 """
 from __future__ import annotations
 
 import os
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                      "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
+        os.environ.setdefault(_variable, "1")
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -23,6 +34,20 @@ settings.register_profile(
 )
 settings.register_profile("thorough", max_examples=300, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(scope="session")
+def report_cache(tmp_path_factory: pytest.TempPathFactory):
+    """One keyed store (:mod:`tasksim.reports.report_cache`) for the reports the tests build
+    in a session: its pieces (claims, figures) are computed once, not once per test module,
+    and under pytest-xdist once for all workers (the folder beside the workers' own; the store
+    writes atomically). The store's own behaviour (a cold build, then a warm one that computes
+    no piece; the same bytes cache or not) is tested with stores of their own."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "report-cache"
+        shared.mkdir(exist_ok=True)
+        return shared
+    return tmp_path_factory.mktemp("report-cache")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

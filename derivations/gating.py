@@ -267,7 +267,7 @@ def _pairings_claim() -> Claim:
 
     def derive() -> Derivation:
         poly = _census_polynomial(X @ X.T, 4)
-        return Derivation(poly, (Step("Wick census of E||A1'D1D2A2A2'D2D1A1||^2", poly,
+        return Derivation(poly, (Step("Wick census of E||A_1^T D_1 D_2 A_2 A_2^T D_2 D_1 A_1||_F^2", poly,
                                       "sum of rho_a^p over pairings up to O(Ns/(alpha Nx))"),),
                           note="7 = number of pairings; coefficients count them by power of rho_a")
 
@@ -327,7 +327,7 @@ def _isserlis_claim(generator: str) -> Claim:
 def _derive_alpha_tilde_definition() -> Derivation:
     overlap = expect_trace(gate(1) @ gate(2)) / (Nx * alpha)
     return Derivation(sp.expand(overlap), (
-        Step("E tr(D1 D2) / (alpha Nx)", overlap, "P(g_2 = 1 | g_1 = 1), eq_def_rho_g"),))
+        Step("E tr(D_1 D_2) / (alpha Nx)", overlap, "P(g_2 = 1 | g_1 = 1), eq_def_rho_g"),))
 
 
 def _derive_alpha_star() -> Derivation:

@@ -256,7 +256,8 @@ def _derive_tradeoff() -> Derivation:
     if sp.expand(dR + 2 * alpha * rho_a**2 * q) != 0:
         raise ArithmeticError(f"dR/dalpha is not -2 alpha rho_a^2 q(alpha): {sp.factor(dR)}")
     return Derivation(sp.true if dT_sub.is_positive else sp.false, (
-        Step("dT/dalpha with rho_b = rho_a + t", dT_sub, "positive"),
+        Step("dT/dalpha, alpha = 1/(1+w), rho_a = 1/(1+v), rho_b = rho_a + t (v, w >= 0, "
+             "t > 0)", dT_sub, "positive"),
         Step("dR/dalpha = -2 alpha rho_a^2 q(alpha) (checked)", sp.factor(dR),
              "the rising region is where q < 0 somewhere on (0, 1], so outside it "
              "dR/dalpha <= 0 on all of (0, 1]"),

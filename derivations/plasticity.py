@@ -310,8 +310,9 @@ def _claims() -> list[Claim]:
               headline=True, condition="Ns << Nx, as printed; the alpha dependence is a "
               "series in Ns/(alpha Nx)",
               observable="Delta eps_RT(alpha) - Delta eps_RT(1)",
-              note="read as: Delta eps(alpha) - Delta eps(1) = 0 (the retention gap is the "
-                   "derived expression; the transfer gap is in the steps). A stronger "
+              note="read as: Delta eps_TF and Delta eps_RT do not change with alpha (the "
+                   "retention gap is the derived expression; the transfer gap is in the "
+                   "steps). A stronger "
                    "condition here, not at line 813: this sentence states the limit with "
                    "alpha left free (for activity gating, line 233, the paper writes Ns << "
                    "alpha Nx; here only Ns << Nx), so it is judged at small alpha too: at "
@@ -329,8 +330,9 @@ def _claims() -> list[Claim]:
               headline=True, condition="leading order in Ns/Nx at a fixed gating level alpha, as "
               "the appendix says; the alpha dependence is a series in Ns/(alpha Nx)",
               observable="Delta eps_RT(alpha) - Delta eps_RT(1)",
-              note="the appendix's restatement of line 269, with the same finite-size "
-                   "derivation, read as what it says: Delta eps(alpha) - Delta eps(1) = 0 up to "
+              note="a statement of its own, not a restatement of line 269: the same "
+                   "finite-size derivation, read as what this sentence says: Delta eps_RT(alpha) "
+                   "- Delta eps_RT(1) = 0 up to "
                    "the leading order at a fixed alpha, where Ns << Nx implies Ns << alpha Nx "
                    "(|d transfer/d alpha| + |d retention/d alpha| = 0 at leading order is the "
                    "step plasticity.alpha_free). Line 269 states the limit with alpha left "

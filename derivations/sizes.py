@@ -424,14 +424,14 @@ NO_LIMIT_TERM: dict[str, str] = {
     "fisher_diagonal.attenuates_robustness": "the diagonal Fisher metric: no exact 1/Nx "
                                              "coefficient is derived for it",
     "fisher.invertibility": "a statement that two square matrices are almost surely "
-                            "invertible (lambda != 0, rho_a < 1): no value of Delta eps to "
-                            "size; the fixed point it licenses is sized at lines 1141, 1144",
+                            "invertible (lambda != 0, rho_a < 1): no value of Delta eps_TF or "
+                            "Delta eps_RT to size; the fixed point it licenses is sized at lines 1141, 1144",
     "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny: no exact 1/Nx coefficient "
                             "is derived for it",
     "averages.adaptive.tractable": "a statement that the adaptive-gating averages are "
                                    "tractable (both are derived exactly: the steps "
                                    "averages.adaptive.transfer and .retention): no value of "
-                                   "Delta eps to size",
+                                   "Delta eps_TF or Delta eps_RT to size",
 }
 """Why a statement that holds in the stated limit has no size, where the reason is more
 specific than :data:`LIMIT_REASON`."""

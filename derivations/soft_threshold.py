@@ -608,7 +608,9 @@ def _derive_diagonal() -> Derivation:
                               Step("kappa = (E[phi^2] - alpha^2)/alpha^2",
                                    sp.simplify(dropped_diagonal_ridge()))),
                       note="the true diagonal is E[phi^2] > alpha^2 "
-                           f"for 0 < alpha < 1 (kappa at alpha = {kappas}): a ridge alpha^2 "
+                           "for 0 < alpha < 1 (kappa at alpha = "
+                           + ", ".join(f"{a}: {k}" for a, k in kappas.items())
+                           + "): a ridge alpha^2 "
                            "kappa ||W||_F^2 / Ny is dropped; see "
                            "soft_threshold.retention_with_diagonal")
 

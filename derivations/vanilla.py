@@ -318,9 +318,9 @@ def _derive_intermediate_minimum() -> Derivation:
                       (Step("Delta eps_RT at rho_b = 1", sp.factor(R1)),
                        Step("argmin over [0, 1]", argmin),
                        Step("interior stationary points: roots in rho_a of", quadratic),
-                       Step("a local minimum in (0, 1) from rho_b =", local,
+                       Step("the lowest rho_b with a local minimum in (0, 1)", local,
                             "where the discriminant vanishes"),
-                       Step("the minimum over [0, 1] interior from rho_b =", lowest,
+                       Step("the lowest rho_b whose minimum over [0, 1] is interior", lowest,
                             "below it the lowest retention is at rho_a = 1")), exact=False,
                       stronger_condition=f"rho_b > {float(lowest):.3f}",
                       note=f"the high readout similarity regime, derived: the retention is "

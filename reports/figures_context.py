@@ -102,7 +102,7 @@ class FigureContext:
         seeds = c.seeds if seeds is None else seeds
         what = {"sd": "mean +- sd over seeds", "sem": "mean +- standard error"}[spread]
         return (f"exact fixed points (gradient-flow limit; errors averaged exactly over B given "
-                f"A), {c.sizes()}, appendix generator, {seeds} seed(s) per point ({what}), "
+                f"A), {c.sizes()}, appendix generator, {seeds} seed{'' if seeds == 1 else 's'} per point ({what}), "
                 f"root seed {self.seed}")
 
 

@@ -376,7 +376,7 @@ def figure_7(ctx: FigureContext) -> list[FigureResult]:
         f"exact solver follows eq_rcg_epsilon_TF/RT within {fmt_number(max_dev)} at "
         f"{c.sizes()}.")
     caption = (
-        f"**Fig. 7 (fig_supp_phase).** **A**: the phases of the gating-level dependence, theory "
+        f"**Fig. 7.** **A**: the phases of the gating-level dependence, theory "
         f"only: red, where the derived random-gating retention rises with alpha somewhere in "
         f"(0, 1] (`phase_diagram.rising_region`, {theory.status('phase_diagram.rising_region')}"
         f": {inline_math(region)}); blue, rho_b < rho_a (high alpha lowers both, "

@@ -174,7 +174,7 @@ def figure_8(ctx: FigureContext) -> list[FigureResult]:
         axis.set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
         panel_label(axis, letter, title)
     caption = (
-        f"**Fig. 8 (fig_supp_euc), theory only.** **A**: the derived optimal gamma for "
+        f"**Fig. 8, theory only.** **A**: the derived optimal gamma for "
         f"transfer, `euclidean.optimal_gamma_transfer` = {inline_math(g_tf_expr)} "
         f"({theory.status('euclidean.optimal_gamma_transfer')}); **B**: the derived transfer "
         f"there. **C, D**: the gamma in [0, 1] that maximises the derived `euclidean.retention` "

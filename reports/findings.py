@@ -26,6 +26,7 @@ size); :func:`findings_markdown` writes the report's section.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -89,6 +90,7 @@ def nlo_finding(measured: Mapping[str, MeasuredVerdict]) -> Finding:
         within += z <= CONFIRM_Z
         extrapolated_within += z_limit <= CONFIRM_Z
         rows.append({"claim": claim_id, "quantity": nlo_quantity(claim_id),
+                     "at": f"{measured_point(m.what)}, Ns = {last.ns}".lstrip(", "),
                      "exact": float(last.derived),
                      "printed": None if last.printed is None else float(last.printed),
                      "measured": float(last.mean), "se": float(last.sem), "nx": int(last.nx),
@@ -112,6 +114,19 @@ _NLO_MODELS = (("gating.random", "random gating"), ("vanilla", "no gating"),
                ("fisher", "Fisher regularization"))
 
 
+_POINT = re.compile(r"\([^()]*rho[^()]*\) = \([^()]*\)(?:, (?:alpha|gamma|lam) = [0-9.]+)?")
+
+
+def measured_point(what: str) -> str:
+    """The parameter point a measurement's description names ("" when it names none).
+
+    >>> measured_point("Nx (...) of fisher, (rho_a, rho_b) = (0.7, 0.4), gamma = 0.5: its ...")
+    '(rho_a, rho_b) = (0.7, 0.4), gamma = 0.5'
+    """
+    m = _POINT.search(what)
+    return m.group(0) if m else ""
+
+
 def nlo_quantity(claim_id: str) -> str:
     """A 1/Nx coefficient's claim id in words.
 
@@ -128,11 +143,11 @@ def nlo_quantity(claim_id: str) -> str:
 def nlo_table(rows: Sequence[Mapping[str, Any]]) -> str:
     """The 1/Nx coefficients as a Markdown table: exact, implied by the print, measured at
     the largest size and extrapolated (standard errors from the exact value)."""
-    lines = ["| 1/Nx coefficient of | exact | from the printed terms | measured (largest Nx) | "
-             "extrapolated |", "|---|---|---|---|---|"]
+    lines = ["| 1/Nx coefficient of | at | exact | from the printed terms | "
+             "measured (largest Nx) | extrapolated |", "|---|---|---|---|---|---|"]
     for r in rows:
         printed = "" if r.get("printed") is None else f"{r['printed']:.3g}"
-        lines.append(f"| {r['quantity']} | {r['exact']:.3g} | {printed} | "
+        lines.append(f"| {r['quantity']} | {r.get('at', '')} | {r['exact']:.3g} | {printed} | "
                      f"{r['measured']:.3g} ± {r['se']:.2g} at Nx = {r['nx']} ({r['z']:.1f} SE) | "
                      f"{r['extrapolated']:.3g} ± {r['extrapolated_se']:.2g} "
                      f"({r['z_extrapolated']:.1f} SE) |")

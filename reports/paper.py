@@ -44,7 +44,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from importlib import resources
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -66,8 +66,10 @@ _SKIP_LINE = re.compile(r"^\s*(\\includegraphics|\\centering|\\label\{fig|%|\\bi
                         r"\\newpage|\\maketitle|\\appendix|\{\\small|\}\s*$)")
 
 
+@lru_cache(maxsize=None)
 def normalize(latex: str) -> str:
-    """``latex`` without whitespace: how a quote is compared with the source.
+    """``latex`` without whitespace: how a quote is compared with the source (memoized: the
+    statement index compares every claim's quote with every statement).
 
     >>> normalize(r"\\rho_a (2 \\rho_b - \\rho_a)")
     '\\\\rho_a(2\\\\rho_b-\\\\rho_a)'
@@ -355,7 +357,12 @@ class Paper:
         return chunks
 
     def sentences(self) -> tuple[Statement, ...]:
-        """Every prose sentence (module docstring), with its first and last line."""
+        """Every prose sentence (module docstring), with its first and last line (split once
+        per paper: the statement index asks for them once per listed miss)."""
+        return self._sentences
+
+    @cached_property
+    def _sentences(self) -> tuple[Statement, ...]:
         out = []
         for chunk in self._prose_chunks():
             for first, last, sentence in _split_sentences(chunk):

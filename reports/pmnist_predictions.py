@@ -1157,6 +1157,15 @@ def measured_sizes(v: StatementVerdict) -> str:
             f"{length}; the paper: full MNIST, 10 seeds)").replace("95%", "95 %")
 
 
+def _against(v: StatementVerdict, gap: float) -> bool:
+    """Whether an effect resolved on the side of ``gap`` would contradict the claim: a claimed
+    equality (a band, boundary +-NEAR_ZERO) is contradicted outside the band; a claimed sign
+    (boundary 0) by the other sign."""
+    if v.boundary:
+        return gap * v.boundary > 0  # beyond the band's edge, away from zero
+    return "< 0" not in v.claim if gap < 0 else "< 0" in v.claim
+
+
 def decided(v: StatementVerdict) -> StatementVerdict:
     """The evidence of a judged statement under the module's rule (one 95 % bar both ways):
     where and how it was measured (data set, seeds, test, training length beside the
@@ -1183,7 +1192,9 @@ def decided(v: StatementVerdict) -> StatementVerdict:
     need = seeds_to_decide(gap, v.se, v.n)
     return replace(v, detail=v.evidence, evidence=(
         f"{where}: {claim}, not resolved: {numbers}; would decide: "
-        + (f"about {need} paired seeds (now {v.n}), if the effect and its spread stay"
+        + (f"about {need} paired seeds (now {v.n}), if the effect and its spread stay, "
+           f"would resolve it {'above' if gap > 0 else 'below'} {v.boundary:+g}, "
+           f"{'against' if _against(v, gap) else 'for'} the paper's claim"
            if need is not None else "more paired seeds")
         + f"; {v.evidence}"))
 

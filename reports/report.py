@@ -78,12 +78,12 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           picklable, remember_costs, sizes_job, timed)
 from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
-from .summary import (confirmation_text, definitions_markdown, escape_cell,
+from .summary import (brief, confirmation_text, definitions_markdown, escape_cell,
                       math, quote_markdown, readable, size_text)
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
 from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes, statement_of,
-                       step_status)
+                       step_status, STEP_WORDS)
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
            "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",
@@ -392,7 +392,11 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                      "a stronger condition', the derived narrower regime, which "
                                      "is part of the verdict",
                         "paper_regime": "present only beside a derived stronger condition: the "
-                                        "regime the paper states for the statement"},
+                                        "regime the paper states for the statement",
+                        "status": "a step's status (steps carry no verdict), one of: "
+                                  + "; ".join(sorted(set(STEP_WORDS.values())))
+                                  + " ('finding': the print differs from the model for the "
+                                    "reason a finding beyond the paper explains)"},
         "verdicts": dict(VERDICT_DEFINITIONS),
         "claims": claim_records(verdicts, paper, measured, statements),
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
@@ -493,7 +497,14 @@ TEX_PREAMBLE = r"""\documentclass[10pt]{article}
 
 def verdict_with_condition(statement: StatementVerdict) -> str:
     """The verdict word, with the derived condition and the paper's regime where the verdict
-    is "holds under a stronger condition" (the condition is part of that verdict)."""
+    is "holds under a stronger condition" (the condition is part of that verdict); for
+    `wrong`, the condition it is judged in and whether a measurement confirms the correction."""
+    if statement.verdict == "wrong":
+        parts = [f"condition: {statement.condition}" if statement.condition else "",
+                 f"correction {statement.confirmation.state}"
+                 if statement.confirmation is not None else ""]
+        shown = "; ".join(p for p in parts if p)
+        return f"wrong ({shown})" if shown else "wrong"
     if statement.verdict != "holds under a stronger condition":
         return statement.verdict
     regime = f"; the paper's regime: {statement.regime}" if statement.regime else ""
@@ -813,7 +824,8 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     figures = [FigureView(o.name, o.title, o.caption, readable(o.verdict, names))
                for o in outputs]
     figure_findings = [f"- {o.title}: {o.verdict}" for o in outputs if o.verdict]
-    page_findings = [f"- {f.title}: {f.verdict}" for f in figures if f.verdict]
+    # the page's summary cuts each as REPORT.md's does; the whole text is the figure's caption
+    page_findings = [brief(finding, names=names) for finding in figure_findings]
     records = json.loads((folder / "claims.json").read_text())["claims"]
     mode = "quick (small sizes, few seeds)" if options.quick else "paper sizes"
     page = build_page(records=records, paper=paper, covered=covered, extras=extras,

@@ -131,14 +131,14 @@ def claim_count() -> int:
 
 
 def claims_job(start: int, stop: int) -> list[Any]:
-    """The verdicts of claims ``start:stop`` (registry order), made picklable."""
-    from tasksim.derivations.claims import evaluate
-    from tasksim.derivations.registry import all_claims
+    """The verdicts of claims ``start:stop`` (registry order), made picklable (copies: the
+    process's evaluated claims are shared, :func:`~tasksim.derivations.registry.evaluate_once`)."""
+    from tasksim.derivations.registry import all_claims, evaluate_once
 
     from .figures_blas import single_threaded_blas
 
     with single_threaded_blas():
-        return [picklable(evaluate(c)) for c in all_claims()[start:stop]]
+        return [picklable(evaluate_once(c)) for c in all_claims()[start:stop]]
 
 
 def measurement_ids() -> list[str]:

@@ -112,6 +112,9 @@ def answers(anchor_line: int, quote: str, statement: Statement) -> bool:
     >>> answers(4, "optimal at $\\\\alpha = 1$", s), answers(4, "other words", s)
     (True, False)
     """
+    if statement.kind not in ("display", "equation") and \
+            not statement.line <= anchor_line <= statement.end:
+        return False
     q, text = normalize(quote), normalize(statement.text)
     if statement.kind in ("display", "equation"):
         # a display clause: the anchor is on its lines, or a quote of the whole row that
@@ -119,8 +122,6 @@ def answers(anchor_line: int, quote: str, statement: Statement) -> bool:
         whole_row = statement.line - 3 <= anchor_line <= statement.end and \
             len(text) > 8 and text.rstrip(".,") in q
         return statement.line <= anchor_line <= statement.end or whole_row
-    if not statement.line <= anchor_line <= statement.end:
-        return False
     return bool(q) and (q in text or text in q)
 
 

@@ -271,6 +271,17 @@ def cause_size(cause: Cause) -> str:
     return f"{phrase}, in {cause.observable}"
 
 
+def statement_size(statement: StatementVerdict) -> str:
+    """A statement's size as the page's summary and its card give it: its phrase (a grid
+    maximum at its point, a measured deviation with "derived value not confirmed", a margin)
+    in its observable; else :func:`size_text`."""
+    phrase = statement.size_phrase()
+    if phrase and ("(at " in phrase or phrase.startswith("margin ")):
+        return f"{phrase}, in {statement.observable}" if statement.observable else phrase
+    return size_text(statement.size, statement.observable, statement.size_point,
+                     statement.size_reason)
+
+
 def cause_line(cause: Cause, rank: int) -> str:
     """One row of the errata: the cause, its size (grid maximum at its point, the value at
     parameters 1/2 beside it: :func:`cause_size`), the lines it touches, its statements with
@@ -339,7 +350,7 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         f"**Holds under a stronger condition ({len(stronger)})**:\n",
         *([f"- line {s.line} `{s.id}`: {escape_cell(s.condition)}"
            + (f" (the paper's regime: {escape_cell(s.regime)})" if s.regime else "") + "; size "
-           f"{size_text(s.size, s.observable, s.size_point, s.size_reason)}" for s in stronger]
+           f"{statement_size(s)}" for s in stronger]
           or ["none"]), "",
         f"**Not decided ({len(undecided)})**: "
         + (", ".join(_line_and_clause(s, statements) for s in undecided)

@@ -126,9 +126,9 @@ class StatementVerdict:
         if 0 < self.size < 1e-12:  # e.g. a power rho_a^Nx: say what the exponent means
             text = f"grid maximum {self.size:.3g}, below 1e-12: numerically zero (at {at})"
         if self.typical is not None and self.size_point:
-            ungated = " (alpha~ at 1, the ungated control)" if "alpha~" in self.size_point \
-                else ""
-            text += f"; {self.typical:.3g} with every parameter at 1/2{ungated}"
+            shared_gate = (" (alpha~ at 1: rho_g = 1, the same gate for both tasks)"
+                           if "alpha~" in self.size_point else "")
+            text += f"; {self.typical:.3g} with every parameter at 1/2{shared_gate}"
         return text
 
     def as_record(self) -> dict[str, Any]:
@@ -418,8 +418,8 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
 
 def _typical(v: Verdict, word: str) -> Optional[float]:
     """The size's expression (:func:`tasksim.derivations.sizes.observable_change`) at the
-    paper's sizes with every free parameter at 1/2 (alpha~ at 1, the ungated control, when
-    present); None when there is no scalar expression or it is not a finite number there."""
+    paper's sizes with every free parameter at 1/2 (alpha~ at 1, when present: rho_g = 1, the
+    same gate for both tasks); None when there is no scalar expression or it is not a finite number there."""
     import sympy as sp
 
     from tasksim.derivations.sizes import PAPER_SIZES, observable_change
@@ -851,18 +851,12 @@ def _claims_index(registry: Any) -> dict[str, Any]:
     return {c.id: c for c in registry()}
 
 
-_EVALUATED: dict[int, tuple[Any, Verdict]] = {}
-
-
 def _evaluate_claim(claim: Any) -> Verdict:
-    """The claim evaluated, cached by identity (claims hold matrices: not hashable)."""
-    from tasksim.derivations.claims import evaluate
+    """The claim evaluated, once per claim object and process (shared with the registry's
+    :func:`~tasksim.derivations.registry.evaluate_all` and the notebook API)."""
+    from tasksim.derivations.registry import evaluate_once
 
-    hit = _EVALUATED.get(id(claim))
-    if hit is None or hit[0] is not claim:
-        hit = (claim, evaluate(claim))
-        _EVALUATED[id(claim)] = hit
-    return hit[1]
+    return evaluate_once(claim)
 
 
 def evaluated_claim(claim_id: str) -> Verdict:

@@ -29,11 +29,11 @@ def _katex_available() -> bool:
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory):
+def outputs(tmp_path_factory, report_cache):
     """The report's text outputs as the toolkit builds them today (no figures, no
     measurements: neither adds formulas)."""
     out = tmp_path_factory.mktemp("report")
-    build_report(ReportOptions(out_dir=out, figures=False, measure=False))
+    build_report(ReportOptions(out_dir=out, figures=False, measure=False, cache=report_cache))
     return {name: (out / name).read_text() for name in ("REPORT.md", "claims.json",
                                                         "derivations.tex")}
 

@@ -37,10 +37,9 @@ def require(tool: str | None, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(tmp_path_factory, report_cache):
     out = tmp_path_factory.mktemp("page")
-    build_report(ReportOptions(out_dir=out, quick=True, measure=False,
-                               cache=tmp_path_factory.mktemp("cache"),
+    build_report(ReportOptions(out_dir=out, quick=True, measure=False, cache=report_cache,
                                command="tasksim report --quick --no-measurements"))
     return out
 
@@ -176,7 +175,9 @@ def test_derivations_tex_typesets_the_step_names_math_as_math(built):
 
 def test_derivations_tex_follows_the_paper_and_heads_each_statement_with_its_verdict(built):
     """Referee 4, R29: derivations.tex reads in the paper's line order, and a statement's
-    derivation is headed by its verdict word (one of the six), a step's by "Step:"."""
+    derivation is headed by its verdict word (one of the six; a stronger condition's with the
+    condition and the paper's regime, a wrong one's with the state of its correction:
+    referee 11 R8, referee 12 R17), a step's by "Step:"."""
     from tasksim.reports.summary import VERDICT_DEFINITIONS
 
     six = {word for word, _ in VERDICT_DEFINITIONS}
@@ -185,8 +186,11 @@ def test_derivations_tex_follows_the_paper_and_heads_each_statement_with_its_ver
                        (built / "derivations.tex").read_text())
     lines = [int(line) if line else float("inf") for _, line, _, _ in heads]
     assert heads and lines == sorted(lines)
-    words = {word for _, _, kind, word in heads if kind == "Verdict"}
+    words = {word.split(" (", 1)[0] for _, _, kind, word in heads if kind == "Verdict"}
     assert words and words <= six, words - six
+    tex = (built / "derivations.tex").read_text()
+    assert "Verdict: holds under a stronger condition (condition: " in tex
+    assert "the paper's regime: " in tex
     records = json.loads((built / "claims.json").read_text())["claims"]
     headline = {r["id"].replace("_", "\\_") for r in records if r.get("verdict")}
     assert {claim for claim, _, kind, _ in heads if kind == "Verdict"} <= headline
@@ -317,10 +321,9 @@ def test_every_figure_has_its_data_beside_it(built):
         assert len(rows) > 1, f"{png.name}: no plotted numbers"
 
 
-def test_a_rebuild_from_the_cache_gives_the_same_bytes(built, tmp_path):
+def test_a_rebuild_from_the_cache_gives_the_same_bytes(built, report_cache, tmp_path):
     again = tmp_path / "again"
-    cache = next(p for p in built.parent.iterdir() if p.name.startswith("cache"))
-    build_report(ReportOptions(out_dir=again, quick=True, measure=False, cache=cache,
+    build_report(ReportOptions(out_dir=again, quick=True, measure=False, cache=report_cache,
                                command="tasksim report --quick --no-measurements"))
     for path in sorted(built.rglob("*")):
         if path.is_file() and path.name != "build-info.json":

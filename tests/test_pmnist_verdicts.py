@@ -98,6 +98,7 @@ def test_zero_transfer_is_judged_against_its_band_not_against_exactly_zero():
     assert zero.verdict == "not decided" and zero.boundary == pytest.approx(0.05)
     assert "would decide: about" in zero.evidence and "(now 5)" in zero.evidence, zero.evidence
     assert "from the band edge +0.05" in zero.evidence
+    assert "would resolve it above +0.05, against the paper's claim" in zero.evidence
     assert "the paper's claim: transfer at (0, 1) within +-0.05" in zero.evidence
     assert v["pmnist.high_retention_under_permutation"].verdict == "holds in the stated limit"
 

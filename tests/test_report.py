@@ -13,11 +13,11 @@ COMMITTED = Path(__file__).resolve().parent.parent / "reports"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(tmp_path_factory, report_cache):
     out = tmp_path_factory.mktemp("report")
     messages = []
-    build_report(ReportOptions(out_dir=out, figures=False, measure=False, command=COMMAND),
-                 progress=messages.append)
+    build_report(ReportOptions(out_dir=out, figures=False, measure=False, command=COMMAND,
+                               cache=report_cache), progress=messages.append)
     return out, messages
 
 

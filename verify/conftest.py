@@ -13,9 +13,13 @@
   a fault.
 - Hypothesis profiles (``dev``, ``ci`` derandomized, ``thorough``) and ``--paper-scale`` come
   from the root conftest.py.
+- Under pytest-xdist (``-n 2``) each worker hands its count and its resolution records to the
+  controller when it ends, so the summary covers the whole run.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 
 import pytest
@@ -41,6 +45,27 @@ def pytest_collection_modifyitems(config, items):
 def verdicts():
     """Every claim's verdict, evaluated once per session."""
     return theory.all_verdicts()
+
+
+def pytest_sessionfinish(session):
+    """An xdist worker: its comparisons' count and resolution records, for the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["tasksim_verify"] = json.dumps({
+            "count": tolerances.comparisons_made(),
+            "records": [[r.model, r.quantity, dataclasses.asdict(r.comparison)]
+                        for r in resolution.records()]})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller of an xdist run: a worker's comparisons join this process's."""
+    data = getattr(node, "workeroutput", {}).get("tasksim_verify")
+    if data:
+        found = json.loads(data)
+        tolerances.count_comparisons(found["count"])
+        for model, quantity, fields in found["records"]:
+            resolution.record(model, quantity, tolerances.Comparison(**fields))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -189,7 +189,8 @@ def _check_text(text: str, records, where: str) -> None:
     assert not wrong, f"{where}: verdict words that are not the registry's: {wrong}"
 
 
-def test_the_report_and_claims_json_give_each_statement_one_verdict(records, tmp_path_factory):
+def test_the_report_and_claims_json_give_each_statement_one_verdict(records, tmp_path_factory,
+                                                                    report_cache):
     """REPORT.md (summary, claims table, errata, figure captions) and claims.json, as the
     builder writes them now (without figures and measurements, for speed), and the committed
     ones when they were built with today's vocabulary from today's registry (the same
@@ -198,7 +199,7 @@ def test_the_report_and_claims_json_give_each_statement_one_verdict(records, tmp
     from tasksim.reports.report import ReportOptions, build_report
 
     out = tmp_path_factory.mktemp("report13")
-    build_report(ReportOptions(out_dir=out, figures=False, measure=False))
+    build_report(ReportOptions(out_dir=out, figures=False, measure=False, cache=report_cache))
     texts = [(out / "REPORT.md", out / "claims.json")]
     if (REPORTS / "claims.json").is_file() and '"verdicts"' in (REPORTS / "claims.json"
                                                                ).read_text():

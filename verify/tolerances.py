@@ -165,6 +165,7 @@ __all__ = [
     "assert_exceeds",
     "check_convergence",
     "comparisons_made",
+    "count_comparisons",
 ]
 
 LOG = logging.getLogger("tasksim.verify")
@@ -252,8 +253,14 @@ _COUNT = [0]
 
 
 def comparisons_made() -> int:
-    """How many numeric comparisons :func:`compare` has made in this process."""
+    """How many numeric comparisons :func:`compare` has made in this process (with those of
+    the run's other workers, once :func:`count_comparisons` has added them)."""
     return _COUNT[0]
+
+
+def count_comparisons(n: int) -> None:
+    """Add ``n`` comparisons made elsewhere (a pytest-xdist worker) to this process's count."""
+    _COUNT[0] += n
 
 
 @dataclass(frozen=True)

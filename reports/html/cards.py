@@ -133,6 +133,9 @@ class ClaimView:
     confirmation: str
     evidence: list[str]
     agreement: str = ""
+    printed_label: str = "Printed"
+    """"Printed" above a value the paper prints; "The paper's words" above a sentence that
+    prints no value (a step the paper states no formula for)."""
     line: Optional[int] = None
     clause: Optional[int] = None
     excerpt: str = ""
@@ -427,6 +430,9 @@ def evidence_sentence(entry: Mapping[str, Any]) -> str:
     >>> evidence_sentence({"id": "a.b", "line": 3, "status": "finding", "measured": "confirmed",
     ...                    "finding": "surrogate-1/Nx-terms"})
     'a.b (line 3): finding (surrogate-1/Nx-terms); measured: confirmed'
+    >>> evidence_sentence({"id": "m (measurement)", "line": 9, "status": "measured",
+    ...                    "measured": "not confirmed"})
+    'm (measurement) (line 9): measured: not confirmed'
     >>> evidence_sentence({"id": "p (network runs)", "line": 357, "effect": 0.0206,
     ...                    "se": 0.0083, "seeds": 5, "dataset": "mnist-5k", "finding": "..."})
     'p (network runs) (line 357): effect 0.0206 +- 0.0083 (5 paired seeds on mnist-5k): ...'
@@ -442,7 +448,8 @@ def evidence_sentence(entry: Mapping[str, Any]) -> str:
     if entry.get("finding"):
         status += f" ({entry['finding']})"
     if entry.get("measured"):
-        status += f"; measured: {entry['measured']}"
+        measured = f"measured: {entry['measured']}"
+        status = measured if status == "measured" else f"{status}; {measured}"
     return f"{head}: {status}"
 
 
@@ -512,6 +519,8 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
         measured=rows, measured_what=words_html(resolve(what)), confirmation=words_html(
             resolve(_confirmation(record))), evidence=_evidence(record, resolve),
         agreement=_agreement(record),
+        printed_label="Printed" if record.get("printed_srepr") or record.get("headline")
+        else "The paper's words",
         line=None if record.get("line") is None else int(record["line"]),
         clause=None if record.get("clause") is None else int(record["clause"]),
         excerpt=excerpt_html(resolve(str(record.get("printed") or "")), expand))

@@ -173,8 +173,19 @@ def words_html(text: str, *, expand: Expand = _identity) -> str:
 
     >>> words_html("phi'' = 0 on {2 sqrt2/3 <= rho_b < rho_a}, s ~ N(0, I), gamma~ = $x$")[:60]
     "φ'' = 0 on {2 √2/3 ≤ ρ<sub>b</sub> &lt; ρ<sub>a</sub>}, s ~ "
+    >>> words_html("run `tasksim pmnist-grid` for rho_a")
+    'run <code>tasksim pmnist-grid</code> for ρ<sub>a</sub>'
     """
-    return _math_and_words(text, to_html, expand)
+    return _math_and_words(text, _words_and_code, expand)
+
+
+def _words_and_code(text: str) -> str:
+    """Plain words with their plain-text math as symbols; a `code span` as <code>."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unmatched backtick: no code spans
+        return to_html(text)
+    return "".join(f"<code>{html.escape(p)}</code>" if k % 2 else to_html(p)
+                   for k, p in enumerate(parts))
 
 
 _CODE_SPAN = re.compile(r"`([^`]*)`")
