@@ -47,7 +47,7 @@ from .figures_blas import blas_info
 __all__ = ["provenance", "png_metadata", "checkout_commit", "build_commit", "GENERATED"]
 
 GENERATED = ("reports/REPORT.md", "reports/claims.json", "reports/derivations.tex",
-             "reports/figures")
+             "reports/index.html", "reports/build-info.json", "reports/figures")
 """The report's outputs inside a checkout: not counted when deciding whether it is dirty."""
 
 _CHECKOUT = Path(__file__).resolve().parent.parent
