@@ -393,6 +393,14 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                      "is part of the verdict",
                         "paper_regime": "present only beside a derived stronger condition: the "
                                         "regime the paper states for the statement",
+                        "measured": "a measurement's state at its largest size: where the "
+                                    "paper prints a value there, 'confirmed' (the derived value "
+                                    "within 3 combined SE, the printed one rejected at >= 5 SE, "
+                                    "with the power to) or 'not confirmed'; else 'derived value "
+                                    "confirmed' or 'derived value not confirmed' (within 3 SE or "
+                                    "not), preceded, where the statement denies a value (no "
+                                    "change, zero), by 'statement confirmed' or 'statement not "
+                                    "confirmed' (that value rejected at >= 5 SE or not)",
                         "status": "a step's status (steps carry no verdict), one of: "
                                   + "; ".join(sorted(set(STEP_WORDS.values())))
                                   + " ('finding': the print differs from the model for the "

@@ -752,6 +752,8 @@ class SummaryEntry:
     note: str
     condition: str = ""
     """The verdict's condition as HTML (a derived stronger condition, the paper's regime)."""
+    clause: str = ""
+    """"clause 2" when the card's line carries several statements (counted from 1)."""
 
 
 @dataclass
@@ -781,9 +783,10 @@ class Summary:
 
 
 def _entry(card: Card, view: ClaimView, record: Record) -> SummaryEntry:
+    several = len(card.headlines) > 1 and view.clause is not None
     return SummaryEntry(card.anchor, card.line, card.place, view.id, view.size,
                         size_value(record), str(record.get("cause") or view.id), view.note,
-                        view.condition)
+                        view.condition, f"clause {view.clause + 1}" if several else "")
 
 
 def build_summary(cards: Sequence[Card], records: Sequence[Record],
