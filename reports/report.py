@@ -66,7 +66,7 @@ from .statement_index import FOUND_BY
 from tasksim.solvers.executors import open_executor
 
 from .formulas import reader_form, short_difference
-from .html.cards import PRINTED_TEX_LIMIT, ClaimExtras, FigureView
+from .html.cards import PRINTED_TEX_LIMIT, ClaimExtras, FigureView, with_paper_regime
 from .html.page import build_page
 from .measurements import MeasuredVerdict
 from .provenance import png_metadata, provenance
@@ -515,8 +515,8 @@ def verdict_with_condition(statement: StatementVerdict) -> str:
         return f"wrong ({shown})" if shown else "wrong"
     if statement.verdict != "holds under a stronger condition":
         return statement.verdict
-    regime = f"; the paper's regime: {statement.regime}" if statement.regime else ""
-    return f"{statement.verdict} (condition: {statement.condition}{regime})"
+    return (f"{statement.verdict} (condition: "
+            f"{with_paper_regime(statement.condition, statement.regime)})")
 
 
 def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, Any]] = None,

@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Optional, Sequence
 from tasksim.derivations.claims import VERDICTS
 from tasksim.derivations.sizes import PAPER_SIZES
 
-from .html.cards import is_prose, verdict_totals
+from .html.cards import is_prose, phrase_in_observable, verdict_totals, with_paper_regime
 from .verdicts import Cause, StatementVerdict
 
 __all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief",
@@ -265,19 +265,17 @@ def cause_size(cause: Cause) -> str:
     """
     if cause.size is None:
         return "no single number"
-    phrase = cause.size_phrase
-    if not phrase or ("(at " not in phrase and not phrase.startswith("margin ")):
-        return size_text(cause.size, cause.observable)
-    return f"{phrase}, in {cause.observable}"
+    shown = phrase_in_observable(cause.size_phrase, cause.observable)
+    return size_text(cause.size, cause.observable) if shown is None else shown
 
 
 def statement_size(statement: StatementVerdict) -> str:
     """A statement's size as the page's summary and its card give it: its phrase (a grid
     maximum at its point, a measured deviation with "derived value not confirmed", a margin)
     in its observable; else :func:`size_text`."""
-    phrase = statement.size_phrase()
-    if phrase and ("(at " in phrase or phrase.startswith("margin ")):
-        return f"{phrase}, in {statement.observable}" if statement.observable else phrase
+    shown = phrase_in_observable(statement.size_phrase(), statement.observable)
+    if shown is not None:
+        return shown
     return size_text(statement.size, statement.observable, statement.size_point,
                      statement.size_reason)
 
@@ -348,9 +346,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
            *[f"- {cause_line(c, k).split('. ', 1)[1]} ({c.verdict})"
              for k, c in enumerate(network, 1)], ""] if network else []),
         f"**Holds under a stronger condition ({len(stronger)})**:\n",
-        *([f"- line {s.line} `{s.id}`: {escape_cell(s.condition)}"
-           + (f" (the paper's regime: {escape_cell(s.regime)})" if s.regime else "") + "; size "
-           f"{statement_size(s)}" for s in stronger]
+        *([f"- line {s.line} `{s.id}`: {escape_cell(with_paper_regime(s.condition, s.regime))}"
+           f"; size {statement_size(s)}" for s in stronger]
           or ["none"]), "",
         f"**Not decided ({len(undecided)})**: "
         + (", ".join(_line_and_clause(s, statements) for s in undecided)

@@ -13,7 +13,7 @@
   a fault.
 - Hypothesis profiles (``dev``, ``ci`` derandomized, ``thorough``) and ``--paper-scale`` come
   from the root conftest.py.
-- Under pytest-xdist (``-n 2``) each worker hands its count and its resolution records to the
+- Under pytest-xdist (``-n auto``) each worker hands its count and its resolution records to the
   controller when it ends, so the summary covers the whole run.
 """
 from __future__ import annotations

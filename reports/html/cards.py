@@ -278,6 +278,28 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+def phrase_in_observable(phrase: str, observable: str) -> Optional[str]:
+    """A size's phrase in its observable, when the phrase says where it was taken: a grid
+    maximum at its point (the value at parameters 1/2 beside), a measured deviation (the
+    derived size beside), or a network statement's margin on its data set; None for a bare
+    number, which its caller words with its own unit.
+
+    >>> phrase_in_observable("grid maximum 4 (at gamma_f = 1)", "Delta eps_RT")
+    'grid maximum 4 (at gamma_f = 1), in Delta eps_RT'
+    >>> phrase_in_observable("0.0101", "Delta eps_RT") is None
+    True
+    """
+    if not phrase or ("(at " not in phrase and not phrase.startswith("margin ")):
+        return None
+    return f"{phrase}, in {observable}" if observable else phrase
+
+
+def with_paper_regime(condition: str, regime: str) -> str:
+    """A verdict's condition with the paper's regime beside it, when the condition is a
+    derived stronger one (the regime is empty otherwise)."""
+    return f"{condition} (the paper's regime: {regime})" if regime else condition
+
+
 def size_text(record: Record) -> str:
     """The size as a phrase: "0.0101 in Delta eps_RT", "up to 4 at gamma_f = 1, rho_b = 1",
     or the reason there is none."""
@@ -286,12 +308,9 @@ def size_text(record: Record) -> str:
         if value is None:
             return str(record.get("size_reason") or "no single number")
         observable = record.get("observable")
-        phrase = record.get("size_phrase") or ""
-        if "(at " in phrase or phrase.startswith("margin "):
-            # grid maximum at its point, the value at parameters 1/2 beside (or the measured
-            # deviation of a correction not confirmed, the derived size beside); or a network
-            # statement's margin on its data set, with its SE and seeds
-            return f"{phrase}, in {observable}" if observable else phrase
+        shown = phrase_in_observable(str(record.get("size_phrase") or ""), observable or "")
+        if shown is not None:
+            return shown
         return f"{_fmt(value)} in {observable}" if observable else _fmt(value)
     size = record.get("size")
     if not size:
@@ -504,9 +523,8 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
     return ClaimView(
         id=str(record["id"]), headline=bool(record.get("headline")),
         verdict=verdict_word(record), size=resolve(size_text(record)),
-        condition=words_html(resolve(str(record.get("condition") or "") + (
-            f" (the paper's regime: {record['paper_regime']})"
-            if record.get("paper_regime") else ""))),
+        condition=words_html(resolve(with_paper_regime(str(record.get("condition") or ""),
+                                                       str(record.get("paper_regime") or "")))),
         note=words_html(resolve(str(record.get("note") or ""))),
         printed=_printed_html(resolve(str(record.get("printed") or "")), expand),
         derived=evidence_formula(derived, str(record["id"]), "claims.json (its derived form)")
