@@ -14,6 +14,10 @@ unless the caller chose a count: the workers are the parallelism, and a BLAS thr
 in every worker oversubscribes the cores (:mod:`tasksim.reports.figures_blas`). The
 variables are set before numpy loads (this file is imported first), and subprocesses
 inherit them.
+
+The longest files run first (:data:`LONGEST_FIRST`): with ``--dist loadfile`` a worker takes
+whole files in collection order, so a file of minutes started last keeps one core busy alone
+at the end. xdist's own reordering (files with most tests first) is turned off for that.
 """
 from __future__ import annotations
 
@@ -50,6 +54,22 @@ def report_cache(tmp_path_factory: pytest.TempPathFactory):
     return tmp_path_factory.mktemp("report-cache")
 
 
+LONGEST_FIRST = ("tests/test_packaging.py", "verify/test_pmnist.py", "tests/test_page.py",
+                 "tests/test_report.py", "tests/test_figures.py", "tests/test_docstrings.py")
+"""The files of the default suite that take minutes (``--durations``: the wheel test alone
+about 3.5 min), longest first; every other file follows in collection order."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist: keep the order set below
+        config.option.loadscopereorder = False
+
+
+def _run_order(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--paper-scale", action="store_true", default=False,
@@ -63,6 +83,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_run_order)  # stable: each file keeps its own order
     if config.getoption("--skip-fresh-venv"):
         if os.environ.get("CI"):
             raise pytest.UsageError("--skip-fresh-venv is refused in CI: the wheel must be "

@@ -173,7 +173,6 @@ def _average(expr: sp.Expr) -> sp.Expr:
 
 
 @lru_cache(maxsize=None)
-@lru_cache(maxsize=None)
 def prior_average_retention(remedy: str, structure: str, K: int) -> sp.Expr:
     """The first task's retention after K tasks, 1 - eps_1[W_K], averaged over the uniform
     prior on (rho_a, rho_b), at alpha = gamma = :data:`RANKING_LEVEL`.

@@ -21,6 +21,7 @@ from tasksim.derivations.symbols import gamma, gamma_f, rho_a, rho_b
 
 from tasksim.solvers.api import resolve_params
 
+from .figures_config import midpoint_grid
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
 from .figures_averages import (RT_COLOR, TF_COLOR, average_caption, averages_phrase,
                                draw_average_panel, grid_points, prior_average)
@@ -205,15 +206,55 @@ def _fisher_gamma_f(ctx: FigureContext, gamma_value: float) -> float:
     return 1.0 / (1.0 + lam)
 
 
-def _diagonal_average(which: str, nx: int, ns: int):
-    """The derived diagonal-Fisher average over the uniform prior at the given sizes, as a
-    function of gamma (lam = 1/gamma - 1): :mod:`tasksim.derivations.fisher_diagonal`."""
+def _diagonal_expression(which: str, nx: int, ns: int) -> sp.Expr:
+    """The derived diagonal-Fisher transfer or retention at the given sizes, in rho_a, rho_b
+    and gamma (lam = 1/gamma - 1): :mod:`tasksim.derivations.fisher_diagonal`."""
     from tasksim.derivations.fisher_diagonal import diagonal_retention, diagonal_transfer
     from tasksim.derivations.symbols import Ns, Nx, lam
 
     expr = diagonal_transfer() if which == "transfer" else diagonal_retention()
-    average = theory.uniform_average(sp.expand(expr)).subs({Nx: nx, Ns: ns})
-    return theory.compile_expression(average.subs(lam, 1 / gamma - 1), (gamma,))
+    return sp.expand(expr).subs({Nx: nx, Ns: ns, lam: 1 / gamma - 1})
+
+
+def _diagonal_average(which: str, nx: int, ns: int):
+    """The derived diagonal-Fisher average over the uniform prior at the given sizes, as a
+    function of gamma."""
+    average = theory.uniform_average(sp.expand(_diagonal_expression(which, nx, ns)))
+    return theory.compile_expression(average, (gamma,))
+
+
+def _diagonal_curve(which: str, nx: int, ns: int):
+    """The derived diagonal-Fisher value at the given sizes, a function of (rho_a, rho_b,
+    gamma): the theory of each pair of Fig. 5D's average (its standard errors)."""
+    return theory.compile_expression(_diagonal_expression(which, nx, ns),
+                                     (rho_a, rho_b, gamma))
+
+
+def _paired_difference(minuend, subtrahend, theory_difference, x_values, side: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The average over the midpoint grid of minuend - subtrahend at each x (two sweeps of
+    the same points with the same seeds: paired), and its standard error: that of the mean
+    of (difference - theory's difference) over the pairs, as :func:`prior_average` takes it.
+    ``theory_difference`` is a numpy function of (rho_a, rho_b, x)."""
+    a, b = midpoint_grid(side)
+    diff = (minuend[:, 0] - subtrahend[:, 0]).reshape(len(x_values), len(a))
+    th = np.stack([theory_difference(a, b, x) for x in x_values])
+    return diff.mean(axis=1), (diff - th).std(axis=1, ddof=1) / np.sqrt(len(a))
+
+
+def _difference_phrase(diff: np.ndarray, se: np.ndarray, x_values, x_name: str) -> str:
+    """The largest difference with its standard error, then where the differences stop being
+    resolved (within 2 standard errors of 0 from some x on) or the last one."""
+    widest = int(np.argmax(np.abs(diff)))
+    text = (f"{fmt_number(float(diff[widest]))} +- {fmt_number(float(se[widest]), 2)} at "
+            f"{x_name} = {fmt_number(float(x_values[widest]))}")
+    resolved = np.abs(diff) > 2 * se
+    tail = next((i for i in range(len(diff)) if not resolved[i:].any()), None)
+    if tail is not None and tail > widest:
+        return (f"{text}, and within 2 standard errors of 0 for {x_name} >= "
+                f"{fmt_number(float(x_values[tail]))}")
+    return (f"{text}, and {fmt_number(float(diff[-1]))} +- {fmt_number(float(se[-1]), 2)} at "
+            f"{x_name} = {fmt_number(float(x_values[-1]))}")
 
 
 def _offsets(n: int, width: float) -> np.ndarray:
@@ -304,10 +345,12 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
     panel_label(ax[2], "C", "averages, exact Fisher metric")
 
     diagonal = {w: _diagonal_average(w, c.nx, c.ns) for w in ("transfer", "retention")}
-    est_d = ctx.linear("averages.fisher-diag", "fisher-diag",
+    diagonal_at = {w: _diagonal_curve(w, c.nx, c.ns) for w in ("transfer", "retention")}
+    # the same panel seed as C: the same tasks at every pair, so that D minus C is paired
+    est_d = ctx.linear("averages.fisher", "fisher-diag",
                        grid_points(gammas, "gamma", c.average_side), seeds=1,
                        first_task="independent-metric")
-    avg_d = prior_average(est_d, gammas, "gamma", c.average_side, {})
+    avg_d = prior_average(est_d, gammas, "gamma", c.average_side, diagonal_at)
     draw_average_panel(ax[3], avg_d, diagonal, vanilla)
     fine_d = np.linspace(0.02, gammas.max(), 100)
     for which, color in (("transfer", TF_COLOR), ("retention", RT_COLOR)):
@@ -325,29 +368,30 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
     # line 333's comparison (Figs. 5D vs 5C): the diagonal metric's average transfer against
     # the exact metric's on the same grid, not against the leading-order vanilla value (whose
     # finite-size offset both panels share)
-    d_minus_c = avg_d.numeric["transfer"] - avg_c.numeric["transfer"]
-    widest = int(np.argmax(np.abs(d_minus_c)))
+    d_minus_c, se_d_minus_c = _paired_difference(
+        est_d.samples["transfer"], est_c.samples["transfer"],
+        lambda a, b, g: diagonal_at["transfer"](a, b, g) - curves["transfer"](a, b, g),
+        gammas, c.average_side)
     exact_shift = float(np.max(np.abs(avg_c.numeric["transfer"] - vanilla["transfer"])))
     to_vanilla = np.abs(avg_d.numeric["retention"] - vanilla["retention"])
     to_exact = np.abs(avg_d.numeric["retention"] - exact["retention"](gammas))
     closer = "closer to" if np.all(to_vanilla < to_exact) else "not uniformly closer to"
     verdict = (
-        f"with the exact Fisher metric the retention stays at 1 for rho_a < 1 (largest loss "
-        f"{fmt_number(loss)}, A, B) and the average transfer stays within "
-        f"{fmt_number(exact_shift)} of the vanilla {fmt_number(vanilla['transfer'], 3)} at every "
-        f"gamma (measured {fmt_number(float(avg_c.numeric['transfer'].min()), 3)} "
-        f"to {fmt_number(float(avg_c.numeric['transfer'].max()), 3)}, C); with the diagonal "
+        f"line 333's comparison, the average transfer with the diagonal metric minus the "
+        f"exact metric's (D minus C, the same tasks at every pair), is "
+        f"{_difference_phrase(d_minus_c, se_d_minus_c, gammas, 'gamma')} (a finite-size "
+        f"effect, O(lam Ns/Nx) with lam = 1/gamma - 1; the derived finite-size curves within "
+        f"{fmt_number(max(gap_d.values()))} of the numerics); with the exact Fisher metric the "
+        f"retention stays at 1 for rho_a < 1 (largest loss {fmt_number(loss)}, A, B) and the "
+        f"average transfer stays within {fmt_number(exact_shift)} of the vanilla "
+        f"{fmt_number(vanilla['transfer'], 3)} at every gamma (measured "
+        f"{fmt_number(float(avg_c.numeric['transfer'].min()), 3)} to "
+        f"{fmt_number(float(avg_c.numeric['transfer'].max()), 3)}, C); with the diagonal "
         f"metric the average retention is "
         f"{fmt_number(float(avg_d.numeric['retention'].min()), 3)} to "
         f"{fmt_number(float(avg_d.numeric['retention'].max()), 3)} ({closer} the vanilla "
         f"{fmt_number(vanilla['retention'], 3)} than to the exact metric's "
-        f"{fmt_number(float(np.mean(exact['retention'](gammas))), 3)}), and the average "
-        f"transfer differs from the exact metric's (D minus C, line 333's comparison) by up "
-        f"to {fmt_number(float(d_minus_c[widest]))} at gamma = "
-        f"{fmt_number(float(gammas[widest]))}, and by {fmt_number(float(d_minus_c[-1]))} at "
-        f"gamma = {fmt_number(float(gammas[-1]))} (a finite-size effect, O(lam Ns/Nx) with "
-        f"lam = 1/gamma - 1; the derived finite-size curves within "
-        f"{fmt_number(max(gap_d.values()))} of the numerics).")
+        f"{fmt_number(float(np.mean(exact['retention'](gammas))), 3)}).")
     caption = (
         f"**Fig. 5 (Fisher-metric regularization, lam = 1/gamma - 1).** **A**: retention "
         f"against rho_a at gamma = {FISHER_GAMMA} for rho_b in {list(FISHER_RHO_B)}, task 1 "
@@ -377,7 +421,8 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"lam; their largest distance to the numerics: transfer "
         f"{fmt_number(gap_d['transfer'])}, retention {fmt_number(gap_d['retention'])}); faint "
         f"dotted: the exact-metric theory of C; numerics: {diag_text} over gamma in "
-        f"[{gammas.min():g}, {gammas.max():g}]."
+        f"[{gammas.min():g}, {gammas.max():g}], on the same tasks as C (its seeds), error "
+        f"bars as in C with the derived diagonal-Fisher value of each pair as its theory."
     )
     return [FigureResult("fig5_fisher", "Fig. 5: Fisher-metric weight regularization",
                          caption, fig, verdict=verdict)]

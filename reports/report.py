@@ -390,7 +390,16 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                   "0); the report's pages count them from 1",
                         "condition": "the regime in which the verdict holds: for 'holds under "
                                      "a stronger condition', the derived narrower regime, which "
-                                     "is part of the verdict",
+                                     "is part of the verdict; empty where the verdict needs "
+                                     "none beyond its word ('exact' holds at every finite size; "
+                                     "every other word is judged in the regime the paper "
+                                     "states)",
+                        "confirmation": "on a 'wrong' statement: the test of its correction at "
+                                        "the largest size measured ('size': [Nx, Ns]), with the "
+                                        "printed, derived and measured values, the standard "
+                                        "error 'se', a 'reason' in words and a 'state', "
+                                        "'confirmed' or 'not confirmed' as 'measured' defines "
+                                        "them",
                         "paper_regime": "present only beside a derived stronger condition: the "
                                         "regime the paper states for the statement",
                         "measured": "a measurement's state at its largest size: where the "

@@ -243,7 +243,7 @@ def _same_words(a: str, b: str) -> bool:
 
 STEP_WORDS = {"verified": "derived: equals the print",
               "leading order": "derived: equals the print at leading order",
-              "erratum": "differs from the print", "open": "not derived", "finding": "finding",
+              "erratum": "derived: differs from the print", "open": "not derived", "finding": "finding",
               "open, derived": "derived: no printed value to compare"}
 """A step's status in neutral words (how its print compares with the derivation), never a
 second verdict vocabulary: only a statement carries a verdict. An open step is "not derived"
@@ -553,7 +553,9 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
             confirmation=confirm, condition=_condition(v, word), regime=_regime(v, word),
             derived=_derived_latex(v), note=note,
-            evidence=tuple(entries), restates=tuple(line for line, _ in c.restates),
+            evidence=tuple(entries),
+            # another sentence of the statement's own line is one of its clauses, not a restatement
+            restates=tuple(line for line, _ in c.restates if line != c.line),
             misprint_of=c.misprint_of, typical=typical,
             size_derived=None if derived_size is None else derived_size[0],
             size_derived_at={} if derived_size is None else derived_size[1]))

@@ -32,12 +32,10 @@ own draws (A and B; not timed), and the largest per-sample difference is reporte
 
 Timings are wall-clock (``time.perf_counter``) on a shared machine: they vary from run to run.
 
-Examples
---------
->>> figures = run_benchmark(quick=True)
->>> sorted(figures)  # doctest: +NORMALIZE_WHITESPACE
-['appendix_scaling', 'fig1_exact_vs_gd', 'gram_throughput', 'gram_throughput_gated',
- 'gram_throughput_plasticity', 'machine', 'probe_scaling', 'quick', 'wishart_scaling']
+``run_benchmark(quick=True)`` returns the figures by name: ``appendix_scaling``,
+``fig1_exact_vs_gd``, ``gram_throughput``, ``gram_throughput_gated``,
+``gram_throughput_plasticity``, ``machine``, ``probe_scaling``, ``quick`` and
+``wishart_scaling`` (``tasksim bench --quick``; tests/test_cli.py runs it and checks each).
 """
 from __future__ import annotations
 

@@ -71,6 +71,9 @@ def test_bench_quick_json_reports_every_required_figure():
     code, out, _ = run("bench", "--quick", "--json")
     assert code == 0
     f = json.loads(out)
+    assert {"appendix_scaling", "fig1_exact_vs_gd", "gram_throughput", "gram_throughput_gated",
+            "gram_throughput_plasticity", "machine", "probe_scaling", "quick",
+            "wishart_scaling"} <= set(f)
     a, w, g = f["appendix_scaling"], f["wishart_scaling"], f["fig1_exact_vs_gd"]
     assert len(a["nx"]) == len(a["seconds_per_sample"]) == len(a["draw_share"]) >= 2
     assert all(0 < share < 1 for share in a["draw_share"])
@@ -151,11 +154,11 @@ def test_claims_table_has_one_row_per_claim_and_a_count_per_status(demo_registry
     lines = out.strip().splitlines()
     assert code == 0 and lines[0].split()[:5] == ["id", "line", "kind", "where", "verdict"]
     assert len(lines) == 1 + len(DEMO_CLAIMS) + 1
-    assert ("demo.wrong" in lines[3] and "differs from the print" in lines[3]
+    assert ("demo.wrong" in lines[3] and "derived: differs from the print" in lines[3]
             and "factor is 3" in lines[3])
     assert all(len(line) < 200 for line in lines)  # long notes are shortened
-    assert lines[-1] == ("4 claims: 1 step derived: equals the print, 1 step derived: equals "
-                         "the print at leading order, 1 step differs from the print, "
+    assert lines[-1] == ("4 claims: 1 step derived: differs from the print, 1 step derived: "
+                         "equals the print, 1 step derived: equals the print at leading order, "
                          "1 step not derived")
 
 

@@ -33,7 +33,7 @@ OPTIONAL_STATEMENT_KEYS = {"paper_regime", "size_derived", "size_derived_at"}
 """Present only where they apply: the paper's regime beside a derived stronger condition, the
 derived size beside a measured one."""
 STEP_WORDS_SHOWN = {"derived: equals the print", "derived: equals the print at leading order",
-                    "differs from the print", "not derived",
+                    "derived: differs from the print", "not derived",
                     "derived: no printed value to compare", "finding"}
 """A step's ``status`` (neutral words, never a verdict); a headline record has none."""
 MEASURED_KEYS = {"measured", "correction", "confirmation", "evidence"}
@@ -86,7 +86,7 @@ def test_the_summary_gives_each_wrong_statement_one_line_and_no_step(built):
     records = json.loads((out / "claims.json").read_text())["claims"]
     summary = (out / "REPORT.md").read_text().split("## Summary")[1].split("\n## ")[0]
     for r in records:
-        if r.get("status") != "differs from the print" and r.get("verdict") not in ("wrong",
+        if r.get("status") != "derived: differs from the print" and r.get("verdict") not in ("wrong",
                                                                                   "misprint"):
             continue
         mentions = [line for line in summary.splitlines() if f"`{r['id']}`" in line]
@@ -118,7 +118,7 @@ def test_every_erratum_in_the_registry_appears_in_the_errata_section(built):
     out, _ = built
     records = json.loads((out / "claims.json").read_text())["claims"]
     errata = [r for r in records if (r.get("verdict") in ("wrong", "misprint") or r.get(
-        "status") == "differs from the print") and "finding" not in r]
+        "status") == "derived: differs from the print") and "finding" not in r]
     section = (out / "REPORT.md").read_text().split("## Errata by cause")[1]
     page = (out / "index.html").read_text()
     assert errata, "the registry records errata"
@@ -193,7 +193,7 @@ def test_only_an_erratum_carries_a_correction(built):
         if r["headline"]:
             assert r["verdict"] in ("wrong", "misprint"), (r["id"], r["verdict"])
         else:
-            assert r["status"] == "differs from the print", (r["id"], r["status"])
+            assert r["status"] == "derived: differs from the print", (r["id"], r["status"])
     no_tradeoff = next(r for r in records if r["id"] == "euclidean.no_tradeoff")
     assert no_tradeoff["verdict"] == "holds under a stronger condition"
     assert "correction" not in no_tradeoff
@@ -205,7 +205,7 @@ def test_committed_corrections_are_the_committed_measured_verdicts():
     measured_ids = {m.claim_id for m in MEASUREMENTS}
     for r in _committed_records():
         assert ("measured" in r) == (r["id"] in measured_ids), r["id"]
-        if r.get("status", "erratum") in ("erratum", "differs from the print") and "correction" in r:
+        if r.get("status", "erratum") in ("erratum", "derived: differs from the print") and "correction" in r:
             m = r.get("measured")
             expected = ("not measured" if m is None else
                         m["confirmation"]["state"] if m.get("confirmation") else m["verdict"])

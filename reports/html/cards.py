@@ -327,7 +327,7 @@ _AGREEMENT = {"verified": "the print equals the derivation",
               "derived: equals the print": "the print equals the derivation",
               "derived: equals the print at leading order":
                   "the print equals the derivation's leading order",
-              "differs from the print": "the print differs from the derivation",
+              "derived: differs from the print": "the print differs from the derivation",
               "not derived": "not derived",
               "derived: no printed value to compare": "derived; the paper prints no value to "
                                                       "compare with"}

@@ -48,7 +48,8 @@ STATUS_VERDICT = {"verified": "exact", "leading order": "holds in the stated lim
                   # a step's neutral words (claims.json since the verdicts became per statement)
                   "derived: equals the print": "exact",
                   "derived: equals the print at leading order": "holds in the stated limit",
-                  "differs from the print": "wrong", "not derived": "not decided",
+                  "derived: differs from the print": "wrong", "not derived": "not decided",
+                  "differs from the print": "wrong",  # claims.json of Nov 2026
                   "derived: no printed value to compare": "not decided",
                   "pending": "not decided"}  # claims.json before Nov 2026
 """The fallback for records without a verdict field (older files, and the steps, which carry
