@@ -109,7 +109,12 @@ CLAIMS: list[Claim] = [
                     "plot it; Fig. 5D at Nx = 3000, Ns = 30",
           observable="Delta eps_TF of the diagonal-Fisher model minus the vanilla model's",
           note="read as: the transfer with the diagonal metric on task 1 differs from the "
-               "vanilla transfer"),
+               "vanilla transfer (the invariance of line 331: the transfer the same as the "
+               "vanilla model's); the other reading, that the diagonal metric loses the "
+               "retention's robustness, is line 334's statement "
+               "(fisher_diagonal.attenuates_robustness). The size is the gap at one corner of "
+               "the prior; Fig. 5's caption gives it averaged over the prior (panel D minus "
+               "panel C on the same tasks), which is smaller"),
     Claim("fisher_diagonal.attenuates_robustness", "Sec. 6.2: the diagonal approximation "
           "attenuates the robustness of the Fisher metric", sp.true,
           r"diagonal approximation attenuates its robustness", _derive_attenuated, line=334,

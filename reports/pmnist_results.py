@@ -51,12 +51,11 @@ from tasksim.solvers.pmnist.network import Network
 from tasksim.solvers.pmnist.run import FirstTask, RunRecord
 
 from .provenance import provenance
+from .report_cache import RESULTS_DIR
 
 __all__ = ["RESULTS_DIR", "grid_path", "load_grid", "run_grid", "GridProgress",
            "empty_grid", "stored_settings", "check_writable"]
 
-RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
-"""The checkout's ``results/`` folder (DESIGN.md: stored results of long experiments)."""
 
 GridProgress = Callable[[int, int, float], None]
 """Called after every finished job with (runs done, runs in the grid, compute seconds so far)."""

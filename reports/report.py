@@ -70,7 +70,7 @@ from .html.cards import PRINTED_TEX_LIMIT, ClaimExtras, FigureView, with_paper_r
 from .html.page import build_page
 from .measurements import MeasuredVerdict
 from .provenance import png_metadata, provenance
-from .report_cache import KeyedStore, code_version
+from .report_cache import KeyedStore, page_version, pieces_version
 from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost, claim_count,
                           claims_job, figure_groups, figure_job, findings_job,
                           findings_joined, findings_labels, known_costs,
@@ -348,9 +348,10 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                 if found and found not in r["note"]:
                     r["note"] = f"{r['note'].rstrip('. ')}. {found}" if r["note"] else found
             extra = statement.as_record()
-            for key in ("id", "line", "place", "derived", "note", "restates"):
+            for key in ("id", "line", "place", "derived", "note"):
                 extra.pop(key)  # the statement's condition replaces the claim's: for "holds
-            # under a stronger condition" it is the derived condition, part of the verdict
+            # under a stronger condition" it is the derived condition, part of the verdict;
+            # its restatements replace the claim's (its own line's other sentences are not)
             extra.pop("quote")
             r.update(extra)
             del r["status"]  # a statement carries its verdict only, no second vocabulary
@@ -770,6 +771,16 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     timings: dict[str, float] = {}
     record = options.provenance()
     store = KeyedStore(options.cache) if options.cache is not None else None
+    version = pieces_version() if store is not None else ""
+    pages_key = [version, page_version(), "pages", record, options.quick, options.seed,
+                 options.figures, options.measure]
+    stored_pages = store.get(pages_key) if store is not None else None
+    if stored_pages is not None:  # nothing changed: the outputs of the last such build
+        _write_outputs(folder, stored_pages["files"])
+        _write_build_info(folder, {"total": time.perf_counter() - build_start}, {},
+                          stored_pages["pieces"], options, pages_reused=True)
+        say(f"cache: the pages and their {stored_pages['pieces']} pieces reused")
+        return
     parallel = options.workers > 1 or options.dask is not None
     if parallel:
         # the registry (every derivations module, its claims built at import: about a
@@ -780,7 +791,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         all_claims()
     metadata = png_metadata(record)
     with open_executor(workers=options.workers, dask=options.dask) as executor:
-        stage = _Stage(executor, store, code_version() if store is not None else "", say)
+        stage = _Stage(executor, store, version, say)
         costs = known_costs(store, options.quick) if store is not None else {}
         handles = {p.label: stage.submit(p.key, p.label, p.fn, *p.args)
                    for p in _pieces(options, parallel, costs)}
@@ -855,11 +866,33 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     timings["total"] = time.perf_counter() - build_start
     if store is not None:
         remember_costs(store, stage.cpu, options.quick)
+        store.put(pages_key, {"files": _read_outputs(folder), "pieces": stage.hits + stage.runs})
+    _write_build_info(folder, timings, stage.cpu, stage.hits, options)
+
+
+def _write_build_info(folder: Path, timings: dict[str, float], cpu: dict[str, float],
+                      reused: int, options: ReportOptions, pages_reused: bool = False) -> None:
+    """build-info.json: the build's timings (the only output that differs between builds)."""
     info = {"seconds": {k: round(v, 2) for k, v in timings.items()},
-            "cpu_seconds_per_piece": stage.cpu,
-            "cpu_seconds_total": round(sum(stage.cpu.values()), 2),
-            "pieces_reused": stage.hits, "workers": options.workers, "dask": options.dask}
+            "cpu_seconds_per_piece": cpu, "cpu_seconds_total": round(sum(cpu.values()), 2),
+            "pieces_reused": reused, "pages_reused": pages_reused,
+            "workers": options.workers, "dask": options.dask}
     (folder / "build-info.json").write_text(json.dumps(info, indent=2) + "\n")
+
+
+def _read_outputs(folder: Path) -> dict[str, bytes]:
+    """Every output written into ``folder`` (build-info.json aside), by relative path."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*"))
+            if path.is_file() and path.name != "build-info.json"}
+
+
+def _write_outputs(folder: Path, files: dict[str, bytes]) -> None:
+    """Write what :func:`_read_outputs` read back into ``folder``."""
+    for name, data in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
 
 
 LANDING_LIMIT = 40_000

@@ -321,13 +321,35 @@ def test_every_figure_has_its_data_beside_it(built):
         assert len(rows) > 1, f"{png.name}: no plotted numbers"
 
 
-def test_a_rebuild_from_the_cache_gives_the_same_bytes(built, report_cache, tmp_path):
+def _same_outputs(a: Path, b: Path) -> None:
+    for path in sorted(a.rglob("*")):
+        if path.is_file() and path.name != "build-info.json":
+            assert (b / path.relative_to(a)).read_bytes() == path.read_bytes(), path
+
+
+def test_pages_rebuilt_from_the_stored_pieces_are_the_same_bytes(built, report_cache, tmp_path,
+                                                                 monkeypatch):
+    """As after an edit of the page's own code: the stored pages are not read, the pieces
+    are, and the pages made from them are those made from freshly computed pieces."""
+    import tasksim.reports.report as report
+
+    monkeypatch.setattr(report, "page_version", lambda: "another page version")
     again = tmp_path / "again"
     build_report(ReportOptions(out_dir=again, quick=True, measure=False, cache=report_cache,
                                command="tasksim report --quick --no-measurements"))
-    for path in sorted(built.rglob("*")):
-        if path.is_file() and path.name != "build-info.json":
-            assert (again / path.relative_to(built)).read_bytes() == path.read_bytes(), path
+    info = json.loads((again / "build-info.json").read_text())
+    assert not info["pages_reused"] and info["pieces_reused"] > 0
+    assert info["cpu_seconds_per_piece"] == {}
+    _same_outputs(built, again)
+
+
+def test_a_rebuild_with_nothing_changed_writes_the_stored_pages(built, report_cache, tmp_path):
+    again = tmp_path / "again"
+    build_report(ReportOptions(out_dir=again, quick=True, measure=False, cache=report_cache,
+                               command="tasksim report --quick --no-measurements"))
+    info = json.loads((again / "build-info.json").read_text())
+    assert info["pages_reused"] and info["cpu_seconds_per_piece"] == {}
+    _same_outputs(built, again)
 
 
 @pytest.fixture(scope="module")
