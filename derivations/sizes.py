@@ -432,6 +432,12 @@ NO_LIMIT_TERM: dict[str, str] = {
                                    "tractable (both are derived exactly: the steps "
                                    "averages.adaptive.transfer and .retention): no value of "
                                    "Delta eps_TF or Delta eps_RT to size",
+    **{claim_id: "exact for unit-variance m_i; its finite-size error is the spread of the row "
+                 "norms Var m_i = sum_j A_ij^2 (a chi-square law of Ns terms: a 1/Ns effect), "
+                 "not a 1/Nx term, and is not derived here (line 878's measurement carries "
+                 "that law)"
+       for claim_id in ("soft_threshold.threshold", "soft_threshold.active_fraction",
+                        "soft_threshold.cross_moment", "soft_threshold.activity_correlation")},
 }
 """Why a statement that holds in the stated limit has no size, where the reason is more
 specific than :data:`LIMIT_REASON`."""
@@ -451,6 +457,10 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
     "fisher.invertibility": "the invertibility of two square matrices (no number)",
     "averages.adaptive.tractable": "the tractability of the adaptive-gating averages (no "
                                    "number)",
+    "soft_threshold.threshold": "the threshold h that makes a fraction alpha of inputs active",
+    "soft_threshold.active_fraction": "alpha, the fraction of active inputs P(|m_i| > h)",
+    "soft_threshold.cross_moment": "<s_j phi(m_i)>, the soft-thresholded input's moment",
+    "soft_threshold.activity_correlation": "<phi(m_j) phi(m_i)> through first order in rho_c",
 }
 """What each statement of :data:`NO_LIMIT_TERM` is about (it has no size)."""
 

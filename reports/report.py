@@ -336,8 +336,11 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         if v.status == "erratum" and not c.finding and (
                 statement is None or statement.verdict in ("wrong", "misprint")):
             m = measured.get(c.id)
-            r["correction"] = ("not measured" if m is None else
-                               m.confirmation.state if m.confirmation else m.verdict)
+            confirmed_by_cause = statement is not None and statement.confirmation is not None
+            r["correction"] = (m.confirmation.state if m is not None and m.confirmation else
+                               m.verdict if m is not None else
+                               statement.confirmation.state if confirmed_by_cause else
+                               "not measured")
         if c.id in measured:
             r["measured"] = measured[c.id].as_record()
             if measured[c.id].note:  # what the measurement adds to the claim's note
@@ -395,6 +398,12 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                      "none beyond its word ('exact' holds at every finite size; "
                                      "every other word is judged in the regime the paper "
                                      "states)",
+                        "correction": "on an erratum (a step that differs from the print, a "
+                                      "'wrong' or 'misprint' statement): the state of its "
+                                      "correction's test, 'confirmed' or 'not confirmed' as "
+                                      "'measured' defines them (a statement without a test of "
+                                      "its own takes its cause's, as 'confirmation' says), "
+                                      "else 'not measured'",
                         "confirmation": "on a 'wrong' statement: the test of its correction at "
                                         "the largest size measured ('size': [Nx, Ns]), with the "
                                         "printed, derived and measured values, the standard "
