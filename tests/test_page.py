@@ -109,6 +109,7 @@ def test_every_note_quote_and_caption_reads_as_words_or_math(built):
     found = sorted(set(CODE_LIKE.findall(text)))
     assert not found, f"code or raw TeX in the page's words: {found}"
     assert "$" not in text, "a formula left as raw TeX"
+    assert "`" not in text, "a code span left as backticks (REFEREE15 m25)"
     plain = sorted(set(PLAIN_MATH.findall(text)))
     assert not plain, f"plain-text math in the page's words (REFEREE9 R13): {plain[:10]}"
     rules = re.findall(r"\|\s*[-\u2013]{2,}\s*\|", text)

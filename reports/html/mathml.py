@@ -123,16 +123,6 @@ _NOT_IN_A_NAME = r"(?<![\w.])"
 _ALPHA_TILDE = re.compile(_NOT_IN_A_NAME + "alpha~")
 
 
-def symbols_html(escaped: str) -> str:
-    """Escaped prose with the toolkit's plain-text math as the paper's symbols
-    (:func:`tasksim.reports.plain_math.to_html`).
-
-    >>> symbols_html("Delta eps_RT at rho_a = 1, alpha~ = 1, Ns &lt;&lt; Nx (plasticity.alpha_x).")
-    'Δε<sub>RT</sub> at ρ<sub>a</sub> = 1, α&#771; = 1, N<sub>s</sub> ≪ N<sub>x</sub> (plasticity.alpha_x).'
-    """
-    return to_html(html.unescape(escaped))
-
-
 def _prose_words(text: str, refs: Mapping[str, str]) -> str:
     text = _CITE.sub("", text)
     text = _FOOTNOTE.sub("", text)

@@ -12,7 +12,6 @@ data in ``figures/<name>.csv.gz``).
 """
 from __future__ import annotations
 
-import html
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -22,7 +21,7 @@ import jinja2
 from .cards import (NOT_VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
                     build_cards, build_summary, card_counts)
 from ..paper_labels import label_namer, reference_resolver
-from .mathml import markdown_blocks_html, markdown_html, symbols_html
+from .mathml import markdown_blocks_html, markdown_html, words_html
 
 __all__ = ["render_page", "statement_rows", "build_page", "TEMPLATES"]
 
@@ -37,8 +36,8 @@ def _environment() -> jinja2.Environment:
     env.filters["markdown"] = lambda text: jinja2.utils.markupsafe.Markup(markdown_html(text))
     env.filters["markdown_blocks"] = lambda text: jinja2.utils.markupsafe.Markup(
         markdown_blocks_html(text))
-    env.filters["symbols"] = lambda text: jinja2.utils.markupsafe.Markup(
-        symbols_html(html.escape(str(text))))
+    # the toolkit's own words (sizes, conditions): math as symbols, `code spans` as code
+    env.filters["words"] = lambda text: jinja2.utils.markupsafe.Markup(words_html(str(text)))
     return env
 
 
