@@ -47,6 +47,10 @@ OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
                r"difficult and how to mitigate it", SUMMARY),
     OutOfScope(79, r"To gain insight into these questions, in this work, we investigate",
                "states what the paper investigates: no result"),
+    OutOfScope(89, r"We further analyze how common algorithms for continual learning, "
+               r"activity and plasticity gating", "announces what the paper analyses (its "
+               "citations name the algorithms' sources): its results are judged where they are "
+               "stated"),
     OutOfScope(102, r"Our theory thus reveals when continual learning is difficult", SUMMARY),
     OutOfScope(130, r"\vs \leftarrow \mathcal{N} \left( 0, I_s \right)",
                f"eq_generative_model is {DEFINITION}"),
@@ -105,6 +109,10 @@ OUT_OF_SCOPE: tuple[OutOfScope, ...] = (
     OutOfScope(829, r"\epsilon[W] = \frac{1}{N_y} \lla \llv B \vs \rrv^2 \rra_{\vs}",
                "the model's mean-squared error (eq_ap_epsilonW's definition) written out for "
                "the student y = W phi(x): a definition"),
+    OutOfScope(1357, r"Here, we set the amplitude of the initial weights small to operate the "
+               r"learning in the rich regime", "a setting of the network experiment (small "
+               "initial weights) with its motivation; the toolkit's runs use it (Figs. 6 and "
+               "9's settings table)"),
     OutOfScope(1364, r"From the same argument made in section \ref{subsec_appendix_FIM}, FIM of "
                r"a noise-free model is approximated by the Hessian of the mean squared error",
                "the network experiment's choice of metric (a setting of Sec. 7's method; the "

@@ -111,7 +111,7 @@ def length_reached(protocol: Mapping[str, Any], task2: int) -> str:
     length, in plain words.
 
     >>> print(length_reached({"n_train": 4000, "batch": 300, "epochs": 100}, 100))
-    this row does not reach the paper's training length: 100 epochs of task 2 are 1,300 SGD steps here, fewer than the paper's 10 (2,000 steps), against the paper's 100 (20,000)
+    this row does not reach the paper's training length: 100 epochs of task 2 are 1,300 SGD steps here, fewer than the paper's 10 epochs (2,000 steps), against the paper's 20,000 in its 100 epochs
     >>> print(length_reached({"n_train": 1437, "batch": 7, "epochs": 100}, 10))
     this row's epochs are about the paper's length in SGD steps (205 per epoch, the paper's 200)
     """
@@ -120,10 +120,10 @@ def length_reached(protocol: Mapping[str, Any], task2: int) -> str:
         return (f"this row's epochs are about the paper's length in SGD steps ({s} per epoch, "
                 f"the paper's {PAPER_STEPS_PER_EPOCH})")
     short = ("" if task2 * s >= 10 * PAPER_STEPS_PER_EPOCH or task2 <= 10 else
-             f"fewer than the paper's 10 ({10 * PAPER_STEPS_PER_EPOCH:,} steps), ")
+             f"fewer than the paper's 10 epochs ({10 * PAPER_STEPS_PER_EPOCH:,} steps), ")
     return (f"this row does not reach the paper's training length: {task2} epochs of task 2 "
-            f"are {task2 * s:,} SGD steps here, {short}against the paper's {task2} "
-            f"({task2 * PAPER_STEPS_PER_EPOCH:,})")
+            f"are {task2 * s:,} SGD steps here, {short}against the paper's "
+            f"{task2 * PAPER_STEPS_PER_EPOCH:,} in its {task2} epochs")
 
 PREDICTIONS: dict[str, str] = {
     "P1": "(rho_a, rho_b) = (1, 0) gives negative transfer and negative retention",

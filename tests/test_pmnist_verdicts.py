@@ -519,7 +519,8 @@ def test_a_row_short_of_the_paper_s_sgd_steps_says_so_for_long_training():
     assert v.verdict == "holds in the stated limit"
     assert "task 2: 10 and 100 epochs = 130 and 1,300 steps (13 per epoch" in v.evidence
     assert ("this row does not reach the paper's training length: 100 epochs of task 2 are "
-            "1,300 SGD steps here, fewer than the paper's 10 (2,000 steps)") in v.evidence
+            "1,300 SGD steps here, fewer than the paper's 10 epochs (2,000 steps), against "
+            "the paper's 20,000 in its 100 epochs") in v.evidence
 
 
 def test_a_network_size_is_the_margin_on_its_data_set_not_a_grid_maximum():
