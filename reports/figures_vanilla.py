@@ -36,6 +36,18 @@ def _grid(n: int, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
     return np.linspace(lo, hi, n)
 
 
+def _away(difference: float, se: float) -> str:
+    """How far a mean lies from a value: in standard errors, or as a plain difference where
+    there is no spread to measure it in (one seed, or seeds that agree).
+
+    >>> _away(0.3, 0.1), _away(0.0, 0.0)
+    ('3 standard errors', '0 (no spread over the seeds)')
+    """
+    if se > 0:
+        return f"{fmt_number(abs(difference) / se, 2)} standard errors"
+    return f"{fmt_number(abs(difference))} (no spread over the seeds)"
+
+
 def figure_1(ctx: FigureContext) -> list[FigureResult]:
     """Fig. 1B-H: learning curves, transfer and retention against the similarities."""
     c = ctx.config
@@ -188,12 +200,11 @@ def _gd_phrase(curves: np.ndarray, epochs: int, tf_th: float, rt_th: float, est,
                                  curves[:, 0, 0] - curves[:, 2 * epochs, 0], rt_th)):
         se = float(gd.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
         text = (f"{name} {fmt_number(gd.mean())} +- {fmt_number(se)} (standard error, {n} "
-                f"seeds), {fmt_number(abs(gd.mean() - th) / se, 2)} standard errors from the "
-                f"leading order {fmt_number(th)}")
+                f"seeds), {_away(gd.mean() - th, se)} from the leading order {fmt_number(th)}")
         if at is not None:
             fp = float(est.mean(which)[at])
-            text += (f" and {fmt_number(abs(gd.mean() - fp) / se, 2)} from the exact fixed "
-                     f"point {fmt_number(fp)} (C, E)")
+            text += (f" and {_away(gd.mean() - fp, se)} from the exact fixed point "
+                     f"{fmt_number(fp)} (C, E)")
         parts.append(text)
     se_tf = float((curves[:, 0, 1] - curves[:, epochs, 1]).std(ddof=1) / np.sqrt(n)) \
         if n > 1 else float("nan")
