@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_change",
            "observable_size", "LimitTerm", "LIMIT_TERMS", "limit_observable",
            "Location", "LOCATIONS", "location_shift", "UNSIZED_OBSERVABLES", "NO_LIMIT_TERM", "LIMIT_REASON",
-           "leading_order_error", "RANK_LOSSES", "rank_loss", "rank_loss_size"]
+           "leading_order_error", "RANK_LOSSES", "rank_loss", "rank_loss_size",
+           "ROW_NORMS", "row_norm_size"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
 """The paper's sizes for the linear models."""
@@ -432,12 +433,6 @@ NO_LIMIT_TERM: dict[str, str] = {
                                    "tractable (both are derived exactly: the steps "
                                    "averages.adaptive.transfer and .retention): no value of "
                                    "Delta eps_TF or Delta eps_RT to size",
-    **{claim_id: "exact for unit-variance m_i; its finite-size error is the spread of the row "
-                 "norms Var m_i = sum_j A_ij^2 (a chi-square law of Ns terms: a 1/Ns effect), "
-                 "not a 1/Nx term, and is not derived here (line 878's measurement carries "
-                 "that law)"
-       for claim_id in ("soft_threshold.threshold", "soft_threshold.active_fraction",
-                        "soft_threshold.cross_moment", "soft_threshold.activity_correlation")},
 }
 """Why a statement that holds in the stated limit has no size, where the reason is more
 specific than :data:`LIMIT_REASON`."""
@@ -457,10 +452,6 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
     "fisher.invertibility": "the invertibility of two square matrices (no number)",
     "averages.adaptive.tractable": "the tractability of the adaptive-gating averages (no "
                                    "number)",
-    "soft_threshold.threshold": "the threshold h that makes a fraction alpha of inputs active",
-    "soft_threshold.active_fraction": "alpha, the fraction of active inputs P(|m_i| > h)",
-    "soft_threshold.cross_moment": "<s_j phi(m_i)>, the soft-thresholded input's moment",
-    "soft_threshold.activity_correlation": "<phi(m_j) phi(m_i)> through first order in rho_c",
 }
 """What each statement of :data:`NO_LIMIT_TERM` is about (it has no size)."""
 
@@ -534,6 +525,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
         return location_shift(claim_id)
     if claim_id in RANK_LOSSES:
         return rank_loss_size(claim_id)
+    if claim_id in ROW_NORMS:
+        return row_norm_size(claim_id)
     spec = LIMIT_TERMS.get(claim_id)
     if spec is None:
         return None, NO_LIMIT_TERM.get(claim_id, LIMIT_REASON)
@@ -581,6 +574,8 @@ def limit_observable(claim_id: str) -> Optional[str]:
         return LOCATIONS[claim_id].observable
     if claim_id in RANK_LOSSES:
         return RANK_LOSSES[claim_id]
+    if claim_id in ROW_NORMS:
+        return ROW_NORMS[claim_id]
     spec = LIMIT_TERMS.get(claim_id)
     return UNSIZED_OBSERVABLES.get(claim_id) if spec is None else spec.observable
 
@@ -741,3 +736,65 @@ def rank_loss_size(claim_id: str) -> tuple[Optional[Size], str]:
            if average else ": max over the grid with rho_a < 1, lambda > 0; ")
         + "a kept column becomes "
         f"likely (probability 1/2 for some column) only at rho_a >= {half:.5f}")
+
+
+# -- the soft-thresholding results that take m_i of unit variance: the row norms' spread -------
+
+ROW_NORMS: dict[str, str] = {
+    "soft_threshold.active_fraction": "alpha, the fraction of active inputs: the population's "
+                                      "mean of P(|m_i| > h) over neurons i",
+    "soft_threshold.threshold": "the threshold h that makes a fraction alpha of inputs active",
+    "soft_threshold.cross_moment": "the coefficient of rho = A_ij in <s_j phi(m_i)>, for one "
+                                   "neuron i",
+    "soft_threshold.activity_correlation": "the coefficient of rho_c in <phi(m_j) phi(m_i)> "
+                                           "(first order), for one pair of neurons i, j",
+}
+"""The four statements of Appendix subsec_appndix_input_soft_thresholding that hold for m_i of
+unit variance, with their observable: sized by the spread of the row norms sigma_i^2 =
+sum_j A_ij^2 ~ chi^2_Ns / Ns at the paper's Ns (:mod:`tasksim.derivations.row_norms`)."""
+
+_ROW_NORM_MEASURES = {
+    "soft_threshold.active_fraction": (
+        lambda e: e.mean_active - e.alpha,
+        "the population's active fraction E[erfc(h/(sqrt2 sigma_i))] minus alpha"),
+    "soft_threshold.threshold": (
+        lambda e: e.population_threshold - e.threshold,
+        "the threshold that makes the population's active fraction alpha minus "
+        "sqrt2 erfcinv(alpha)"),
+    "soft_threshold.cross_moment": (
+        lambda e: e.neuron_rms,
+        "the root mean square over neurons of erfc(h/(sqrt2 sigma_i)) - alpha (Stein's lemma "
+        "gives <s_j phi(m_i)> = A_ij erfc(h/(sqrt2 sigma_i)) exactly)"),
+    "soft_threshold.activity_correlation": (
+        lambda e: e.pair_rms,
+        "the root mean square over pairs of neurons of erfc(h/(sqrt2 sigma_i)) "
+        "erfc(h/(sqrt2 sigma_j)) - alpha^2 (the exact first-order coefficient in the "
+        "covariance rho_c)"),
+}
+
+
+def row_norm_size(claim_id: str) -> tuple[Size, str]:
+    """The size of a :data:`ROW_NORMS` statement at Ns = 30 (the sizes do not involve Nx):
+    its measure (:data:`_ROW_NORM_MEASURES`) over the row norms' chi-square law, largest in
+    magnitude over alpha = 0.1 .. 0.9 (alpha = 1, h = 0, is exact), with how it was obtained.
+
+    >>> size, how = row_norm_size("soft_threshold.active_fraction")
+    >>> round(size.value, 4), size.point
+    (0.0091, {'alpha': 0.5})
+    """
+    from .row_norms import row_norm_errors  # quadrature (mpmath): imported when used
+
+    measure, words = _ROW_NORM_MEASURES[claim_id]
+    ns = int(PAPER_SIZES[Ns])
+    rows = [row_norm_errors(a, ns) for a in GRIDS[alpha] if a < 1]
+    worst = max(rows, key=lambda e: abs(measure(e)))
+    at_worst = row_norm_errors(worst.alpha, ns)
+    how = (f"the row norms' spread at Ns = {ns}: with entries of A of variance 1/Ns, "
+           f"sigma_i^2 = sum_j A_ij^2 follows chi^2_Ns/Ns across neurons, and {words}, by "
+           f"quadrature over that law (derivations/row_norms.py), is {measure(worst):+.3g} at "
+           f"alpha = {worst.alpha:g}, the largest over alpha = 0.1 .. 0.9 (alpha = 1, h = 0, "
+           f"is exact). There the population's active fraction is {at_worst.mean_active:.4f} "
+           f"against alpha (a 1/Ns effect, the neuron average), while one neuron's "
+           f"erfc(h/(sqrt2 sigma_i)) lies {at_worst.neuron_rms:.3f} from alpha in root mean "
+           f"square (an Ns^-1/2 effect)")
+    return Size(abs(measure(worst)), {"alpha": worst.alpha}), how

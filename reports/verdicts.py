@@ -474,12 +474,13 @@ def _derived_latex(v: Verdict) -> str:
 
 def all_limit_sizes() -> dict[str, tuple[Any, str]]:
     """:func:`leading_order_error` of every claim id it has a table entry for (the exact
-    1/Nx terms, the optima's shifts, the rank losses): the sympy part of the statements'
-    sizes, computed once (the report computes it in a piece of its own, in parallel with the
-    others, and hands it to :func:`build_statement_verdicts`)."""
-    from tasksim.derivations.sizes import LIMIT_TERMS, LOCATIONS, RANK_LOSSES
+    1/Nx terms, the optima's shifts, the rank losses, the row norms' spread): the symbolic
+    and quadrature part of the statements' sizes, computed once (the report computes it in a
+    piece of its own, in parallel with the others, and hands it to
+    :func:`build_statement_verdicts`)."""
+    from tasksim.derivations.sizes import LIMIT_TERMS, LOCATIONS, RANK_LOSSES, ROW_NORMS
 
-    ids = list(dict.fromkeys([*LOCATIONS, *RANK_LOSSES, *LIMIT_TERMS]))
+    ids = list(dict.fromkeys([*LOCATIONS, *RANK_LOSSES, *ROW_NORMS, *LIMIT_TERMS]))
     return {claim_id: leading_order_error(claim_id) for claim_id in ids}
 
 

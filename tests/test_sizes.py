@@ -208,3 +208,31 @@ def test_fig5c_average_transfer_and_retention_are_two_sized_clauses():
     rt, why = leading_order_error("fisher.average_retention")
     assert rt.value == pytest.approx(0.9**2 / 3001, rel=1e-9) and "rank" in why
     assert limit_observable("fisher.average_retention").startswith("average Delta eps_RT")
+
+
+def test_the_unit_variance_statements_are_sized_by_the_spread_of_the_row_norms():
+    """Lines 271, 861, 873 and 880 take m_i of unit variance; in the model sigma_i^2 =
+    sum_j A_ij^2 ~ chi^2_Ns/Ns. The quadrature's numbers at Ns = 30 agree with a Monte Carlo
+    over that law: the population's active fraction is O(1/Ns) below alpha, one neuron's
+    active probability O(Ns^-1/2) away from it."""
+    import numpy as np
+    from scipy.special import erfc, erfcinv
+
+    from tasksim.derivations.row_norms import row_norm_errors
+    from tasksim.derivations.sizes import ROW_NORMS, limit_observable
+
+    ns, a = 30, 0.3
+    sigma = np.sqrt(np.random.default_rng(0).chisquare(ns, 400_000) / ns)
+    active = erfc(np.sqrt(2) * erfcinv(a) / (np.sqrt(2) * sigma))
+    e = row_norm_errors(a, ns)
+    assert e.mean_active == pytest.approx(active.mean(), abs=5 * active.std() / 632)
+    assert e.neuron_rms == pytest.approx(np.sqrt(np.mean((active - a) ** 2)), rel=0.01)
+    pairs = active[:200_000] * active[200_000:]
+    assert e.pair_rms == pytest.approx(np.sqrt(np.mean((pairs - a * a) ** 2)), rel=0.01)
+    assert e.mean_active < a and e.population_threshold < e.threshold  # fewer active: lower h
+    for claim_id in ROW_NORMS:
+        size, how = leading_order_error(claim_id)
+        assert 0 < size.value < 0.1 and 0 < size.point["alpha"] < 1, claim_id
+        assert "chi^2_Ns/Ns" in how and limit_observable(claim_id) == ROW_NORMS[claim_id]
+    assert leading_order_error("soft_threshold.cross_moment")[0].value == pytest.approx(
+        row_norm_errors(0.3, ns).neuron_rms)
