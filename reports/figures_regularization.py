@@ -12,6 +12,8 @@ Euclidean lam = (Nx/Ns)(1/gamma - 1), Fisher lam = 1/gamma - 1, gamma_f = 1/(1 +
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import sympy as sp
 
@@ -91,7 +93,7 @@ def figure_4(ctx: FigureContext) -> list[FigureResult]:
     c = ctx.config
     curves = {w: theory.curve(f"euclidean.{w}", (rho_a, rho_b, gamma))
               for w in ("transfer", "retention")}
-    fig, ax = new_figure(4, (16.5, 3.8))
+    fig, ax = new_figure(5, (20.0, 3.8))
     gammas = np.asarray(c.gammas)
     devs = _lines_vs_parameter(ctx, (ax[0], ax[1]), "fig4.AB", "euclidean", EUCLIDEAN_PAIRS,
                                gammas, curves, "gamma")
@@ -230,8 +232,9 @@ def _diagonal_curve(which: str, nx: int, ns: int):
                                      (rho_a, rho_b, gamma))
 
 
-def _paired_difference(minuend, subtrahend, theory_difference, x_values, side: int
-                       ) -> tuple[np.ndarray, np.ndarray]:
+def _paired_difference(minuend: np.ndarray, subtrahend: np.ndarray,
+                       theory_difference: Callable[..., np.ndarray], x_values: np.ndarray,
+                       side: int) -> tuple[np.ndarray, np.ndarray]:
     """The average over the midpoint grid of minuend - subtrahend at each x (two sweeps of
     the same points with the same seeds: paired), and its standard error: that of the mean
     of (difference - theory's difference) over the pairs, as :func:`prior_average` takes it.
@@ -255,6 +258,22 @@ def _difference_phrase(diff: np.ndarray, se: np.ndarray, x_values, x_name: str) 
                 f"{fmt_number(float(x_values[tail]))}")
     return (f"{text}, and {fmt_number(float(diff[-1]))} +- {fmt_number(float(se[-1]), 2)} at "
             f"{x_name} = {fmt_number(float(x_values[-1]))}")
+
+
+def _residual_phrase(residual: np.ndarray, se: np.ndarray) -> str:
+    """How a measured difference departs from its derived value at every x: on which side,
+    by how much, and in standard errors (resolved or not).
+
+    >>> print(_residual_phrase(np.array([-0.002, -0.001]), np.array([0.001, 0.0001])))
+    the measured gap lies below it at every gamma, by 0.001 to 0.002 (up to 10 standard errors: resolved)
+    """
+    side = ("below it at every gamma" if np.all(residual < 0) else
+            "above it at every gamma" if np.all(residual > 0) else "on both sides of it")
+    size = np.abs(residual)
+    ratio = float(np.max(size / se))
+    resolved = "resolved" if ratio > 3 else "not resolved"
+    return (f"the measured gap lies {side}, by {fmt_number(float(size.min()))} to "
+            f"{fmt_number(float(size.max()))} (up to {ratio:.2g} standard errors: {resolved})")
 
 
 def _offsets(n: int, width: float) -> np.ndarray:
@@ -282,7 +301,7 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
                                (rho_a, rho_b))
     curves = {"transfer": lambda ra, rb, g: transfer_fn(ra, rb) + 0 * np.asarray(g),
               "retention": retention}
-    fig, ax = new_figure(4, (16.5, 3.8))
+    fig, ax = new_figure(5, (20.0, 3.8))
 
     # A: retention against rho_a at gamma = FISHER_GAMMA (the lines coincide at 1 for rho_a
     # < 1: distinct line styles and widths, and markers offset sideways, keep each visible)
@@ -374,7 +393,16 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         gammas, c.average_side)
     derived_d_minus_c = diagonal["transfer"](gammas) - exact["transfer"](gammas)
     widest = int(np.argmax(np.abs(d_minus_c)))
-    off_derived = float(np.max(np.abs(d_minus_c - derived_d_minus_c)))
+    residual = d_minus_c - derived_d_minus_c
+    # the right-hand panel: line 333's comparison itself, with its paired standard errors
+    numeric_points(ax[4], gammas, d_minus_c, se_d_minus_c, TF_COLOR,
+                   label="measured D minus C (paired)")
+    theory_line(ax[4], fine_d, diagonal["transfer"](fine_d) - exact["transfer"](fine_d),
+                TF_COLOR, label="derived surrogate gap")
+    ax[4].axhline(0.0, color="0.5", linewidth=0.6)
+    ax[4].legend(loc="upper right", fontsize=6.5)
+    ax[4].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon_{TF}$, D minus C")
+    ax[4].set_title("D minus C: line 333's comparison", loc="left")
     exact_shift = float(np.max(np.abs(avg_c.numeric["transfer"] - vanilla["transfer"])))
     to_vanilla = np.abs(avg_d.numeric["retention"] - vanilla["retention"])
     to_exact = np.abs(avg_d.numeric["retention"] - exact["retention"](gammas))
@@ -386,10 +414,10 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"effect: the derived surrogate gap, O(lam Ns/Nx) with lam = 1/gamma - 1, is "
         f"{fmt_number(float(derived_d_minus_c[widest]))} at gamma = "
         f"{fmt_number(float(gammas[widest]))} and {fmt_number(float(derived_d_minus_c[-1]))} at "
-        f"gamma = {fmt_number(float(gammas[-1]))}; the measured gap differs from it by up to "
-        f"{fmt_number(off_derived)}, {'less' if off_derived < exact_shift else 'more'} than "
-        f"panel C's own finite-size offset from its leading order, {fmt_number(exact_shift)}, "
-        f"which the surrogate gap leaves out); with the exact Fisher metric the "
+        f"gamma = {fmt_number(float(gammas[-1]))}; {_residual_phrase(residual, se_d_minus_c)}"
+        f", a remainder the surrogate gap leaves out (panel C's own finite-size offset "
+        f"from its leading order is {fmt_number(exact_shift)})); with the "
+        f"exact Fisher metric the "
         f"retention stays at 1 for rho_a < 1 (largest loss {fmt_number(loss)}, A, B) and the "
         f"average transfer stays within {fmt_number(exact_shift)} of the vanilla "
         f"{fmt_number(vanilla['transfer'], 3)} at every gamma (measured "
@@ -430,7 +458,11 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"{fmt_number(gap_d['transfer'])}, retention {fmt_number(gap_d['retention'])}); faint "
         f"dotted: the exact-metric theory of C; numerics: {diag_text} over gamma in "
         f"[{gammas.min():g}, {gammas.max():g}], on the same tasks as C (its seeds), error "
-        f"bars as in C with the derived diagonal-Fisher value of each pair as its theory."
+        f"bars as in C with the derived diagonal-Fisher value of each pair as its theory. "
+        f"**Right** (unlettered): line 333's comparison, D's average transfer minus C's on "
+        f"the same tasks, with its paired standard error (of the mean over the pairs of the "
+        f"difference minus its theory), against the derived surrogate gap (the solid "
+        f"transfer line of D minus that of C)."
     )
     return [FigureResult("fig5_fisher", "Fig. 5: Fisher-metric weight regularization",
                          caption, fig, verdict=verdict)]

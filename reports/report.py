@@ -515,10 +515,12 @@ TEX_PREAMBLE = r"""\documentclass[10pt]{article}
 \setcounter{MaxMatrixCols}{40}
 \allowdisplaybreaks
 \sloppy
-\title{tasksim: the derivations of every claim}
+\title{tasksim: the derivations of the claims}
 \date{}
 \begin{document}
 \maketitle
+Every claim with derivation steps, in the paper's line order. The statements judged without a
+derivation (by the network's runs, or not decided) are listed at the end.
 """
 
 
@@ -556,9 +558,12 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
         out += [f"% {key}: {value}" for key, value in record.items()]
     out.append(TEX_PREAMBLE)
     verdict_of = verdict_of or {}
+    underived: list[Verdict] = []
     for v in sorted(verdicts, key=lambda v: (v.claim.line or math.inf, v.claim.id)):
         steps = steps_of[v.claim.id] if steps_of and v.claim.id in steps_of else _steps(v)
         if not steps:
+            if v.claim.id in verdict_of:
+                underived.append(v)
             continue
         where = f" (line {v.claim.line})" if v.claim.line else ""
         word = (f"Verdict: {verdict_of[v.claim.id]}" if v.claim.id in verdict_of
@@ -573,6 +578,18 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
             out.append(f"  \\item {text}: {display(shown)}")
         out.append("\\end{enumerate}")
         out.append("")
+    if underived:
+        out.append("\\section*{Statements judged without a derivation}")
+        out.append(tex_text("These carry a verdict but no derivation steps: they are judged "
+                            "by measurements (the network's runs of Sec. 7, stored in "
+                            "results/) or not decided. Their evidence is in claims.json and "
+                            "on their cards in index.html."))
+        out.append("\\begin{itemize}")
+        for v in underived:
+            where = f" (line {v.claim.line})" if v.claim.line else ""
+            out.append(f"  \\item {tex_text(v.claim.id, math=False)}{where}: "
+                       f"{tex_text('Verdict: ' + verdict_of[v.claim.id])}.")
+        out.append("\\end{itemize}")
     out.append("\\end{document}")
     return "\n".join(out)
 
