@@ -298,6 +298,18 @@ def _opening(text: str, width: int = 48) -> str:
     return f"`{words[:width]}{'...' if len(words) > width else ''}`"
 
 
+def _correction_state(own: Optional[MeasuredVerdict],
+                      statement: Optional[StatementVerdict]) -> str:
+    """The state of an erratum's correction: its own measurement's confirmation (or, with
+    none, its measured verdict), else the test of its statement's correction (the statement's
+    cause may have measured it), else "not measured"."""
+    if own is not None:
+        return own.confirmation.state if own.confirmation else own.verdict
+    if statement is not None and statement.confirmation is not None:
+        return statement.confirmation.state
+    return "not measured"
+
+
 def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                   measured: Optional[dict[str, MeasuredVerdict]] = None,
                   statements: Optional[Sequence[StatementVerdict]] = None
@@ -335,12 +347,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         # statement that holds, even under a stronger condition, has nothing to correct)
         if v.status == "erratum" and not c.finding and (
                 statement is None or statement.verdict in ("wrong", "misprint")):
-            m = measured.get(c.id)
-            confirmed_by_cause = statement is not None and statement.confirmation is not None
-            r["correction"] = (m.confirmation.state if m is not None and m.confirmation else
-                               m.verdict if m is not None else
-                               statement.confirmation.state if confirmed_by_cause else
-                               "not measured")
+            r["correction"] = _correction_state(measured.get(c.id), statement)
         if c.id in measured:
             r["measured"] = measured[c.id].as_record()
             if measured[c.id].note:  # what the measurement adds to the claim's note
