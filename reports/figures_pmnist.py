@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
@@ -410,12 +411,106 @@ def _secondary_fall(digits: StoredGrids) -> str:
             f"measure how far above its plateau epoch {p['epochs']} lies)")
 
 
-FIG9_CELLS = ((0, slice(0, 2)), (0, slice(2, 3)), (0, slice(3, 4)),
+@dataclass(frozen=True)
+class Task1Convergence:
+    """Task 1 trained alone far past the grids' switch (``results/fig9A_task1.nc``): its
+    plateau (per seed, the mean test error over the last 100 epochs), and, per seed, how far
+    above it the error lies at the grids' switch (``switch``: epoch) and at the paper's
+    number of SGD steps (``paper_epoch``), relative to the plateau, and the first epoch
+    within 1 % of it."""
+
+    seeds: int
+    epochs: int
+    steps_per_epoch: int
+    switch: int
+    paper_epoch: int
+    plateau: np.ndarray
+    above_at_switch: np.ndarray
+    above_at_paper_steps: np.ndarray
+    within_one_percent: np.ndarray
+
+
+def task1_convergence(curves: np.ndarray, steps_per_epoch: int, switch: int
+                      ) -> Task1Convergence:
+    """:class:`Task1Convergence` of task 1's test error ``curves[seed, epoch]`` (epochs 0 ..
+    E, E >= 200), for a grid that switches to task 2 at epoch ``switch``.
+
+    Examples
+    --------
+    >>> t = np.arange(3001.0)
+    >>> c = np.stack([0.1 + 1 / (1 + t), 0.2 + 2 / (1 + t)])
+    >>> r = task1_convergence(c, 13, 100)
+    >>> r.paper_epoch, [round(float(x), 3) for x in r.above_at_switch]
+    (1539, [0.095, 0.095])
+    """
+    epochs = curves.shape[1] - 1
+    paper_epoch = math.ceil(PAPER_STEPS / steps_per_epoch)
+    plateau = curves[:, -100:].mean(axis=1)
+    above = (curves - plateau[:, None]) / plateau[:, None]
+    within = np.array([int(np.flatnonzero(row <= 0.01)[0]) for row in above])
+    at_paper = (above[:, paper_epoch] if paper_epoch <= epochs - 100
+                else np.full(len(curves), np.nan))
+    return Task1Convergence(len(curves), epochs, steps_per_epoch, switch, paper_epoch, plateau,
+                            above[:, switch], at_paper, within)
+
+
+def _range(values: np.ndarray, fmt: str) -> str:
+    low, high = float(np.min(values)), float(np.max(values))
+    return format(low, fmt) if format(low, fmt) == format(high, fmt) else (
+        f"{format(low, fmt)} to {format(high, fmt)}")
+
+
+def _task1_panel(ax, g: StoredGrids, switch: int) -> Optional[str]:
+    """Task 1 trained alone far past the switch (``fig9A_task1``), on log epochs, with the
+    grids' switch and the paper's number of steps marked: the caption's sentence (None when
+    not stored)."""
+    if not g.has("fig9A_task1"):
+        _empty(ax, "not stored: tasksim pmnist-grid fig9A_task1")
+        return None
+    ds = g.datasets["fig9A_task1"]
+    p = _protocol(g, "fig9A_task1")
+    done = ds["done"].values[0].astype(bool)
+    curves = ds["curves"].values[0][done][:, :p["epochs"] + 1, 0]
+    if len(curves) == 0:
+        _empty(ax, "no finished run: tasksim pmnist-grid fig9A_task1")
+        return None
+    r = task1_convergence(curves, p["n_train"] // p["batch"], switch)
+    epochs = np.arange(1, r.epochs + 1)
+    mean = curves[:, 1:].mean(axis=0)
+    ax.plot(epochs, mean, color="0.2", label="task 1 alone")
+    if r.seeds > 1:
+        sem = curves[:, 1:].std(axis=0, ddof=1) / math.sqrt(r.seeds)
+        ax.fill_between(epochs, mean - sem, mean + sem, color="0.2", alpha=0.25, linewidth=0)
+    ax.axhline(float(r.plateau.mean()), color="0.5", linewidth=0.8, linestyle="--",
+               label="plateau (last 100 epochs)")
+    ax.axvline(switch, color="0.6", linewidth=0.8, linestyle=":",
+               label=f"A's switch (epoch {switch})")
+    ax.axvline(r.paper_epoch, color="tab:blue", linewidth=0.8, linestyle=":",
+               label=f"the paper's {PAPER_STEPS:,} steps")
+    ax.set_xscale("log")
+    ax.set(xlabel="epoch of task 1 (log)", ylabel="test error $\\epsilon_1$", ylim=(0, None))
+    ax.legend(fontsize=6.5)
+    ax.set_title(f"task 1 alone, {r.epochs:,} epochs", loc="left")
+    return (f"right of A: task 1 alone, trained {r.epochs:,} epochs ({r.epochs * r.steps_per_epoch:,} "
+            f"SGD steps), {r.seeds} seeds (`results/fig9A_task1.nc`; the same seeds as every "
+            f"grid, so its first {switch} epochs are A's), on log epochs. Its plateau (the mean "
+            f"test error over the last 100 epochs) is {_range(r.plateau, '.4f')}. At epoch "
+            f"{switch}, where the stored grids switch to task 2, task 1's error lies "
+            f"{_range(100 * r.above_at_switch, '.0f')} % above it: **not converged**. At the "
+            f"paper's {PAPER_STEPS:,} SGD steps (epoch {r.paper_epoch:,}) it lies "
+            f"{_range(100 * r.above_at_paper_steps, '.1f')} % above it, and within 1 % from "
+            f"epoch {_range(r.within_one_percent, ',.0f')}: matching the paper's steps instead "
+            f"of its epochs would converge task 1, at {PAPER_STEPS / (switch * r.steps_per_epoch):.0f} "
+            f"times the grids' SGD per run")
+
+
+FIG9_CELLS = ((0, slice(0, 1)), (0, slice(1, 2)), (0, slice(2, 3)), (0, slice(3, 4)),
               (1, slice(0, 1)), (1, slice(1, 2)), (1, slice(2, 3)), (1, slice(3, 4)),
               (2, slice(0, 2)), (2, slice(2, 4)))
-"""Fig. 9's grid (3 rows x 4 columns), in reading order: A (wide); B, the linear model's B;
-C, the linear model's C, D, the linear model's D; E and F (wide). Every network panel carries
-the paper's letter, once; the linear model's predictions stand beside theirs, unlettered."""
+"""Fig. 9's grid (3 rows x 4 columns), in reading order: A, task 1 trained far past A's
+switch; B, the linear model's B; C, the linear model's C, D, the linear model's D; E and F
+(wide). Every network panel carries the paper's letter, once; the linear model's predictions
+and the long task 1 stand beside theirs, unlettered."""
 FIG9_LEVELS = (0.01, 1.0, 100.0)
 """The per-layer amplitudes lambda_1, lambda_2 of Figs. 9E, F (`results/fig9EF.nc`)."""
 FIG9_D_AXIS = (0.0, 0.5, 1.0)
@@ -455,9 +550,10 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
     is solved at its fixed point and has no per-layer amplitudes)."""
     g = _stored(ctx)
     title = "Fig. 9A-F: permuted MNIST, learning curves, long training, per-layer amplitudes"
-    needed = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if not g.has(n)]
+    needed = [n for n in ("fig9A", "fig9A_task1", "fig6AB", "fig9CD", "fig9EF")
+              if not g.has(n)]
     fig, axes = new_figure_grid((17.0, 11.0), 3, 4, FIG9_CELLS)
-    ax_a, ax_b, lin_b, ax_c, lin_c, ax_d, lin_d, ax_e, ax_f = axes
+    ax_a, ax_t1, ax_b, lin_b, ax_c, lin_c, ax_d, lin_d, ax_e, ax_f = axes
     captions = []
 
     # A: learning curves (no linear counterpart: the linear model is solved at its fixed point)
@@ -489,6 +585,10 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
     else:
         _empty(ax_a, "not stored: tasksim pmnist-grid fig9A")
     panel_label(ax_a, "A", "learning curves, network, $(\\rho_a, \\rho_b)$ = (0.8, 0.2)")
+    switch = _protocol(g, "fig9A")["epochs"] if g.has("fig9A") else 100
+    long_task1 = _task1_panel(ax_t1, g, switch)
+    if long_task1:
+        captions.append(long_task1)
 
     # B: transfer against rho_a for each rho_b, the linear model's beside it
     rows_b = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
