@@ -427,6 +427,43 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "not), preceded, where the statement denies a value (no "
                                     "change, zero), by 'statement confirmed' or 'statement not "
                                     "confirmed' (that value rejected at >= 5 SE or not)",
+                        "restates": "the other lines where the paper states the same thing "
+                                    "again (a statement's own line is not among them)",
+                        "observable": "what the statement's size is a change of (its unit)",
+                        "size_at_paper_sizes": "the statement's size in its observable's unit "
+                                               "at Nx = 3000, Ns = 30, Ny = 10: for an "
+                                               "erratum, the change a reader of the printed "
+                                               "form gets wrong; for 'holds in the stated "
+                                               "limit', the leading order's error there; the "
+                                               "largest over the parameters' grid, reached at "
+                                               "'size_at'; null with 'size_reason' saying why",
+                        "size": "on a headline claim: its statement's size and point, "
+                                "{'value': size_at_paper_sizes, 'at': size_at}",
+                        "size_reason": "how the size was obtained, or why there is none",
+                        "size_typical": "the size's expression with every free parameter at "
+                                        "1/2 (alpha~ at 1), beside the grid maximum; null "
+                                        "without an expression",
+                        "size_derived": "on a statement whose derived value was measured and "
+                                        "not confirmed: the derived size at 'size_derived_at' "
+                                        "('size_at_paper_sizes' is then the measured "
+                                        "deviation from the printed value)",
+                        "size_phrase": "the size as the report's pages phrase it",
+                        "headline": "true for the claim that carries its statement's verdict; "
+                                    "false for a step (evidence under a statement)",
+                        "place": "the part of the paper the line stands in",
+                        "reading": "how the claim reads the quote, as LaTeX",
+                        "printed_srepr": "the printed form as a sympy srepr string (empty "
+                                         "when absent); tasksim.statements.parse_form loads "
+                                         "it, as it does 'derived_srepr'",
+                        "cause": "on 'wrong' and 'misprint': the id of the root cause its "
+                                 "erratum shares with others ('causes' lists them)",
+                        "evidence": "the steps and measurements under a statement (each with "
+                                    "a status, never a verdict)",
+                        "evidence_of": "on a step: the statement it is evidence under",
+                        "finding": "on a step whose print differs from the model for a "
+                                   "reason beyond the paper: the finding that explains it",
+                        "exceptions": "points of the stated range where the statement does "
+                                      "not hold, as the claim's derivation found them",
                         "status": "a step's status (steps carry no verdict), one of: "
                                   + "; ".join(sorted(set(STEP_WORDS.values())))
                                   + " ('finding': the print differs from the model for the "

@@ -197,6 +197,18 @@ def test_derivations_tex_follows_the_paper_and_heads_each_statement_with_its_ver
     assert {claim for claim, _, kind, _ in heads if kind == "Verdict"} <= headline
 
 
+def test_claims_json_documents_every_field_of_its_records(built):
+    """Referee 15 m23: every field a claim record carries is documented in ``conventions``
+    (or is plain: the id, where, line, the two forms and the note; ``verdict`` is defined
+    under ``verdicts``; the ``*_at`` points go with their sizes)."""
+    document = json.loads((built / "claims.json").read_text())
+    keys = {key for record in document["claims"] for key in record}
+    plain = {"id", "where", "line", "printed", "derived", "note", "verdict", "size_at",
+             "size_derived_at", "derived_srepr"}
+    assert keys - plain <= set(document["conventions"]), sorted(keys - plain
+                                                                 - set(document["conventions"]))
+
+
 def test_derivations_tex_accounts_for_every_statement_with_a_verdict(built):
     """Referee 16 m4: a statement judged without a derivation (the network's runs, or not
     decided) is listed at the end of derivations.tex with its verdict, so an absent heading

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
+from ..verdicts import STEP_WORDS
 from .mathml import formula_html, markdown_html, prose_html, words_html
 
 __all__ = ["StatementRow", "ClaimExtras", "FigureView", "Card", "ClaimView", "Summary",
@@ -319,18 +320,10 @@ def size_text(record: Record) -> str:
     return f"up to {_fmt(float(size['value']))}" + (f" at {at}" if at else "")
 
 
-_AGREEMENT = {"verified": "the print equals the derivation",
-              "leading order": "the print equals the derivation's leading order",
-              "erratum": "the print differs from the derivation",
-              "open": "not derived",
-              # the neutral words claims.json carries (tasksim.reports.verdicts.STEP_WORDS)
-              "derived: equals the print": "the print equals the derivation",
-              "derived: equals the print at leading order":
-                  "the print equals the derivation's leading order",
-              "derived: differs from the print": "the print differs from the derivation",
-              "not derived": "not derived",
-              "derived: no printed value to compare": "derived; the paper prints no value to "
-                                                      "compare with"}
+_AGREEMENT = {**{word: word for word in STEP_WORDS.values()},
+              **{status: word for status, word in STEP_WORDS.items()}}
+"""A step's status as the page shows it: the words claims.json carries
+(:data:`tasksim.reports.verdicts.STEP_WORDS`), whichever of the two a record holds."""
 
 
 def _agreement(record: Record) -> str:
