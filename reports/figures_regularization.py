@@ -119,6 +119,7 @@ def figure_4(ctx: FigureContext) -> list[FigureResult]:
                      grid_points(c.gammas, "gamma", c.average_side), seeds=1)
     avg = prior_average(est, c.gammas, "gamma", c.average_side, curves)
     draw_average_panel(ax[3], avg, exact, vanilla)
+    ax[3].legend(loc="center right", fontsize=6.5)  # clear of the retention curve's rise
     ax[3].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
     panel_label(ax[3], "D", "averages over the uniform prior")
 
@@ -375,7 +376,7 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
     for which, color in (("transfer", TF_COLOR), ("retention", RT_COLOR)):
         theory_line(ax[3], fine_d, exact[which](fine_d), color, alpha=0.35, linestyle=":",
                     label=f"{which}: exact-metric theory")
-    ax[3].legend(loc="lower left", fontsize=6.5)
+    ax[3].legend(loc="center right", fontsize=6.5)  # clear of the transfer points
     ax[3].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
     panel_label(ax[3], "D", "averages, diagonal approximation")
     diag_text = "; ".join(
