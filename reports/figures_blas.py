@@ -36,9 +36,7 @@ from typing import Any, ContextManager, Iterator
 __all__ = ["THREAD_VARIABLES", "blas_info", "blas_summary", "single_threaded_blas",
            "timing_blas"]
 
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-"""Environment variables that set a BLAS's thread count when it loads."""
+from tasksim.solvers.executors import THREAD_VARIABLES  # noqa: E402  (re-exported)
 
 
 def blas_info() -> list[dict[str, Any]]:

@@ -7,7 +7,10 @@ function built on it). The numbers never depend on the choice: every sample's se
 before any work is distributed (:mod:`tasksim.solvers.sweep`).
 
 - ``workers=1`` and no address: ``None``, i.e. serial in the calling process;
-- ``workers=N > 1``: a ``ProcessPoolExecutor`` of N processes;
+- ``workers=N > 1``: a ``ProcessPoolExecutor`` of N processes, each with one BLAS thread
+  (:func:`one_blas_thread`: the parallelism is the processes'; N workers whose BLAS each
+  start a thread per core oversubscribe the machine, and a network run of Sec. 7 took more
+  than twice its time alone with 2 workers on 2 cores);
 - ``dask="tcp://host:8786"`` (or a ``LocalCluster``'s address): the executor of a
   ``distributed.Client`` connected to that scheduler. Its workers must have tasksim installed.
   dask is an optional dependency (``pip install 'tasksim[dask]'``).
@@ -31,7 +34,11 @@ from tasksim.errors import InputError
 
 from .validation import check_positive_int
 
-__all__ = ["open_executor"]
+__all__ = ["open_executor", "one_blas_thread", "THREAD_VARIABLES"]
+
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+"""Environment variables that set a BLAS's thread count when it loads."""
 
 
 @contextlib.contextmanager
@@ -47,8 +54,21 @@ def open_executor(*, workers: int = 1, dask: Optional[str] = None,
     if workers == 1:
         yield None
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=one_blas_thread) as pool:
         yield pool
+
+
+def one_blas_thread() -> None:
+    """Limit this process's BLAS to one thread, for good: every BLAS already loaded (through
+    threadpoolctl, whichever library it is) and any loaded later (the environment variables
+    they read when they load). A pool worker's initializer."""
+    import os
+
+    from threadpoolctl import threadpool_limits
+
+    for name in THREAD_VARIABLES:
+        os.environ[name] = "1"
+    threadpool_limits(limits=1, user_api="blas")
 
 
 @contextlib.contextmanager

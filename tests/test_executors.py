@@ -48,3 +48,21 @@ def test_bad_requests_are_one_line_errors(kwargs, message):
         with open_executor(**kwargs):
             pass
     assert "\n" not in str(caught.value)
+
+
+def _blas_threads(_: int) -> list[int]:
+    from tasksim.reports.figures_blas import blas_info
+
+    return [entry["threads"] for entry in blas_info()]
+
+
+def test_each_local_worker_has_one_blas_thread():
+    """N workers whose BLAS each start a thread per core oversubscribe the machine: the
+    parallelism is the processes', every worker's BLAS runs one thread."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=2, user_api="blas"):  # the suite runs one thread: a
+        assert set(_blas_threads(0)) == {2}            # parent with two, as outside it
+        with open_executor(workers=2) as executor:
+            counts = list(executor.map(_blas_threads, range(2)))
+    assert counts and all(c and set(c) == {1} for c in counts)
