@@ -460,21 +460,33 @@ def _range(values: np.ndarray, fmt: str) -> str:
         f"{format(low, fmt)} to {format(high, fmt)}")
 
 
-def _task1_panel(ax, g: StoredGrids, switch: int) -> Optional[str]:
-    """Task 1 trained alone far past the switch (``fig9A_task1``), on log epochs, with the
-    grids' switch and the paper's number of steps marked: the caption's sentence (None when
-    not stored)."""
+def _stored_task1(g: StoredGrids) -> Optional[tuple[np.ndarray, int]]:
+    """Task 1's test error per finished seed and epoch in ``g``'s ``fig9A_task1``, with its
+    SGD steps per epoch (None when not stored or with no finished run)."""
     if not g.has("fig9A_task1"):
-        _empty(ax, "not stored: tasksim pmnist-grid fig9A_task1")
         return None
     ds = g.datasets["fig9A_task1"]
     p = _protocol(g, "fig9A_task1")
-    done = ds["done"].values[0].astype(bool)
-    curves = ds["curves"].values[0][done][:, :p["epochs"] + 1, 0]
-    if len(curves) == 0:
-        _empty(ax, "no finished run: tasksim pmnist-grid fig9A_task1")
+    curves = ds["curves"].values[0][ds["done"].values[0].astype(bool)][:, :p["epochs"] + 1, 0]
+    return (curves, p["n_train"] // p["batch"]) if len(curves) else None
+
+
+def _stored_convergence(g: StoredGrids, switch: int) -> Optional[Task1Convergence]:
+    """:func:`task1_convergence` of ``g``'s ``fig9A_task1`` (None when it has none)."""
+    stored = _stored_task1(g)
+    return None if stored is None else task1_convergence(stored[0], stored[1], switch)
+
+
+def _task1_panel(ax, g: StoredGrids, switch: int, secondary: StoredGrids) -> Optional[str]:
+    """Task 1 trained alone far past the switch (``fig9A_task1``), on log epochs, with the
+    grids' switch and the paper's number of steps marked: the caption's sentence (None when
+    not stored), with the digits' numbers where ``secondary`` holds them."""
+    stored = _stored_task1(g)
+    if stored is None:
+        _empty(ax, "not stored: tasksim pmnist-grid fig9A_task1")
         return None
-    r = task1_convergence(curves, p["n_train"] // p["batch"], switch)
+    curves, steps_per_epoch = stored
+    r = task1_convergence(curves, steps_per_epoch, switch)
     epochs = np.arange(1, r.epochs + 1)
     mean = curves[:, 1:].mean(axis=0)
     ax.plot(epochs, mean, color="0.2", label="task 1 alone")
@@ -501,7 +513,22 @@ def _task1_panel(ax, g: StoredGrids, switch: int) -> Optional[str]:
             f"{_range(100 * r.above_at_paper_steps, '.1f')} % above it, and within 1 % from "
             f"epoch {_range(r.within_one_percent, ',.0f')}: matching the paper's steps instead "
             f"of its epochs would converge task 1, at {PAPER_STEPS / (switch * r.steps_per_epoch):.0f} "
-            f"times the grids' SGD per run")
+            f"times the grids' SGD per run" + _digits_convergence(secondary))
+
+
+def _digits_convergence(secondary: StoredGrids) -> str:
+    """The digits' counterpart of the long task 1 (``results/digits/fig9A_task1.nc``), whose
+    epoch 100 is about the paper's number of steps (empty when not stored)."""
+    r = _stored_convergence(secondary, 100)
+    if r is None:
+        return ""
+    return (f"; on digits (`results/digits/fig9A_task1.nc`, {r.seeds} seeds, "
+            f"{r.steps_per_epoch} SGD steps per epoch) the paper's {PAPER_STEPS:,} steps "
+            f"(epoch {r.paper_epoch}) leave task 1 {_range(100 * r.above_at_paper_steps, '.0f')} "
+            f"% above its plateau, within 1 % of it from epoch "
+            f"{_range(r.within_one_percent, ',.0f')}" + (
+                ": there the paper's step count does not converge it"
+                if float(np.min(r.above_at_paper_steps)) > 0.05 else ""))
 
 
 FIG9_CELLS = ((0, slice(0, 1)), (0, slice(1, 2)), (0, slice(2, 3)), (0, slice(3, 4)),
@@ -586,7 +613,7 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         _empty(ax_a, "not stored: tasksim pmnist-grid fig9A")
     panel_label(ax_a, "A", "learning curves, network, $(\\rho_a, \\rho_b)$ = (0.8, 0.2)")
     switch = _protocol(g, "fig9A")["epochs"] if g.has("fig9A") else 100
-    long_task1 = _task1_panel(ax_t1, g, switch)
+    long_task1 = _task1_panel(ax_t1, g, switch, _secondary(ctx))
     if long_task1:
         captions.append(long_task1)
 
