@@ -33,6 +33,7 @@ Examples
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional, Sequence
@@ -670,9 +671,17 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
                          f"(the dip gone, read within the band)", NEAR_ZERO, -1)
         word = {1: "no dip", -1: "dip"}.get(gone.state(), "unresolved")
         long_text = f"after 100 epochs ({gap.n} seeds) {dip_phrase(word, gap)}"
+        protocol = json.loads(g.datasets["fig9CD"].attrs["protocol"])
         if _too_few(gap):  # one seed cannot show a dip: its absence decides nothing
             long_text += ": fewer than 2 finished seeds"
-        parts.append(replace(gone, text=long_text))
+        if reaches_paper_length(protocol):
+            parts.append(replace(gone, text=long_text))
+        else:  # the paper's long training is not reached: that half decides nothing
+            steps = 100 * steps_per_epoch(protocol)
+            long_text += (f", which decides nothing: 100 epochs of task 2 are {steps:,} SGD "
+                          f"steps on this row, not the paper's long training "
+                          f"({100 * PAPER_STEPS_PER_EPOCH:,}); would decide that half: runs "
+                          f"with task 2 of the paper's length in SGD steps")
     else:
         long_text = "after 100 epochs: fig9CD not stored"
     word, lead = judge_parts(parts)
@@ -909,6 +918,13 @@ class _Decided(Part):
 
 
 def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
+    """Line 1361: the asymmetry after a short (10 epochs) and a long (100 epochs) training on
+    task 2. "Long" is the paper's 100 epochs, 20,000 SGD steps: a row whose epochs are far
+    fewer steps (mnist-5k: 1,300, below even the paper's short 2,000, with task 1 itself far
+    from its plateau there, Fig. 9A) does not reach the statement's condition and decides
+    nothing; its numbers stay as evidence."""
+    import json
+
     out = []
     for after in (10, 100):
         a, b = _common(g.values("fig9CD", "vanilla", 0.0, 1.0, after=after),
@@ -916,12 +932,23 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
         out.append(paired_difference(a, b))
     word = _all([d.sign() for d in out])
     k = 0 if word == "wrong" and out[0].sign() == -1 else 1
-    return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training",
-                            "retention at (0, 1) exceeds retention at (1, 0) after 10 and after "
-                            "100 epochs of task 2", word, out[k].mean, out[k].sem, out[k].n, ds,
-                            f"retention (0, 1) minus (1, 0): {fmt_estimate(out[0])} after 10, "
-                            f"{fmt_estimate(out[1])} after 100 epochs",
-                            claim=f"retention (0, 1) minus (1, 0) after {(10, 100)[k]} epochs > 0")
+    text = (f"retention (0, 1) minus (1, 0): {fmt_estimate(out[0])} after 10, "
+            f"{fmt_estimate(out[1])} after 100 epochs")
+    claim = f"retention (0, 1) minus (1, 0) after {(10, 100)[k]} epochs > 0"
+    statement = ("retention at (0, 1) exceeds retention at (1, 0) after 10 and after 100 "
+                 "epochs of task 2")
+    protocol = json.loads(g.datasets["fig9CD"].attrs["protocol"])
+    if not reaches_paper_length(protocol):  # the paper's long training is not reached
+        return StatementVerdict(
+            1361, "pmnist.asymmetry_short_and_long_training", statement, "not decided",
+            out[1].mean, out[1].sem, out[1].n, ds,
+            "the paper's condition (a long training on task 2: its 100 epochs are "
+            f"{100 * PAPER_STEPS_PER_EPOCH:,} SGD steps) is not reached (task 2's SGD steps: "
+            f"above), and task 1 is itself far from its plateau at the switch (Fig. 9A); "
+            f"would decide: runs with task 2 of the paper's length in SGD steps; " + text,
+            claim="retention (0, 1) minus (1, 0) after 100 epochs > 0", condition_unmet=True)
+    return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training", statement, word,
+                            out[k].mean, out[k].sem, out[k].n, ds, text, claim=claim)
 
 
 def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
