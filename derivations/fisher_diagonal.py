@@ -113,8 +113,11 @@ CLAIMS: list[Claim] = [
                "vanilla model's); the other reading, that the diagonal metric loses the "
                "retention's robustness, is line 334's statement "
                "(fisher_diagonal.attenuates_robustness). The size is the gap at one corner of "
-               "the prior; Fig. 5's caption gives it averaged over the prior (panel D minus "
-               "panel C on the same tasks), which is smaller"),
+               "the prior. Fig. 5's caption and right-hand panel give a related average: the "
+               "diagonal metric's transfer minus the exact metric's (panel D minus panel C on "
+               "the same tasks), which is the same gap at leading order (line 331: the exact "
+               "metric's transfer is the vanilla one) but not at Nx = 3000, where C lies below "
+               "the vanilla value by its own finite-size offset"),
     Claim("fisher_diagonal.attenuates_robustness", "Sec. 6.2: the diagonal approximation "
           "attenuates the robustness of the Fisher metric", sp.true,
           r"diagonal approximation attenuates its robustness", _derive_attenuated, line=334,

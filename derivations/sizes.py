@@ -205,8 +205,9 @@ NO_NUMBER: dict[str, str] = {
                                       "at every Ns; its one approximation, Var m_i = 1, is off "
                                       "by (2/Ns)^(1/2) (0.26 at Ns = 30), whose effect on "
                                       "E[phi^2] is the O(1/Ns) gap measured at line 878 "
-                                      "(soft_threshold.error_diagonal, exact chi-square law of "
-                                      "the row norms against unit variance)",
+                                      "(soft_threshold.error_diagonal; there the row norms' "
+                                      "chi-square law is taken exactly, against unit "
+                                      "variance)",
 }
 """Statements whose verdict has no size for a reason more specific than the generic one."""
 
@@ -797,4 +798,16 @@ def row_norm_size(claim_id: str) -> tuple[Size, str]:
            f"against alpha (a 1/Ns effect, the neuron average), while one neuron's "
            f"erfc(h/(sqrt2 sigma_i)) lies {at_worst.neuron_rms:.3f} from alpha in root mean "
            f"square (an Ns^-1/2 effect)")
+    if claim_id in _ROW_NORM_RELATIVE:  # a coefficient that scales with alpha (alpha^2)
+        power, name = _ROW_NORM_RELATIVE[claim_id]
+        sparse = max(rows, key=lambda e: abs(measure(e)) / e.alpha ** power)
+        how += (f"; relative to the coefficient {name} itself the error is largest in the "
+                f"sparse regime: {abs(measure(sparse)) / sparse.alpha ** power:.0%} of it at "
+                f"alpha = {sparse.alpha:g}")
     return Size(abs(measure(worst)), {"alpha": worst.alpha}), how
+
+
+_ROW_NORM_RELATIVE = {"soft_threshold.cross_moment": (1, "alpha"),
+                      "soft_threshold.activity_correlation": (2, "alpha^2")}
+"""The row-norm statements whose coefficient scales with alpha (power, name): their absolute
+grid maximum is read beside the error relative to the coefficient."""

@@ -419,7 +419,14 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                         "them",
                         "paper_regime": "present only beside a derived stronger condition: the "
                                         "regime the paper states for the statement",
-                        "measured": "a measurement's state at its largest size: where the "
+                        "measured": "on a measured claim, an object: 'what' was measured, "
+                                    "the 'rows' (nx, ns, mean, sem, n, printed, derived), the "
+                                    "'seed', 'cost', 'denied' (the statement denies a value), "
+                                    "'by_rate', the 'confirmation' test, an optional 'note', "
+                                    "and under 'verdict' the measurement's state (not a "
+                                    "verdict word: one of the states below); under 'evidence' "
+                                    "the state alone. The state is the measurement's at its "
+                                    "largest size: where the "
                                     "paper prints a value there, 'confirmed' (the derived value "
                                     "within 3 combined SE, the printed one rejected at >= 5 SE, "
                                     "with the power to) or 'not confirmed'; else 'derived value "
@@ -427,6 +434,21 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "not), preceded, where the statement denies a value (no "
                                     "change, zero), by 'statement confirmed' or 'statement not "
                                     "confirmed' (that value rejected at >= 5 SE or not)",
+                        "id": "the claim's name (a statement's headline claim, or a step)",
+                        "line": "the line of paper.tex the quoted statement starts on",
+                        "where": "the section, equation or figure the claim is about",
+                        "printed": "the paper's words or display, verbatim (LaTeX)",
+                        "derived": "the derived form, as LaTeX (empty where nothing is "
+                                   "derived)",
+                        "derived_srepr": "the derived form as a sympy srepr string (empty "
+                                         "when absent)",
+                        "note": "how the claim reads the statement, and what its "
+                                "evidence adds, in words",
+                        "verdict": "on a statement's headline claim only: one of the six "
+                                   "words under 'verdicts'",
+                        "size_at": "the point of the parameters' grid where "
+                                   "'size_at_paper_sizes' is reached",
+                        "size_derived_at": "the point of 'size_derived'",
                         "restates": "the other lines where the paper states the same thing "
                                     "again (a statement's own line is not among them)",
                         "observable": "what the statement's size is a change of (its unit)",
@@ -436,7 +458,12 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                                "form gets wrong; for 'holds in the stated "
                                                "limit', the leading order's error there; the "
                                                "largest over the parameters' grid, reached at "
-                                               "'size_at'; null with 'size_reason' saying why",
+                                               "'size_at'; null with 'size_reason' saying why. "
+                                               "For a statement judged on the network's runs "
+                                               "(Sec. 7; 'observable' the network's test "
+                                               "error): the paired effect by which it is shown "
+                                               "or contradicted on the stored runs, its margin, "
+                                               "not a grid maximum",
                         "size": "on a headline claim: its statement's size and point, "
                                 "{'value': size_at_paper_sizes, 'at': size_at}",
                         "size_reason": "how the size was obtained, or why there is none",
@@ -457,8 +484,12 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                          "it, as it does 'derived_srepr'",
                         "cause": "on 'wrong' and 'misprint': the id of the root cause its "
                                  "erratum shares with others ('causes' lists them)",
-                        "evidence": "the steps and measurements under a statement (each with "
-                                    "a status, never a verdict)",
+                        "evidence": "the steps and measurements under a statement, never "
+                                    "with a verdict: a step with its 'status'; a measurement "
+                                    "with status 'measured' and its state under 'measured'; a "
+                                    "run of the network (Sec. 7) with its 'dataset', paired "
+                                    "'effect', standard error 'se' and 'seeds', and its "
+                                    "numbers in words under 'finding'",
                         "evidence_of": "on a step: the statement it is evidence under",
                         "finding": "on a step whose print differs from the model for a "
                                    "reason beyond the paper: the finding that explains it",
@@ -563,8 +594,9 @@ TEX_PREAMBLE = r"""\documentclass[10pt]{article}
 \date{}
 \begin{document}
 \maketitle
-Every claim with derivation steps, in the paper's line order. The statements judged without a
-derivation (by the network's runs, or not decided) are listed at the end.
+Every claim with derivation steps, in the paper's line order. The statements judged without
+derivation steps (by the network's runs, by a check their note states, or not decided) are
+listed at the end.
 """
 
 
@@ -626,8 +658,9 @@ def derivations_latex(verdicts: Sequence[Verdict], record: Optional[dict[str, An
         out.append("\\section*{Statements judged without a derivation}")
         out.append(tex_text("These carry a verdict but no derivation steps: they are judged "
                             "by measurements (the network's runs of Sec. 7, stored in "
-                            "results/) or not decided. Their evidence is in claims.json and "
-                            "on their cards in index.html."))
+                            "results/), by a check stated in their note (a symbolic identity "
+                            "checked at small sizes), or not decided. Their evidence is in "
+                            "claims.json and on their cards in index.html."))
         out.append("\\begin{itemize}")
         for v in underived:
             where = f" (line {v.claim.line})" if v.claim.line else ""
