@@ -267,7 +267,7 @@ def _residual_phrase(residual: np.ndarray, se: np.ndarray, x_values: np.ndarray)
 
     >>> print(_residual_phrase(np.array([-0.002, -0.001]), np.array([0.001, 0.0001]),
     ...                        np.array([0.1, 0.2])))
-    the measured gap lies below it at every gamma, by 0.001 to 0.002: resolved (10 standard errors) at gamma = 0.2, within 3 standard errors at gamma = 0.1
+    the measured gap lies below it at every gamma, by 0.001 to 0.002: resolved (more than 3, up to 10 standard errors) at gamma = 0.2, within 3 standard errors at gamma = 0.1
     """
     side = ("below it at every gamma" if np.all(residual < 0) else
             "above it at every gamma" if np.all(residual > 0) else "on both sides of it")
@@ -281,8 +281,8 @@ def _residual_phrase(residual: np.ndarray, se: np.ndarray, x_values: np.ndarray)
     if not resolved.any():
         return text + "not resolved (within 3 standard errors at every gamma)"
     within = ", ".join(fmt_number(float(x)) for x in x_values[~resolved])
-    return (text + f"resolved ({z.max():.2g} standard errors) at gamma = {where}, within 3 "
-            f"standard errors at gamma = {within}")
+    return (text + f"resolved (more than 3, up to {z.max():.2g} standard errors) at gamma = "
+            f"{where}, within 3 standard errors at gamma = {within}")
 
 
 def _sign_change_phrase(measured: np.ndarray, se: np.ndarray, derived: np.ndarray,
