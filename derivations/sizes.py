@@ -789,14 +789,13 @@ def row_norm_size(claim_id: str) -> tuple[Size, str]:
     ns = int(PAPER_SIZES[Ns])
     rows = [row_norm_errors(a, ns) for a in GRIDS[alpha] if a < 1]
     worst = max(rows, key=lambda e: abs(measure(e)))
-    at_worst = row_norm_errors(worst.alpha, ns)
     how = (f"the row norms' spread at Ns = {ns}: with entries of A of variance 1/Ns, "
            f"sigma_i^2 = sum_j A_ij^2 follows chi^2_Ns/Ns across neurons, and {words}, by "
            f"quadrature over that law (derivations/row_norms.py), is {measure(worst):+.3g} at "
            f"alpha = {worst.alpha:g}, the largest over alpha = 0.1 .. 0.9 (alpha = 1, h = 0, "
-           f"is exact). There the population's active fraction is {at_worst.mean_active:.4f} "
+           f"is exact). There the population's active fraction is {worst.mean_active:.4f} "
            f"against alpha (a 1/Ns effect, the neuron average), while one neuron's "
-           f"erfc(h/(sqrt2 sigma_i)) lies {at_worst.neuron_rms:.3f} from alpha in root mean "
+           f"erfc(h/(sqrt2 sigma_i)) lies {worst.neuron_rms:.3f} from alpha in root mean "
            f"square (an Ns^-1/2 effect)")
     if claim_id in _ROW_NORM_RELATIVE:  # a coefficient that scales with alpha (alpha^2)
         power, name = _ROW_NORM_RELATIVE[claim_id]

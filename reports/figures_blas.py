@@ -33,10 +33,11 @@ import contextlib
 import os
 from typing import Any, ContextManager, Iterator
 
+from tasksim.solvers.executors import THREAD_VARIABLES  # re-exported
+
 __all__ = ["THREAD_VARIABLES", "blas_info", "blas_summary", "single_threaded_blas",
            "timing_blas"]
 
-from tasksim.solvers.executors import THREAD_VARIABLES  # noqa: E402  (re-exported)
 
 
 def blas_info() -> list[dict[str, Any]]:

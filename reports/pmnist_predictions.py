@@ -923,8 +923,6 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
     fewer steps (mnist-5k: 1,300, below even the paper's short 2,000, with task 1 itself far
     from its plateau there, Fig. 9A) does not reach the statement's condition and decides
     nothing; its numbers stay as evidence."""
-    import json
-
     out = []
     for after in (10, 100):
         a, b = _common(g.values("fig9CD", "vanilla", 0.0, 1.0, after=after),
