@@ -43,6 +43,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 __all__ = [
     "STYLE",
+    "band_line",
     "new_figure",
     "new_figure_grid",
     "save_png",
@@ -153,10 +154,11 @@ def save_png(fig: Figure, path: Path, *, dpi: int,
 DATA_HEADER = (
     "# The numbers plotted in the PNG of the same name, one row per plotted point.\n"
     "# panel: the panel's title; series: the legend label (or kind and index); kind: line "
-    "(theory), points (numerics), baseline, heatmap, scatter;\n"
+    "(theory), points (numerics), band (a mean curve with a shaded band), baseline, heatmap, "
+    "scatter;\n"
     "# x, y: the point (heatmap: the cell centre, with its value in value); error: the "
-    "half-length of the drawn error bar (the caption says whether it is the standard error "
-    "or the sd over seeds), empty where none is drawn.\n"
+    "half-length of the drawn error bar or band (the caption says whether it is the standard "
+    "error or the sd over seeds), empty where none is drawn.\n"
 )
 """The comment lines at the top of every figure's CSV."""
 
@@ -216,14 +218,16 @@ def figure_data_csv(fig: Figure) -> str:
             xs, ys = (np.atleast_1d(np.asarray(a, dtype=float)) for a in line.get_data())
             horizontal = line.get_linestyle() == "--" and len(set(ys.tolist())) == 1 and \
                 line.get_transform() is not ax.transData
-            kind = "baseline" if horizontal else "line"
+            band = getattr(line, "band_half_width", None)
+            kind = "baseline" if horizontal else "line" if band is None else "band"
             series = line.get_label()
             series = f"{kind} {i + 1}" if not series or series.startswith("_") else series
             if horizontal:
                 writer.writerow(head + [series, kind, "", _number(ys[0]), "", ""])
                 continue
-            for x, y in zip(xs, ys):
-                writer.writerow(head + [series, kind, _number(x), _number(y), "", ""])
+            errors = np.full(len(xs), np.nan) if band is None else np.asarray(band, dtype=float)
+            for x, y, e in zip(xs, ys, errors):
+                writer.writerow(head + [series, kind, _number(x), _number(y), _number(e), ""])
         for i, image in enumerate(ax.images):
             values = np.asarray(image.get_array(), dtype=float)
             x0, x1, y0, y1 = image.get_extent()
@@ -244,6 +248,19 @@ def figure_data_csv(fig: Figure) -> str:
             for x, y in offsets:
                 writer.writerow(head + [series, "scatter", _number(x), _number(y), "", ""])
     return out.getvalue()
+
+
+def band_line(ax: Axes, x: np.ndarray, mean: np.ndarray, half_width: Optional[np.ndarray],
+              color: object, *, label: str = "", alpha: float = 0.25) -> None:
+    """A mean curve with a shaded band of +- ``half_width`` (none when None), whose
+    half-widths the figure's CSV gives in its error column (kind ``band``,
+    :func:`figure_data_csv`)."""
+    (line,) = ax.plot(x, mean, color=color, label=label)
+    if half_width is not None:
+        half_width = np.broadcast_to(np.asarray(half_width, dtype=float), np.shape(mean))
+        ax.fill_between(x, mean - half_width, mean + half_width, color=color, alpha=alpha,
+                        linewidth=0)
+        line.band_half_width = half_width  # read back by figure_data_csv
 
 
 def panel_label(ax: Axes, letter: str, title: str = "") -> None:

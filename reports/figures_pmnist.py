@@ -30,10 +30,10 @@ from tasksim.derivations.symbols import alpha, alpha_t, gamma, gamma_f, rho_a, r
 
 from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
-from .figures_plot import (heatmap, new_figure, new_figure_grid, numeric_points, palette,
-                           panel_label, theory_line)
-from .pmnist_predictions import (PREDICTIONS, SECONDARY_DATASET, StatementVerdict, StoredGrids,
-                                 sec7_verdicts, with_secondary)
+from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
+                           palette, panel_label, theory_line)
+from .pmnist_predictions import (SECONDARY_DATASET, StatementVerdict, StoredGrids,
+                                 predictions_phrase, sec7_verdicts, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -230,8 +230,8 @@ def figure_6_vanilla(ctx: FigureContext) -> list[FigureResult]:
         f"({_dataset_phrase(g, 'fig6AB')}; `results/fig6AB.nc`), on the paper's 11 x 11 grid; "
         f"**A** transfer eps_2[W_o] - eps_2[W_1], **B** retention eps_1[W_o] - eps_1[W_2] "
         f"(eq_def_delta_epsilon_TF_RT). Right: the linear teacher-student model's prediction "
-        f"at leading order in Ns/Nx (Fig. 1D, F). P1: {PREDICTIONS['P1']}; P2: "
-        f"{PREDICTIONS['P2']}; P3: {PREDICTIONS['P3']}.\n\n"
+        f"at leading order in Ns/Nx (Fig. 1D, F). "
+        + predictions_phrase("P1", "P2", "P3") + ".\n\n"
         + settings_table(p, seeds=_seeds_done(g, "fig6AB")) + "\n\n" + matched_sentence(p)
         + " The initial weights follow the paper's text (standard deviations 1/Nh and 1/Ny), "
         "the specification under test.")
@@ -290,7 +290,7 @@ def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
         f"(`results/fig6AB.nc`, the same seeds). {_dataset_phrase(g, 'fig6CD')} "
         f"(`results/fig6CD.nc`). Right: the linear model at leading order (`gating.transfer.random`, "
         f"`gating.retention.random`; adaptive: `gating.transfer`/`gating.retention` at "
-        f"`gating.adaptive_alpha_tilde`). P5: {PREDICTIONS['P5']}; P6: {PREDICTIONS['P6']}.")
+        f"`gating.adaptive_alpha_tilde`). " + predictions_phrase("P5", "P6") + ".")
     return [FigureResult("fig6_pmnist_gating", title, caption, fig,
                          _verdict_text(ctx, (363, 364)))]
 
@@ -364,7 +364,7 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
         f"Z_2 and is not the same number): Euclidean `euclidean.{{transfer,retention}}`, exact "
         f"Fisher `fisher.retention` (rho_a < 1) and `fisher.rho1.retention.unregularized_first` "
         f"(rho_a = 1); the linear model has no layer-wise or diagonal counterpart of the "
-        f"network's metrics. P7: {PREDICTIONS['P7']}; P8: {PREDICTIONS['P8']}.")
+        f"network's metrics. " + predictions_phrase("P7", "P8") + ".")
     return [FigureResult("fig6_pmnist_regularization", title, caption, fig,
                          _verdict_text(ctx, (366, 371)))]
 
@@ -487,10 +487,8 @@ def _task1_panel(ax, g: StoredGrids, switch: int, secondary: StoredGrids) -> Opt
     r = task1_convergence(curves, steps_per_epoch, switch)
     epochs = np.arange(1, r.epochs + 1)
     mean = curves[:, 1:].mean(axis=0)
-    ax.plot(epochs, mean, color="0.2", label="task 1 alone")
-    if r.seeds > 1:
-        sem = curves[:, 1:].std(axis=0, ddof=1) / math.sqrt(r.seeds)
-        ax.fill_between(epochs, mean - sem, mean + sem, color="0.2", alpha=0.25, linewidth=0)
+    sem = curves[:, 1:].std(axis=0, ddof=1) / math.sqrt(r.seeds) if r.seeds > 1 else None
+    band_line(ax, epochs, mean, sem, "0.2", label="task 1 alone")
     ax.axhline(float(r.plateau.mean()), color="0.5", linewidth=0.8, linestyle="--",
                label="plateau (last 100 epochs)")
     ax.axvline(switch, color="0.6", linewidth=0.8, linestyle=":",
@@ -591,11 +589,9 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         epochs = np.arange(curves.shape[1])
         for k, (name, color) in enumerate((("task 1", "0.2"), ("task 2", "tab:red"))):
             mean = curves[:, :, k].mean(axis=0)
-            ax_a.plot(epochs, mean, color=color, label=name)
-            if len(curves) > 1:
-                sem = curves[:, :, k].std(axis=0, ddof=1) / math.sqrt(len(curves))
-                ax_a.fill_between(epochs, mean - sem, mean + sem, color=color, alpha=0.25,
-                                  linewidth=0)
+            sem = (curves[:, :, k].std(axis=0, ddof=1) / math.sqrt(len(curves))
+                   if len(curves) > 1 else None)
+            band_line(ax_a, epochs, mean, sem, color, label=name)
         ax_a.axvline(p["epochs"], color="0.6", linewidth=0.8, linestyle=":")
         ax_a.axvline(p["epochs"] + p["retention_epochs"], color="0.6", linewidth=0.6,
                      linestyle="--")
@@ -730,10 +726,10 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         ax.set(xlabel="first-layer amplitude $\\lambda_1$", ylabel="$\\Delta\\epsilon_{RT}$")
         panel_label(ax, letter, f"{name}, network, $(\\rho_a, \\rho_b)$ = (0.5, 0.5)")
     stored = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if g.has(n)]
-    protocol = f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]})." if stored else ""
+    protocol = (f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]}); task 2 trained "
+                f"100 epochs in A, C and D." if stored else "")
     caption = ("**Fig. 9A-F (permuted MNIST, Appendix E.2).** " + "; ".join(captions) + "."
-               + protocol + " "
-               f"P4: {PREDICTIONS['P4']}."
+               + protocol + " " + predictions_phrase("P4") + "."
                + (f" Not stored yet: {', '.join(needed)}." if needed else ""))
     return [FigureResult("fig9_pmnist", title, caption, fig,
                          _verdict_text(ctx, (361, 1361, 1434)))]

@@ -17,8 +17,8 @@ from tasksim.derivations.symbols import rho_a, rho_b
 
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
 from .figures_numerics import deviation, learning_curves
-from .figures_plot import (heatmap, new_figure, new_figure_grid, numeric_points, palette,
-                           panel_label, theory_line)
+from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
+                           palette, panel_label, theory_line)
 from . import figures_theory as theory
 
 __all__ = ["figure_1", "figure_1_numeric_heatmaps", "LEARNING_CURVE_POINT", "C_RHO_B",
@@ -70,9 +70,7 @@ def figure_1(ctx: FigureContext) -> list[FigureResult]:
     colors = {"task 1": "tab:red", "task 2": "tab:blue"}
     for k, name in enumerate(colors):
         mean, sd = curves[:, :, k].mean(axis=0), curves[:, :, k].std(axis=0)
-        ax[0].plot(steps, mean, color=colors[name], label=f"error on {name}")
-        ax[0].fill_between(steps, mean - sd, mean + sd, color=colors[name], alpha=0.2,
-                           linewidth=0)
+        band_line(ax[0], steps, mean, sd, colors[name], label=f"error on {name}", alpha=0.2)
     tf_gd = curves[:, 0, 1] - curves[:, epochs, 1]
     rt_gd = curves[:, 0, 0] - curves[:, 2 * epochs, 0]
     tf_th, rt_th = float(T(ra, rb)), float(R(ra, rb))

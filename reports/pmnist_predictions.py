@@ -107,6 +107,12 @@ def training_length(protocol: Mapping[str, Any], task2: Sequence[int] = (10,)) -
             f"1 and {both(f'{x * PAPER_STEPS_PER_EPOCH:,}' for x in task2)} of task 2)")
 
 
+PAPER_LENGTH_RUNS = ("MNIST runs (not the 8 x 8 digits, a secondary row that never decides) "
+                     "with task 2 of the paper's length in SGD steps")
+"""What would decide a statement about long training that the stored mnist-5k runs leave
+undecided."""
+
+
 def length_reached(protocol: Mapping[str, Any], task2: int) -> str:
     """For a statement about long training: whether this row reaches the paper's training
     length, in plain words.
@@ -146,6 +152,21 @@ PREDICTIONS: dict[str, str] = {
            "metric where both perform poorly",
 }
 """The statements of Sec. 7 (and the captions of Figs. 6 and 9) that the report tests."""
+
+PREDICTION_LINES: dict[str, int] = {"P1": 358, "P2": 359, "P3": 360, "P4": 361, "P5": 363,
+                                    "P6": 364, "P7": 366, "P8": 366}
+"""The paper's line of each prediction of Sec. 7 (its card: ``#line-N``)."""
+
+
+def predictions_phrase(*keys: str) -> str:
+    """The paper's predictions ``keys`` as a caption names them: stated, with the line whose
+    card judges each (so that a caption does not read as asserting them).
+
+    >>> predictions_phrase("P3", "P4")[:71]
+    "The paper's predictions, each judged on its line's card: P3 (line 360):"
+    """
+    listed = "; ".join(f"{k} (line {PREDICTION_LINES[k]}): {PREDICTIONS[k]}" for k in keys)
+    return f"The paper's predictions, each judged on its line's card: {listed}"
 
 
 @dataclass(frozen=True)
@@ -680,8 +701,8 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
             steps = 100 * steps_per_epoch(protocol)
             long_text += (f", which decides nothing: 100 epochs of task 2 are {steps:,} SGD "
                           f"steps on this row, not the paper's long training "
-                          f"({100 * PAPER_STEPS_PER_EPOCH:,}); would decide that half: runs "
-                          f"with task 2 of the paper's length in SGD steps")
+                          f"({100 * PAPER_STEPS_PER_EPOCH:,}); would decide that half: "
+                          f"{PAPER_LENGTH_RUNS}")
     else:
         long_text = "after 100 epochs: fig9CD not stored"
     word, lead = judge_parts(parts)
@@ -943,7 +964,7 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
             "the paper's condition (a long training on task 2: its 100 epochs are "
             f"{100 * PAPER_STEPS_PER_EPOCH:,} SGD steps) is not reached (task 2's SGD steps: "
             f"above), and task 1 is itself far from its plateau at the switch (Fig. 9A); "
-            f"would decide: runs with task 2 of the paper's length in SGD steps; " + text,
+            f"would decide: {PAPER_LENGTH_RUNS}; " + text,
             claim="retention (0, 1) minus (1, 0) after 100 epochs > 0", condition_unmet=True)
     return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training", statement, word,
                             out[k].mean, out[k].sem, out[k].n, ds, text, claim=claim)
@@ -1066,12 +1087,20 @@ def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
     first = error[:, start] - error[:, start + 10]
     later = error[:, start + 10] - error[:, -1]
     d = paired_difference(first, later)
+    text = (f"drop over epochs 0-10 of task 2: {np.mean(first):.3f}, over epochs 10-100: "
+            f"{np.mean(later):.3f}; paired difference {fmt_estimate(d)} (Fig. 9A, "
+            f"(rho_a, rho_b) = (0.8, 0.2))")
+    protocol = json.loads(g.datasets["fig9A"].attrs["protocol"])
+    if not reaches_paper_length(protocol):
+        s = steps_per_epoch(protocol)
+        text += (f"; unlike line 1361, this statement needs no long training: it is about the "
+                 f"curve's shape (a fast drop, then a gradual one), which this row shows in its "
+                 f"own epochs ({10 * s:,} and then {90 * s:,} SGD steps), so the row's shorter "
+                 f"length (below) does not leave it undecided")
     return StatementVerdict(1360, "pmnist.task2_learning_curve",
                             "the task-2 test error drops more in the first 10 epochs of task 2 "
                             "than in the 90 epochs after", _all([d.sign()]), d.mean, d.sem, d.n,
-                            ds, f"drop over epochs 0-10 of task 2: {np.mean(first):.3f}, over "
-                            f"epochs 10-100: {np.mean(later):.3f}; paired difference "
-                            f"{fmt_estimate(d)} (Fig. 9A, (rho_a, rho_b) = (0.8, 0.2))",
+                            ds, text,
                             claim="drop in the first 10 epochs minus drop afterwards > 0")
 
 

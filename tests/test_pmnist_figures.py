@@ -174,6 +174,36 @@ def test_fig9a_task1_says_how_far_the_switch_is_from_the_plateau_and_where_the_p
     assert len(long) == 1 and long[0].get_xscale() == "log"
 
 
+def test_the_long_task_1_band_is_in_the_csv_as_the_standard_error_over_seeds():
+    """Referee 18 (3.1): the caption's band (one standard error over the seeds) is the CSV's
+    error column of the series it shades, not an empty column."""
+    import csv
+    import io
+
+    from tasksim.reports.figures_plot import figure_data_csv
+
+    task1 = _fig9a_task1()
+    task1["curves"].values[0, 1, :, 0] += 0.03  # seeds differ: a band of known width
+    result = figure_9(_context({"fig9A": _fig9a(0.1), "fig9A_task1": task1}))[0]
+    text = figure_data_csv(result.figure)
+    rows = [r for r in csv.DictReader(io.StringIO(
+        "\n".join(line for line in text.splitlines() if not line.startswith("#"))))
+            if r["series"] == "task 1 alone"]
+    assert len(rows) == 3000 and {r["kind"] for r in rows} == {"band"}
+    sem = np.std([0.0, 0.03, 0.0], ddof=1) / np.sqrt(3)
+    assert all(abs(float(r["error"]) - sem) < 1e-9 for r in rows)
+    assert "half-length of the drawn error bar or band" in text
+
+
+def test_fig9_names_p4_as_the_paper_s_prediction_judged_on_its_card_not_as_a_result(whole):
+    """Referee 18 (1.3): the caption states P4 as the paper's, with the line of its card, and
+    says that task 2 trains 100 epochs in A, C and D."""
+    assert ("The paper's predictions, each judged on its line's card: P4 (line 361): under "
+            "rho_b ~ 1 retention") in whole.caption
+    assert " P4: under" not in whole.caption
+    assert "task 2 trained 100 epochs in A, C and D" in whole.caption
+
+
 def _fig9ef(seeds: int, value) -> object:
     """A stored fig9EF (digits protocol) whose retention is ``value(method, lam1, lam2)``."""
     from tasksim.reports.pmnist_results import empty_grid

@@ -526,11 +526,39 @@ def test_a_row_short_of_the_paper_s_sgd_steps_decides_no_statement_about_long_tr
     assert ("this row does not reach the paper's training length: 100 epochs of task 2 are "
             "1,300 SGD steps here, fewer than the paper's 10 epochs (2,000 steps), against "
             "the paper's 20,000 in its 100 epochs") in v.evidence
-    assert "would decide: runs with task 2 of the paper's length in SGD steps" in v.evidence
+    # referee 18 (1.2): the digits row, which reaches those steps, never decides
+    assert ("would decide: MNIST runs (not the 8 x 8 digits, a secondary row that never "
+            "decides) with task 2 of the paper's length in SGD steps") in v.evidence
     # P4: a dip gone after 100 epochs of 13 steps each is not the paper's long training
     p4 = short(_long_grid(10, _dipped, _flat))["pmnist.retention_non_monotonic_then_monotonic"]
     assert p4.verdict == "not decided"
     assert "which decides nothing: 100 epochs of task 2 are 1,300 SGD steps" in p4.evidence
+    assert "would decide that half: MNIST runs (not the 8 x 8 digits" in p4.evidence
+
+
+def test_the_shape_of_task_2_s_curve_is_read_in_the_row_s_own_epochs_and_says_so():
+    """Referee 18 (1.1): line 1360 (a fast drop in the first 10 epochs of task 2, gradual
+    after) needs no long training, so a row short of the paper's steps still decides it, and
+    its evidence says why, beside line 1361 which that row leaves undecided."""
+    import json
+
+    from tasksim.reports.pmnist_results import empty_grid
+    from tasksim.solvers.pmnist.grids import paper_grids, resolved_points
+
+    spec = paper_grids("mnist-5k", seeds=3)["fig9A"]
+    ds = empty_grid(spec, resolved_points(spec))
+    epochs = json.loads(ds.attrs["protocol"])["epochs"]
+    t = np.arange(ds.sizes["epoch"] - epochs - 1, dtype=float)
+    for j in range(3):
+        ds["curves"].values[0, j, epochs + 1:, 1] = 0.1 + 0.8 * np.exp(-t / 3) + 0.01 * j
+    ds["curves"].values[0, :, :epochs + 1, 1] = 0.9
+    ds["done"].values[0] = 1
+    v = {x.claim_id: x for x in sec7_verdicts(StoredGrids({"fig9A": ds}))}
+    curve = v["pmnist.task2_learning_curve"]
+    assert curve.verdict == "holds in the stated limit"
+    assert ("this statement needs no long training: it is about the curve's shape (a fast "
+            "drop, then a gradual one), which this row shows in its own epochs (130 and then "
+            "1,170 SGD steps)") in curve.evidence
 
 
 def test_a_network_size_is_the_margin_on_its_data_set_not_a_grid_maximum():
