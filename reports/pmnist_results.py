@@ -50,6 +50,7 @@ from tasksim.solvers.pmnist.grids import (ChunkJob, FirstTaskJob, GridSpec, lear
 from tasksim.solvers.pmnist.network import Network
 from tasksim.solvers.pmnist.run import FirstTask, RunRecord
 
+from .figures_blas import blas_info
 from .provenance import provenance
 from .report_cache import RESULTS_DIR
 
@@ -214,8 +215,10 @@ def run_grid(spec: GridSpec, folder: Union[str, Path] = RESULTS_DIR, *,
     path = grid_path(folder, spec.name)
     points = resolved_points(spec)
     ds = _open_grid(spec, path, points, restart)
-    ds.attrs["provenance"] = json.dumps(provenance(seed=spec.root_seed, command=list(command)),
-                                        sort_keys=True)
+    record = provenance(seed=spec.root_seed, command=list(command))
+    if executor is not None:  # the BLAS of the processes that run the grid, not this one's
+        record["blas"] = executor.submit(blas_info).result()
+    ds.attrs["provenance"] = json.dumps(record, sort_keys=True)
     done = {(int(i), int(j)) for i, j in zip(*np.nonzero(ds["done"].values))}
     # restart: learn task 1 again too (a stored one may predate a change of the code)
     have = [] if restart else [p.stem[len("task1-"):]

@@ -41,9 +41,15 @@ def test_an_interrupted_grid_resumes_where_it_stopped_with_the_same_numbers(tmp_
 def test_workers_do_not_change_the_numbers(tmp_path, uninterrupted):
     from tasksim.solvers.executors import open_executor
 
-    with open_executor(workers=2) as pool:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=2, user_api="blas"), \
+            open_executor(workers=2) as pool:  # a parent with two BLAS threads
         parallel = run_grid(tiny_grid(seeds=3), tmp_path, executor=pool, workers=2)
     assert _same(parallel, uninterrupted)
+    # the provenance records the BLAS that ran the grid: the workers', one thread each
+    blas = json.loads(parallel.attrs["provenance"])["blas"]
+    assert blas and all(entry["threads"] == 1 for entry in blas)
 
 
 def test_a_finished_run_has_every_value_and_an_unfinished_one_none(tmp_path):
