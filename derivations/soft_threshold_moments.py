@@ -16,6 +16,7 @@ Examples
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import sympy as sp
 
@@ -24,7 +25,7 @@ from .engine import gaussian_moment
 from .model import _latent_average
 from .symbols import Ns
 
-__all__ = ["latent_moments", "joint_cumulants", "CLAIMS"]
+__all__ = ["latent_moments", "joint_cumulants", "cross_covariance_table", "CLAIMS"]
 
 _NS = 4
 _S = sp.symbols(f"s1:{_NS + 1}", real=True)
@@ -46,11 +47,11 @@ def _derive(which: int) -> callable:
     return derive
 
 
-def _gaussian_average(expr: sp.Expr) -> sp.Expr:
+def _gaussian_average(expr: sp.Expr, s: Sequence[sp.Symbol] = _S) -> sp.Expr:
     """E over s ~ N(0, I) of a polynomial in s: term by term, the product of the independent
     coordinates' moments (:func:`tasksim.derivations.engine.gaussian_moment`)."""
     return sp.Add(*[coeff * sp.Mul(*[gaussian_moment(e) for e in exponents])
-                    for exponents, coeff in sp.Poly(sp.expand(expr), *_S).terms()])
+                    for exponents, coeff in sp.Poly(sp.expand(expr), *s).terms()])
 
 
 def joint_cumulants() -> tuple[sp.Matrix, sp.Expr, sp.Expr]:
@@ -88,6 +89,44 @@ def _derive_joint_gaussian() -> Derivation:
              "A_ji is the A_ij of line 837 with its indices swapped")
 
 
+_NX_SMALL, _NS_SMALL = 3, 2
+"""A tall symbolic A (Nx > Ns, as in the model) on which the display's index is read."""
+
+
+def _symbolic_a() -> sp.Matrix:
+    return sp.Matrix(_NX_SMALL, _NS_SMALL, lambda i, j: sp.Symbol(f"A_{i + 1}{j + 1}", real=True))
+
+
+def cross_covariance_table() -> sp.Matrix:
+    """<s_j m_i> over s ~ N(0, I), m = A s, for a symbolic 3 x 2 A: row i, column j. It is
+    A itself: the (i, j) entry is A_ij (line 837), so the display's A_ji (lines 846 and 849)
+    has its indices swapped; on a tall A it does not even exist for i > Ns.
+
+    >>> cross_covariance_table()
+    Matrix([
+    [A_11, A_12],
+    [A_21, A_22],
+    [A_31, A_32]])
+    """
+    A = _symbolic_a()
+    s = sp.symbols(f"s1:{_NS_SMALL + 1}", real=True)
+    m = A * sp.Matrix(s)
+    return sp.Matrix(_NX_SMALL, _NS_SMALL, lambda i, j: _gaussian_average(s[j] * m[i], s))
+
+
+def _derive_index() -> Derivation:
+    table = cross_covariance_table()
+    same = table == _symbolic_a()
+    i, j = _NX_SMALL, 1
+    return Derivation(sp.Symbol("A_ij") if same else sp.nan, (
+        Step(f"<s_j m_i> over s ~ N(0, I), m = A s, a symbolic {_NX_SMALL} x {_NS_SMALL} A "
+             "(row i, column j)", table),
+        Step("the table is A: the (i, j) entry is A_ij, as line 837 states",
+             sp.true if same else sp.false),
+        Step(f"the printed A_ji at (i, j) = ({i}, {j}) is row {j}, column {i} of a "
+             f"{_NX_SMALL} x {_NS_SMALL} A: it does not exist", sp.false)))
+
+
 CLAIMS: list[Claim] = [
     Claim("soft_threshold.latent_mean", f"{_WHERE}: <m_i> = 0", sp.Integer(0),
           r"\lla m_i \rra = 0", _derive(0), line=835, headline=True,
@@ -96,7 +135,21 @@ CLAIMS: list[Claim] = [
           r"\lla s_j m_i \rra = A_{ij}", _derive(1), line=837, headline=True,
           condition="exact for any A"),
     Claim("soft_threshold.latent_gaussian", f"{_WHERE}: (s_j, m_i) jointly Gaussian", sp.true,
-          r"\begin{pmatrix} s_j \\ m_i \end{pmatrix}", _derive_joint_gaussian, line=841,
-          headline=True, condition="Ns >> 1 (the unit variance of m_i; the Gaussian law is "
-                                   "exact given A)"),
+          r"\begin{pmatrix} 1 & A_{ji} \\ A_{ji} & 1 \end{pmatrix}", _derive_joint_gaussian,
+          line=846,
+          condition="Ns >> 1 (the unit variance of m_i; the Gaussian law is exact given A)"),
+    Claim("soft_threshold.latent_covariance_index",
+          f"{_WHERE}: the covariance of (s_j, m_i)", sp.Symbol("A_ji"),
+          r"\begin{pmatrix} 1 & A_{ji} \\ A_{ji} & 1 \end{pmatrix}", _derive_index, line=846,
+          headline=True,
+          misprint_of="soft_threshold.latent_gaussian",
+          cause="soft-threshold-latent-index-typo", observable="the soft-thresholding results "
+          "of lines 851-880 (which use rho = A_ij)", carry=lambda d: sp.Integer(0),
+          condition="Ns >> 1 (the unit variance of m_i; the Gaussian law is exact given A)",
+          note="misprint: the display's off-diagonal A_ji (named rho at line 849) is the A_ij "
+               "of line 837 with its indices swapped (m = A s with A of Nx rows and Ns columns, so <s_j m_i> = "
+               "A_ij); the law it states, (s_j, m_i) jointly Gaussian with that covariance, "
+               "holds with A_ij (soft_threshold.latent_gaussian: exact given A, the unit "
+               "variance of m_i in the stated limit Ns >> 1), and so do the results of "
+               "lines 851-880, which use rho = A_ij"),
 ]

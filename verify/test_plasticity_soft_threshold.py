@@ -9,6 +9,8 @@ at leading order, plasticity.alpha_independence):
 
 Input soft-thresholding, phi(x) = sgn(x) max{0, |x| - h}, h = sqrt(2) erfcinv(alpha):
 
+- misprint soft_threshold.latent_covariance_index: the covariance of (s_j, m_i), m = A s, is
+  A_ij (line 837), not the display's A_ji (Monte Carlo over s with one drawn A);
 - soft_threshold.active_fraction and soft_threshold.cross_moment (Monte Carlo of m, s);
 - erratum soft_threshold.error_diagonal: E[phi(m)^2] by Monte Carlo is the derived
   expression, not the alpha^2 the simplified error uses;
@@ -46,6 +48,7 @@ from verify.tolerances import (ATOL, CONVERGENCE, assert_agrees, assert_distingu
                                check_convergence)
 
 DEMONSTRATED_ERRATA: tuple[str, ...] = (
+    "soft_threshold.latent_covariance_index",
     "soft_threshold.error_diagonal",
     "soft_threshold.memory_with_diagonal",
     "soft_threshold.retention_with_diagonal",
@@ -110,6 +113,24 @@ def test_at_identical_features_the_models_alpha_dependence_vanishes_where_the_su
 
 
 # -- input soft-thresholding: moments -------------------------------------------------------
+
+def test_the_latent_covariance_is_a_ij_not_the_display_s_a_ji():
+    """The misprint soft_threshold.latent_covariance_index: with m = A s, s ~ N(0, I) and A
+    of the model's shape (Nx x Ns, entries N(0, 1/Ns)), the sample covariance of (s_j, m_i)
+    is A_ij and not A_ji, entry by entry within the sampling error (on the square block,
+    where A_ji exists, at the three entries where the two differ most)."""
+    rng = np.random.default_rng(841)
+    nx, ns, samples = 12, 6, 400_000
+    A = rng.standard_normal((nx, ns)) / math.sqrt(ns)
+    s = rng.standard_normal((samples, ns))
+    m = s @ A.T
+    square = A[:ns]
+    gap = np.abs(square - square.T)  # the entries where A_ij and A_ji differ most
+    for flat in np.argsort(gap, axis=None)[-3:]:
+        i, j = np.unravel_index(flat, gap.shape)
+        cross = E.estimate(s[:, j] * m[:, i])
+        assert_distinguishes(f"<s_{j + 1} m_{i + 1}>", cross, A[i, j], A[j, i])
+
 
 @pytest.mark.parametrize("alpha", [0.1, 0.3, 0.6])
 def test_soft_threshold_moments_of_a_gaussian_input(alpha):
