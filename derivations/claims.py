@@ -155,6 +155,10 @@ class Claim:
     intended expression, whose derivation shows the stated result is right."""
     decide: str = ""
     """For a statement nothing decides yet: what would decide it."""
+    reading_from: str = ""
+    """Where the form the claim compares with (``printed``) comes from when the statement's
+    own line prints none (a caption that names a quantity without a value): the line whose
+    statement implies it. Empty: ``printed`` is what the line prints."""
     finding: str = ""
     """The id of a finding beyond the paper's statements this claim belongs to (K-task
     sequences, exact 1/Nx terms): the report lists findings apart, never as a verdict."""
@@ -226,6 +230,7 @@ class Verdict:
             "condition": self.claim.condition,
             "exceptions": self.exceptions,
             "restates": [line for line, _ in self.claim.restates],
+            "reading_from": self.claim.reading_from,
             "note": self.note,
         }
 

@@ -808,6 +808,8 @@ def _claims() -> list[Claim]:
               r"Optimal regularizer coefficient $\gamma$ that maximizes the transfer "
               r"performance", _derive_optimal_transfer, line=953, headline=True,
               condition="leading order in Ns/Nx; rho_a > 0",
+              reading_from="line 244 (alpha* = min(rho_b/rho_a, 1)), with alpha -> gamma by "
+                           "the equivalence of line 310",
               note="the caption prints no formula: the printed value is line 244's alpha* = "
                    "min(rho_b/rho_a, 1) with alpha -> gamma, the equivalence line 310 states "
                    "(the derivation maximises the Euclidean transfer itself)",

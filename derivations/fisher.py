@@ -1101,6 +1101,8 @@ def _claims_main() -> list[Claim]:
         Claim("fisher.average_transfer", "Fig. 5C: average transfer", _vanilla_average_transfer(),
               r"Average transfer", _derive_average("transfer"), line=_FIG5_CD_LINE,
               headline=True, clause=0, observable="average Delta eps_TF over rho_a, rho_b",
+              reading_from="line 331 (the transfer stays the vanilla model's at every "
+                           "amplitude), averaged over the unit square",
               condition="leading order in Ns/Nx, uniform prior",
               note="the caption prints no number: the average transfer panel C plots is "
                    "compared with what Sec. 6.2 says it is (line 331: the transfer stays the "
@@ -1111,6 +1113,8 @@ def _claims_main() -> list[Claim]:
               r"information metric (\textbf{C})", _derive_average("retention"),
               line=_FIG5_CD_LINE, headline=True, clause=1,
               observable="average Delta eps_RT over rho_a, rho_b",
+              reading_from="line 328 (Delta eps_RT = 1 regardless of rho_a and rho_b), "
+                           "averaged over the unit square",
               condition="leading order in Ns/Nx, uniform prior; at finite size 1 up to the "
                         "rank loss of line 328 (a column of A_1 kept whole)",
               note="the caption prints no number: the average retention panel C plots is "

@@ -479,9 +479,16 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "false for a step (evidence under a statement)",
                         "place": "the part of the paper the line stands in",
                         "reading": "how the claim reads the quote, as LaTeX",
-                        "printed_srepr": "the printed form as a sympy srepr string (empty "
-                                         "when absent); tasksim.statements.parse_form loads "
-                                         "it, as it does 'derived_srepr'",
+                        "printed_srepr": "the form the claim compares with, as a sympy "
+                                         "srepr string (empty when absent): what the paper "
+                                         "prints at the line, or, where 'reading_from' is "
+                                         "set, what that other line implies; "
+                                         "tasksim.statements.parse_form loads it, as it does "
+                                         "'derived_srepr'",
+                        "reading_from": "empty when the line prints the form compared with; "
+                                        "else the line (and statement) the compared form "
+                                        "comes from, for a caption that names a quantity "
+                                        "without printing its value",
                         "cause": "on 'wrong' and 'misprint': the id of the root cause its "
                                  "erratum shares with others ('causes' lists them)",
                         "evidence": "the steps and measurements under a statement, never "

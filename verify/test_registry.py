@@ -222,3 +222,17 @@ def test_the_surrogate_1_over_nx_terms_are_one_finding_at_lines_that_print_them(
     assert not any(v.claim.headline or v.claim.cause for v in nlo)
     printed = {v.claim.line for v in nlo if v.claim.printed is not None}
     assert printed == {610, 679}, "a printed 1/Nx term is compared only where one is printed"
+
+
+def test_a_compared_form_its_line_does_not_print_names_the_line_it_comes_from():
+    """Referee 15 (m7): where a caption names a quantity without printing its value, the form
+    the claim compares with is another line's, and the record says which (``reading_from``),
+    so that claims.json's ``printed_srepr`` never passes for what the line prints."""
+    from tasksim.derivations.registry import all_claims
+
+    unprinted = [c for c in all_claims() if re.search(r"prints no (number|formula|value)", c.note)]
+    assert {c.id for c in unprinted} >= {"fisher.average_transfer", "fisher.average_retention",
+                                         "euclidean.optimal_gamma_transfer"}
+    for c in unprinted:
+        assert re.match(r"line \d+ ", c.reading_from), (c.id, c.reading_from)
+        assert theory.verdict(c.id).as_record()["reading_from"] == c.reading_from

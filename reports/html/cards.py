@@ -530,8 +530,8 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
         measured=rows, measured_what=words_html(resolve(what)), confirmation=words_html(
             resolve(_confirmation(record))), evidence=_evidence(record, resolve),
         agreement=_agreement(record),
-        printed_label="Printed" if record.get("printed_srepr") or record.get("headline")
-        else "The paper's words",
+        printed_label="Printed" if (record.get("printed_srepr") or record.get("headline"))
+        and not record.get("reading_from") else "The paper's words",
         line=None if record.get("line") is None else int(record["line"]),
         clause=None if record.get("clause") is None else int(record["clause"]),
         excerpt=excerpt_html(resolve(str(record.get("printed") or "")), expand))
