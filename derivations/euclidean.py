@@ -47,6 +47,7 @@ import sympy as sp
 
 from .arguments import real_in_range
 from .claims import Claim, Derivation, Step, annotate
+from .latex import inline_math
 from .engine import expect_trace
 from .gating import leading_transfer as gating_leading_transfer
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
@@ -538,14 +539,25 @@ def _derive_interior_optimum() -> Derivation:
     ends = [sp.factor(q.subs(rho_b, 0)), sp.factor(q.subs(rho_b, 1))]
     bad = [sp.solveset(e <= 0, rho_a, sp.Interval.Lopen(0, 1)) for e in ends]
     holds = bad[0] == sp.S.EmptySet and bad[1].is_subset(sp.FiniteSet(1))
+    flat = sp.simplify(slope.subs(rho_a, 0)) == 0  # no slope at rho_a = 0: optimum gamma = 1
+
+    def retention_at(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+        return _retention_polynomial().subs({rho_a: a, rho_b: b})
+
+    exceptions = "; ".join(
+        ([f"rho_a = 0 (the slope at gamma = 1 vanishes: retention "
+          f"{inline_math(sp.factor(retention_at(0, rho_b)))}, optimum gamma = 1)"] if flat
+         else [])
+        + [f"(rho_a, rho_b) = ({a}, 1) (retention "
+           f"{inline_math(sp.factor(retention_at(a, 1)))}, optimum gamma = 1)"
+           for a in (bad[1] if isinstance(bad[1], sp.FiniteSet) else ())])
     return Derivation(sp.true if holds else sp.false, (
         Step("slope of the retention at gamma = 1", slope),
         Step("q = -slope/(2 rho_a), linear in rho_b: values at rho_b = 0, 1", sp.Tuple(*ends)),
         Step("rho_a in (0, 1] where an endpoint is <= 0", sp.Tuple(*bad)),
     ), exact=False, note="the slope at gamma = 1 is negative for rho_a in (0, 1], rho_b in "
-                         "[0, 1] except (1, 1): an interior optimum gamma* < 1. Exceptions: "
-                         "rho_a = 0 (retention 1 - (1-gamma)^2, optimum gamma = 1) and "
-                         "(rho_a, rho_b) = (1, 1) (retention 1 - (1-gamma)^4, optimum 1)")
+                         "[0, 1] except (1, 1): an interior optimum gamma* < 1",
+        exceptions=exceptions)
 
 
 def _maximiser_on_closed(poly: sp.Expr) -> sp.Expr:

@@ -160,9 +160,21 @@ def _derive_argmax() -> Derivation:
     curvature = sp.diff(T, rho_a, 2)
     if len(critical) != 1 or not curvature.is_negative:
         raise ArithmeticError("expected a single maximum in rho_a")
+    # where the maximum is an end of [0, 1], the transfer is monotone in rho_a: the exceptions
+    ends = sp.Union(*(sp.solveset(sp.Eq(critical[0], end), rho_b, sp.Interval(0, 1))
+                      for end in (0, 1)))
+    at_zero = sp.factor(T.subs(rho_b, 0))
+    exceptions = (f"rho_b in {{{', '.join(str(e) for e in sorted(ends))}}}: the maximum "
+                  f"rho_a = rho_b is then an end of [0, 1], so the transfer is monotone in "
+                  f"rho_a (at rho_b = 0 it is {inline_math(at_zero)}, decreasing; at rho_b = 1, "
+                  f"increasing)"
+                  if ends else "")
     return Derivation(critical[0], (Step("dT/drho_a = 0", critical[0]),
-                                    Step("second derivative of T in rho_a", curvature, "negative: a maximum")),
-                      exact=False, note="increasing for rho_a < rho_b, decreasing beyond")
+                                    Step("second derivative of T in rho_a", curvature, "negative: a maximum"),
+                                    Step("rho_b in [0, 1] where that maximum is an end of "
+                                         "[0, 1]", ends)),
+                      exact=False, note="increasing for rho_a < rho_b, decreasing beyond",
+                      exceptions=exceptions)
 
 
 def _derive_negative_corner() -> Derivation:
@@ -382,7 +394,8 @@ CLAIMS: list[Claim] = [
           "rho_a = rho_b", rho_b,
           r"under a fixed readout similarity $\rho_b$, the knowledge transfer depends "
           r"non-monotonically on the feature similarity $\rho_a$", _derive_argmax, line=195,
-          headline=True, note="read as: the transfer is largest at rho_a = rho_b",
+          headline=True, condition="leading order in Ns/Nx",
+          note="read as: the transfer is largest at rho_a = rho_b",
           restates=((196, r"When $\rho_a < \rho_b$, the higher the feature similarity the "
                           r"better transfer becomes"),
                     (207, r"under a fixed readout similarity, the knowledge transfer "

@@ -650,11 +650,12 @@ def _measured_miss(evidence: Sequence[Verdict], measured: Mapping[str, MeasuredV
 def _condition(v: Verdict, word: str) -> str:
     """The statement's condition: for "holds under a stronger condition" the derived one (part
     of the verdict; :func:`_regime` keeps the paper's beside it); else the claim's, or where
-    the derivation says the statement fails."""
+    the derivation says the statement fails (its exceptions, after "except")."""
     stronger = v.derivation.stronger_condition if v.derivation is not None else ""
     if word == "holds under a stronger condition" and stronger:
         return stronger
-    return v.claim.condition or v.exceptions
+    return "; ".join(x for x in (v.claim.condition, v.exceptions and f"except {v.exceptions}")
+                     if x)
 
 
 def _regime(v: Verdict, word: str) -> str:

@@ -236,3 +236,22 @@ def test_a_compared_form_its_line_does_not_print_names_the_line_it_comes_from():
     for c in unprinted:
         assert re.match(r"line \d+ ", c.reading_from), (c.id, c.reading_from)
         assert theory.verdict(c.id).as_record()["reading_from"] == c.reading_from
+
+
+def test_a_statement_that_fails_on_a_computed_set_records_it_as_its_exceptions():
+    """Referee 15 (m6): the points of the stated range where a statement fails are computed
+    by its derivation and recorded in ``exceptions`` (and its condition says "except"), not
+    left to the note: line 195's non-monotonic transfer is monotone at rho_b = 0 and 1, line
+    314's interior optimum is gamma = 1 at rho_a = 0 and at (1, 1)."""
+    from tasksim.reports.verdicts import statement_verdicts
+
+    argmax = theory.verdict("vanilla.transfer.argmax_rho_a")
+    assert argmax.exceptions.startswith("rho_b in {0, 1}: the maximum rho_a = rho_b is then "
+                                        "an end of [0, 1]")
+    interior = theory.verdict("euclidean.retention_optimum_interior")
+    assert interior.exceptions.startswith("rho_a = 0 (the slope at gamma = 1 vanishes")
+    assert "(rho_a, rho_b) = (1, 1)" in interior.exceptions
+    by_id = {s.id: s for s in statement_verdicts()}
+    for claim_id in ("vanilla.transfer.argmax_rho_a", "euclidean.retention_optimum_interior"):
+        assert by_id[claim_id].verdict == "holds in the stated limit"
+        assert "; except " in by_id[claim_id].condition, by_id[claim_id].condition
