@@ -504,14 +504,24 @@ def _task1_panel(ax, g: StoredGrids, switch: int, secondary: StoredGrids) -> Opt
             f"grid, so its first {switch} epochs are A's), on log epochs. Its plateau (the mean "
             f"test error over the last 100 epochs) is {_range(r.plateau, '.4f')}. At epoch "
             f"{switch}, where the stored grids switch to task 2, task 1's error lies "
-            f"{_range(100 * r.above_at_switch, '.0f')} % above it: **not converged**. At the "
-            f"paper's {PAPER_STEPS:,} SGD steps (epoch {r.paper_epoch:,}) it lies "
-            f"{_range(100 * r.above_at_paper_steps, '.1f')} % above it; it is first within "
-            f"1 % of it at epoch {_range(r.within_one_percent, ',.0f')}. Matching the paper's "
+            f"{_range(100 * r.above_at_switch, '.0f')} % above it: **not converged**. "
+            + _at_paper_steps(r, switch)
+            + f"it is first within 1 % of it at epoch {_range(r.within_one_percent, ',.0f')} "
+            f"(band: one standard error over the seeds)" + _digits_convergence(secondary))
+
+
+def _at_paper_steps(r: Task1Convergence, switch: int) -> str:
+    """Where the paper's 20,000 SGD steps leave task 1, and what matching them would cost; a
+    run too short to hold those steps and a plateau after them says so instead."""
+    if not np.all(np.isfinite(r.above_at_paper_steps)):
+        return (f"The run is too short to say where the paper's {PAPER_STEPS:,} SGD steps "
+                f"(epoch {r.paper_epoch:,}) leave task 1: it ends before that epoch plus its "
+                f"100-epoch plateau; ")
+    return (f"At the paper's {PAPER_STEPS:,} SGD steps (epoch {r.paper_epoch:,}) it lies "
+            f"{_range(100 * r.above_at_paper_steps, '.1f')} % above it; matching the paper's "
             f"steps instead of its epochs would bring task 1 to within "
             f"{math.ceil(100 * float(np.max(r.above_at_paper_steps)))} % of its plateau, at "
-            f"{PAPER_STEPS / (switch * r.steps_per_epoch):.0f} times the grids' SGD per run "
-            f"(band: one standard error over the seeds)" + _digits_convergence(secondary))
+            f"{PAPER_STEPS / (switch * r.steps_per_epoch):.0f} times the grids' SGD per run; ")
 
 
 def _digits_convergence(secondary: StoredGrids) -> str:

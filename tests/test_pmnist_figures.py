@@ -174,6 +174,20 @@ def test_fig9a_task1_says_how_far_the_switch_is_from_the_plateau_and_where_the_p
     assert len(long) == 1 and long[0].get_xscale() == "log"
 
 
+def test_a_task_1_run_too_short_for_the_paper_s_steps_says_so_instead_of_printing_nan():
+    """A fig9A_task1 that ends before the paper's steps plus the 100-epoch plateau (here 150
+    epochs of 205 steps: the paper's 20,000 steps are epoch 98) cannot say where they leave
+    task 1: the caption says so, and prints no nan."""
+    import json
+
+    task1 = _fig9a_task1()
+    task1.attrs["protocol"] = json.dumps({**json.loads(task1.attrs["protocol"]), "epochs": 150})
+    caption = figure_9(_context({"fig9A": _fig9a(0.1), "fig9A_task1": task1}))[0].caption
+    assert ("The run is too short to say where the paper's 20,000 SGD steps (epoch 98) leave "
+            "task 1") in caption
+    assert "nan" not in caption
+
+
 def test_the_long_task_1_band_is_in_the_csv_as_the_standard_error_over_seeds():
     """Referee 18 (3.1): the caption's band (one standard error over the seeds) is the CSV's
     error column of the series it shades, not an empty column."""
