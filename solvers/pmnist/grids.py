@@ -35,6 +35,10 @@ fig9CD    vanilla, task 2 trained 100 epochs, rho_a in {0, 0.2, ..., 1} at rho_b
           epochs of task 2 are fig6AB's runs, number for number)
 fig9EF    layer-wise and diagonal Fisher at (0.5, 0.5), lam1 x lam2 in {0.01, 1, 100}^2,
           3 seeds
+fig9CD_steps  line 1361's corners (0, 1) and (1, 0) at the paper's SGD steps, not its
+          epochs (:func:`paper_step_epochs`): task 1 trained 20,000 steps (1,539 epochs on
+          mnist-5k), task 2 20,000 steps with retention read after 2,000 (154 epochs) and
+          20,000; 3 seeds, one run per job (about 13 minutes of one core each on mnist-5k)
 ========  =================================================================================
 
 Examples
@@ -50,28 +54,51 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ..sweep import sample_seed
-from . import resolve_pmnist_params
+from . import PROTOCOLS, resolve_pmnist_params
+from .data import DIGITS_TRAIN, MNIST5K_TRAIN_PER_DIGIT
 from .run import FirstTask, RunRecord, first_task_regime, run_two_tasks, train_first_task
 
 __all__ = ["GridSpec", "FirstTaskJob", "ChunkJob", "paper_grids", "tiny_grid", "run_seed",
            "resolved_points", "plan", "learn_first_task", "run_chunk", "first_task_key",
-           "GRID_NAMES", "ROOT_SEED", "TASK1_EPOCHS"]
+           "GRID_NAMES", "ROOT_SEED", "TASK1_EPOCHS", "PAPER_STEPS", "paper_step_epochs"]
 
 ROOT_SEED = 2024
 """The root seed of every stored grid (run j of every point: ``sample_seed(ROOT_SEED, 0, j)``)."""
 
 GRID_NAMES: tuple[str, ...] = ("fig6AB", "fig6CD", "fig6EH", "fig9A", "fig9A_task1", "fig9CD",
-                               "fig9EF")
+                               "fig9EF", "fig9CD_steps")
 
 TASK1_EPOCHS = 3000
 """How long ``fig9A_task1`` trains task 1: past the paper's 20,000 SGD steps on either data
 set (epoch 1,539 of mnist-5k's 13 steps per epoch), with a plateau of 100 epochs after it."""
+
+PAPER_STEPS = (2_000, 20_000)
+"""The paper's training lengths in SGD steps on MNIST (60,000 images, batch 300: 200 steps
+per epoch): its short training (10 epochs) and its long one (100 epochs, also task 1's)."""
+
+_TRAIN_IMAGES = {"mnist": 60_000, "mnist-5k": 10 * MNIST5K_TRAIN_PER_DIGIT,
+                 "digits": DIGITS_TRAIN}
+
+
+def paper_step_epochs(dataset: str) -> tuple[int, int]:
+    """The epochs of ``dataset``'s protocol that first reach the paper's short and long
+    training in SGD steps (:data:`PAPER_STEPS`; the last partial batch of an epoch is
+    dropped).
+
+    >>> paper_step_epochs("mnist-5k"), paper_step_epochs("digits"), paper_step_epochs("mnist")
+    ((154, 1539), (10, 98), (10, 100))
+    """
+    steps = _TRAIN_IMAGES[dataset] // PROTOCOLS[dataset].batch
+    short, long = (math.ceil(n / steps) for n in PAPER_STEPS)
+    return short, long
+
 
 _POINT_KEYS = ("method", "rho_a", "rho_b", "alpha", "lam1", "lam2")
 
@@ -146,6 +173,11 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
                        for m in ("fisher-layerwise", "fisher-diag")
                        for l1 in layer_levels for l2 in layer_levels), seeds=3, chunk=9),
     ]
+    short, long = paper_step_epochs(dataset)
+    specs.append(GridSpec(
+        "fig9CD_steps", "line 1361's corners at the paper's SGD steps",
+        (_point("vanilla", 0.0, 1.0), _point("vanilla", 1.0, 0.0)), seeds=3,
+        task2_epochs=long, retention_epochs=short, protocol={"epochs": long}, chunk=1))
     out = {}
     for spec in specs:
         kw = dict(spec.__dict__)
