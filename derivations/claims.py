@@ -229,7 +229,7 @@ class Verdict:
             "status": self.status,
             "condition": self.claim.condition,
             "exceptions": self.exceptions,
-            "restates": [line for line, _ in self.claim.restates],
+            "restates": list(dict.fromkeys(line for line, _ in self.claim.restates)),
             "reading_from": self.claim.reading_from,
             "note": self.note,
         }

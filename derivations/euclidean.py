@@ -806,6 +806,7 @@ def _claims() -> list[Claim]:
               _TF_PRINTED, r"The expression of the transfer performance is equivalent to Eq. "
               r"\ref{eq_rcg_epsilon_TF} if we change $\gamma$ to $\alpha$",
               _derive_equals_gating, line=310, headline=True,
+              reading_from="line 236 (eq_rcg_epsilon_TF's transfer), with alpha -> gamma",
               condition="leading order in Ns/Nx", note="read as: the derived Euclidean "
               "transfer is the derived random-gating transfer with alpha -> gamma",
               restates=((311, r"the Euclidean weight regularization with amplitude "
@@ -942,6 +943,8 @@ CLAIMS += [
           r"By contrast, the expression of the retention performance contains two additional "
           r"terms", _derive_extra_terms, line=312,
           headline=True, condition="leading order in Ns/Nx", observable="Delta eps_RT",
+          reading_from="lines 307 (the Euclidean retention) and 238 (eq_rcg_epsilon_RT, "
+                       "alpha -> gamma): their difference",
           note="read as: eq_wr_epsilon_TF's retention minus eq_rcg_epsilon_RT's at alpha = "
                "gamma is 2 gamma rho_a (1 - gamma)(rho_b - gamma rho_a) - (1 - gamma)^2, both "
                "sides derived"),

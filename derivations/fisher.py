@@ -957,6 +957,7 @@ def _claims_main() -> list[Claim]:
               r"the transfer performance becomes the same with the vanilla model",
               _derive_transfer("surrogate", "unregularized"), line=1141, headline=True,
               condition="leading order in Ns/Nx",
+              reading_from="line 183 (eq_epsilon_vanilla's transfer)",
               note="read as: the transfer is eq_epsilon_vanilla's"),
         Claim("fisher.transfer_equals_vanilla.independent_metric", "Sec. 6.2: 'if the first "
               "task is learned with weight regularization in an orthogonal direction, the "
@@ -965,6 +966,7 @@ def _claims_main() -> list[Claim]:
               r"direction, the transfer performance remains the same with the vanilla model",
               _derive_transfer("surrogate", "independent_metric"), line=331, headline=True,
               condition="leading order in Ns/Nx",
+              reading_from="line 183 (eq_epsilon_vanilla's transfer)",
               note="read as: the transfer is eq_epsilon_vanilla's",
               restates=((63, r"without compromising transfer performance"),
                         (92, r"helps retention without affecting knowledge transfer"))),

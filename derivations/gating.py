@@ -362,14 +362,20 @@ def _derive_transfer_improvement() -> Derivation:
     equal = sp.factor(gain.subs({rho_a: p, rho_b: p}).subs(alpha, 1 / (1 + w)))
     holds = bool(low.is_positive and at_threshold.is_positive and high.is_negative
                  and equal.is_negative)
+    # the proof takes rho_a = p > 0; at rho_a = 0 (where rho_b >= rho_a always) nothing changes
+    flat = sp.simplify(gain.subs(rho_a, 0)) == 0
+    exceptions = ("rho_a = 0 (T(alpha) - T(1) vanishes for every alpha: the scaling leaves the "
+                  "transfer unchanged, it does not lower it)" if flat else "")
     return Derivation(sp.true if holds else sp.false, (
         Step("T(alpha) - T(1)", gain),
         Step("rho_b = rho_a - t, alpha in (rho_b/rho_a, 1)", low, "positive"),
         Step("rho_b = rho_a - t, alpha = rho_b/rho_a", at_threshold, "positive"),
         Step("rho_b = rho_a + t, alpha = 1/(1+w)", high, "negative"),
         Step("rho_b = rho_a, alpha = 1/(1+w)", equal, "negative"),
+        Step("T(alpha) - T(1) at rho_a = 0", sp.simplify(gain.subs(rho_a, 0))),
     ), exact=False, note="gating helps transfer for every alpha in (2 rho_b/rho_a - 1, 1) "
-                         "when rho_b < rho_a: alpha >= rho_b/rho_a is sufficient, not necessary")
+                         "when rho_b < rho_a: alpha >= rho_b/rho_a is sufficient, not necessary",
+        exceptions=exceptions)
 
 
 def _derive_random_scaling() -> Derivation:
@@ -633,6 +639,7 @@ CLAIMS: list[Claim] = [
     Claim("gating.validity", "Sec. 5.1: eq_rcg_epsilon_RT holds only when alpha >> Ns/Nx",
           _printed_RT_random, r"holds only when $\alpha \gg \tfrac{N_s}{N_x}$",
           _derive_validity, line=246, headline=True,
+          reading_from="line 238 (eq_rcg_epsilon_RT), the form said to hold",
           condition="Ns << alpha Nx: the finite-size correction is a series in Ns/(alpha Nx)",
           note="read as: eq_rcg_epsilon_RT is the limit Ns/(alpha Nx) -> 0 of the random-gating "
                "retention at finite size",
@@ -693,7 +700,10 @@ CLAIMS: list[Claim] = [
     Claim("gating.adaptive_rho_g", "Appendix B.1, adaptive activity gating",
           sp.Max(0, rho_a * (2 * rho_b - rho_a)),
           r"$\rho_g = \max \left\{ 0,  \rho_a (2\rho_b - \rho_a) \right\}$", _derive_rho_g,
-          line=748, headline=True, condition="leading order in Ns/(alpha Nx)"),
+          line=748, headline=True,
+          condition="leading order in Ns/(alpha Nx), with the errors taken in expectation, as "
+                    "the appendix does: the ratio of one draw's errors spreads about it by "
+                    "order (Ny Ns)^(-1/2), so Ny Ns >> 1 as well"),
     Claim("gating.adaptive_alpha_tilde", "Appendix B.1, adaptive activity gating",
           sp.Piecewise((alpha + (1 - alpha) * rho_a * (2 * rho_b - rho_a), 2 * rho_b >= rho_a),
                        (alpha, True)),

@@ -152,14 +152,14 @@ def observable_change(v: "Verdict") -> Optional[sp.Expr]:
 def _how(v: "Verdict", verdict: str, change: sp.Expr) -> str:
     """How a size was obtained, in words (the record's ``size_reason`` beside its number)."""
     if not change.free_symbols:
-        return ("a change of the observable that depends on no size or parameter (the "
-                "claim's carry; its observable says why)")
+        return ("the change the error makes in the observable, which depends on no size or "
+                "parameter (the observable says why)")
     grid = ("at Nx = 3000, Ns = 30, Ny = 10, the largest magnitude on the grid of the "
             "parameters left free (sizes.GRIDS; the point is given)")
     if verdict in ("wrong", "misprint"):
-        route = ("derived - printed of the term, carried to the observable by the claim's "
-                 "carry (its coefficient in the observable, or the change its error makes "
-                 "there)" if v.claim.carry is not None else
+        route = ("derived - printed of the term, carried to the observable by its "
+                 "coefficient there (or by the change its error makes there)"
+                 if v.claim.carry is not None else
                  "the derived form minus the printed form, evaluated")
         return f"{route}, {grid}"
     if v.status == "leading order":
@@ -201,13 +201,6 @@ NO_NUMBER: dict[str, str] = {
     "figures.average_panels": "figure references (Fig. 2C cited for the average panel Fig. "
                               "2D, Fig. 3A left out of '3B-D'): no value of the model changes, "
                               "so there is no number to size",
-    "soft_threshold.latent_gaussian": "a law, not a number: given A the Gaussian form is exact "
-                                      "at every Ns; its one approximation, Var m_i = 1, is off "
-                                      "by (2/Ns)^(1/2) (0.26 at Ns = 30), whose effect on "
-                                      "E[phi^2] is the O(1/Ns) gap measured at line 878 "
-                                      "(soft_threshold.error_diagonal; there the row norms' "
-                                      "chi-square law is taken exactly, against unit "
-                                      "variance)",
 }
 """Statements whose verdict has no size for a reason more specific than the generic one."""
 

@@ -71,24 +71,6 @@ def joint_cumulants() -> tuple[sp.Matrix, sp.Expr, sp.Expr]:
     return cov, third, fourth
 
 
-def _derive_joint_gaussian() -> Derivation:
-    cov, third, fourth = joint_cumulants()
-    norm_variance = 2 / Ns  # Var |A_i|^2 for Ns entries N(0, 1/Ns): Ns (3 - 1) / Ns^2
-    gaussian = bool(third == 0 and fourth == 0)
-    return Derivation(sp.true if gaussian else sp.false, (
-        Step(f"covariance of (s_1, m_i) over s, Ns = {_NS}, symbolic row A_i", cov),
-        Step("third joint cumulant kappa(s_1, m_i, m_i)", third),
-        Step("fourth joint cumulant kappa(s_1, m_i, m_i, m_i)", fourth),
-        Step("Var |A_i|^2 over the rows (entries N(0, 1/Ns)): the spread of Var m_i about 1",
-             norm_variance)),
-        exact=False,
-        note="given A, (s_j, m_i) is a linear image of the Gaussian s, so jointly Gaussian at "
-             "every Ns (its higher joint cumulants vanish); its covariance is [[1, A_ij], "
-             "[A_ij, |A_i|^2]], and only the unit variance of m_i, |A_i|^2 = 1 +- "
-             f"(2/Ns)^(1/2) ({math.sqrt(2 / 30):.2f} at Ns = 30), needs Ns >> 1; the display's "
-             "A_ji is the A_ij of line 837 with its indices swapped")
-
-
 _NX_SMALL, _NS_SMALL = 3, 2
 """A tall symbolic A (Nx > Ns, as in the model) on which the display's index is read."""
 
@@ -115,16 +97,25 @@ def cross_covariance_table() -> sp.Matrix:
 
 
 def _derive_index() -> Derivation:
+    """The display's covariance read off the model: the off-diagonal entry is A_ij, and the
+    law it states (jointly Gaussian given A) holds with it (:func:`joint_cumulants`)."""
     table = cross_covariance_table()
     same = table == _symbolic_a()
     i, j = _NX_SMALL, 1
+    cov, third, fourth = joint_cumulants()
     return Derivation(sp.Symbol("A_ij") if same else sp.nan, (
         Step(f"<s_j m_i> over s ~ N(0, I), m = A s, a symbolic {_NX_SMALL} x {_NS_SMALL} A "
              "(row i, column j)", table),
         Step("the table is A: the (i, j) entry is A_ij, as line 837 states",
              sp.true if same else sp.false),
         Step(f"the printed A_ji at (i, j) = ({i}, {j}) is row {j}, column {i} of a "
-             f"{_NX_SMALL} x {_NS_SMALL} A: it does not exist", sp.false)))
+             f"{_NX_SMALL} x {_NS_SMALL} A: it does not exist", sp.false),
+        Step(f"the law with A_ij: covariance of (s_1, m_i) over s, Ns = {_NS}, symbolic row "
+             "A_i", cov),
+        Step("third and fourth joint cumulants kappa(s_1, m_i, m_i), kappa(s_1, m_i, m_i, "
+             "m_i): zero, so jointly Gaussian given A", sp.Tuple(third, fourth)),
+        Step("Var |A_i|^2 over the rows (entries N(0, 1/Ns)): the spread of Var m_i about 1, "
+             "which needs Ns >> 1", 2 / Ns)))
 
 
 CLAIMS: list[Claim] = [
@@ -134,22 +125,19 @@ CLAIMS: list[Claim] = [
     Claim("soft_threshold.latent_cross", f"{_WHERE}: <s_j m_i> = A_ij", _ROW[0],
           r"\lla s_j m_i \rra = A_{ij}", _derive(1), line=837, headline=True,
           condition="exact for any A"),
-    Claim("soft_threshold.latent_gaussian", f"{_WHERE}: (s_j, m_i) jointly Gaussian", sp.true,
-          r"\begin{pmatrix} 1 & A_{ji} \\ A_{ji} & 1 \end{pmatrix}", _derive_joint_gaussian,
-          line=846,
-          condition="Ns >> 1 (the unit variance of m_i; the Gaussian law is exact given A)"),
     Claim("soft_threshold.latent_covariance_index",
           f"{_WHERE}: the covariance of (s_j, m_i)", sp.Symbol("A_ji"),
           r"\begin{pmatrix} 1 & A_{ji} \\ A_{ji} & 1 \end{pmatrix}", _derive_index, line=846,
           headline=True,
-          misprint_of="soft_threshold.latent_gaussian",
+          misprint_of="soft_threshold.latent_cross",
           cause="soft-threshold-latent-index-typo", observable="the soft-thresholding results "
           "of lines 851-880 (which use rho = A_ij)", carry=lambda d: sp.Integer(0),
           condition="Ns >> 1 (the unit variance of m_i; the Gaussian law is exact given A)",
           note="misprint: the display's off-diagonal A_ji (named rho at line 849) is the A_ij "
                "of line 837 with its indices swapped (m = A s with A of Nx rows and Ns columns, so <s_j m_i> = "
-               "A_ij); the law it states, (s_j, m_i) jointly Gaussian with that covariance, "
-               "holds with A_ij (soft_threshold.latent_gaussian: exact given A, the unit "
-               "variance of m_i in the stated limit Ns >> 1), and so do the results of "
-               "lines 851-880, which use rho = A_ij"),
+               "A_ij, exactly, as line 837 states); the law the display states, (s_j, m_i) "
+               "jointly Gaussian with that covariance, holds with A_ij: exactly given A, its "
+               "unit variance of m_i in the stated limit Ns >> 1 (|A_i|^2 = 1 +- (2/Ns)^(1/2), "
+               f"{math.sqrt(2 / 30):.2f} at Ns = 30); so do the results of lines 851-880, "
+               "which use rho = A_ij"),
 ]

@@ -368,7 +368,8 @@ CLAIMS: list[Claim] = [
           restates=((714, r"1 - \rho_a^2 (\rho_a^2 - 2\rho_a \rho_b +1)"),)),
     Claim("vanilla.transfer.exact[gaussian]", "Sec. 4, eq_epsilon_vanilla (finite size)", _T,
           r"the low-rank latent assumption: $N_s \ll N_x$", _derive_exact, line=189,
-          headline=True, condition="Ns << Nx: the transfer's correction is exactly "
+          headline=True, reading_from="line 183 (eq_epsilon_vanilla's transfer), the form "
+          "said to hold", condition="Ns << Nx: the transfer's correction is exactly "
           "-(1 - rho_a^2) Ns/(Nx - Ns - 1) (Gaussian generator)",
           note="read as: eq_epsilon_vanilla's transfer is the limit Ns/Nx -> 0 of the exact "
                "transfer", restates=((709, r"at $N_s \ll N_x$ limit"),)),
@@ -395,6 +396,7 @@ CLAIMS: list[Claim] = [
           r"under a fixed readout similarity $\rho_b$, the knowledge transfer depends "
           r"non-monotonically on the feature similarity $\rho_a$", _derive_argmax, line=195,
           headline=True, condition="leading order in Ns/Nx",
+          reading_from="line 196 (increasing in rho_a below rho_b, decreasing above it)",
           note="read as: the transfer is largest at rho_a = rho_b",
           restates=((196, r"When $\rho_a < \rho_b$, the higher the feature similarity the "
                           r"better transfer becomes"),

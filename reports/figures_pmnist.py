@@ -640,7 +640,8 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         ax_b.legend(fontsize=6)
         captions.append("**B**: the network's transfer against rho_a for each rho_b "
                         "(`results/fig6AB.nc`, mean +- standard error); beside it the linear "
-                        "model's leading-order transfer (line 145, not a claim this panel tests)")
+                        "model's leading-order transfer (eq_epsilon_vanilla, not a claim this "
+                        "panel tests)")
     else:
         _empty(ax_b, "not stored: tasksim pmnist-grid fig6AB")
     lin_b.legend(fontsize=6)
@@ -672,14 +673,16 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         blank = [f"({a:g}, {b:g})" for i, b in enumerate(FIG9_D_AXIS)
                  for k, a in enumerate(FIG9_D_AXIS) if not np.isfinite(values[i, k])]
         captions.append("**C**: the network's retention at rho_b = 1 after 10 (black) and 100 "
-                        "(gray) epochs of task 2; **D**: after 100 epochs on the stored "
+                        "(gray) epochs of task 2, both from fig9CD's runs (line 361's first "
+                        "half, after 10 epochs, is judged on fig6AB's, with more seeds: its "
+                        "card); **D**: after 100 epochs on the stored "
                         "3 x 3 map rho_a, rho_b in {0, 0.5, 1}, one cell per stored point "
                         f"(`results/fig9CD.nc`, "
                         f"{_seeds_done(g, 'fig9CD')} seeds"
                         + (f"; blank, not stored yet: {', '.join(blank)}, which `tasksim "
                            "pmnist-grid fig9CD` adds" if blank else "") + "); "
-                        "beside each the linear model's leading-order retention (line 146, not a claim "
-                        "this panel tests) "
+                        "beside each the linear model's leading-order retention "
+                        "(eq_epsilon_vanilla, not a claim this panel tests) "
                         "(its fixed point: no training time), for D at the same nine points")
     else:
         _empty(ax_c, "not stored: tasksim pmnist-grid fig9CD")

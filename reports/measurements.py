@@ -763,6 +763,11 @@ MEASUREMENTS: tuple[Measurement, ...] = (
 adds a size the derivation cannot give."""
 
 UNMEASURABLE: dict[str, str] = {
+    "soft_threshold.latent_covariance_index": "an index typo that changes no value the report "
+                                              "measures: the results after it use rho = "
+                                              "A_ij; verify/test_plasticity_soft_threshold.py "
+                                              "shows through the toolkit's sampled error "
+                                              "that <s_j x_i> is A_ij, not A_ji",
     "phase_diagram.overlap_of_phases": "a region of the (rho_a, rho_b) square (area "
                                        "17/18 - 2 sqrt2/3 = 0.00164), derived exactly; no "
                                        "sampled quantity measures an area (Fig. 7 checks the "

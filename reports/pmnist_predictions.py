@@ -938,12 +938,54 @@ class _Decided(Part):
         return self.decided_state
 
 
+STEPS_GRID = "fig9CD_steps"
+"""The grid of line 1361's corners at the paper's SGD steps
+(:func:`tasksim.solvers.pmnist.grids.paper_step_epochs`)."""
+
+_LINE_1361 = ("retention at (0, 1) exceeds retention at (1, 0) after 10 and after 100 epochs of "
+              "task 2")
+
+
+def _at_paper_steps(g: StoredGrids) -> Optional[tuple[int, int, int, list[Difference]]]:
+    """Line 1361's two differences on :data:`STEPS_GRID`, after its short and long training
+    (epochs), with its SGD steps per epoch; None when that grid is not stored or has fewer
+    than two seeds finished at both corners."""
+    if not g.has(STEPS_GRID):
+        return None
+    settings = json.loads(g.datasets[STEPS_GRID].attrs["settings"])
+    protocol = json.loads(g.datasets[STEPS_GRID].attrs["protocol"])
+    short, long = int(settings["retention_epochs"]), int(settings["task2_epochs"])
+    out = []
+    for after in (short, long):
+        a, b = _common(g.values(STEPS_GRID, "vanilla", 0.0, 1.0, after=after),
+                       g.values(STEPS_GRID, "vanilla", 1.0, 0.0, after=after))
+        out.append(paired_difference(a, b))
+    if min(d.n for d in out) < 2:
+        return None
+    return short, long, steps_per_epoch(protocol), out
+
+
 def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 1361: the asymmetry after a short (10 epochs) and a long (100 epochs) training on
-    task 2. "Long" is the paper's 100 epochs, 20,000 SGD steps: a row whose epochs are far
-    fewer steps (mnist-5k: 1,300, below even the paper's short 2,000, with task 1 itself far
-    from its plateau there, Fig. 9A) does not reach the statement's condition and decides
-    nothing; its numbers stay as evidence."""
+    task 2. "Long" is the paper's 100 epochs, 20,000 SGD steps. Judged on the runs at the
+    paper's SGD steps (:data:`STEPS_GRID`) when stored; else on fig9CD, whose epochs on
+    mnist-5k are far fewer steps (1,300, below even the paper's short 2,000, with task 1 itself
+    far from its plateau there, Fig. 9A): that row does not reach the statement's condition
+    and decides nothing; its numbers stay as evidence."""
+    steps = _at_paper_steps(g)
+    if steps is not None:
+        short, long, s, out = steps
+        word = _all([d.sign() for d in out])
+        k = 0 if word == "wrong" and out[0].sign() == -1 else 1
+        return StatementVerdict(
+            1361, "pmnist.asymmetry_short_and_long_training", _LINE_1361, word, out[k].mean,
+            out[k].sem, out[k].n, ds,
+            f"at the paper's SGD steps (`results/{STEPS_GRID}.nc`: task 1 trained "
+            f"{long * s:,} steps, then task 2): retention (0, 1) minus (1, 0): "
+            f"{fmt_estimate(out[0])} after {short * s:,} steps of task 2 (the paper's 10 "
+            f"epochs), {fmt_estimate(out[1])} after {long * s:,} (its 100)",
+            claim=f"retention (0, 1) minus (1, 0) after {(short, long)[k] * s:,} SGD steps of "
+                  f"task 2 > 0")
     out = []
     for after in (10, 100):
         a, b = _common(g.values("fig9CD", "vanilla", 0.0, 1.0, after=after),
@@ -954,8 +996,7 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
     text = (f"retention (0, 1) minus (1, 0): {fmt_estimate(out[0])} after 10, "
             f"{fmt_estimate(out[1])} after 100 epochs")
     claim = f"retention (0, 1) minus (1, 0) after {(10, 100)[k]} epochs > 0"
-    statement = ("retention at (0, 1) exceeds retention at (1, 0) after 10 and after 100 "
-                 "epochs of task 2")
+    statement = _LINE_1361
     protocol = json.loads(g.datasets["fig9CD"].attrs["protocol"])
     if not reaches_paper_length(protocol):  # the paper's long training is not reached
         return StatementVerdict(
@@ -964,7 +1005,7 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
             "the paper's condition (a long training on task 2: its 100 epochs are "
             f"{100 * PAPER_STEPS_PER_EPOCH:,} SGD steps) is not reached (task 2's SGD steps: "
             f"above), and task 1 is itself far from its plateau at the switch (Fig. 9A); "
-            f"would decide: {PAPER_LENGTH_RUNS}; " + text,
+            f"would decide: {PAPER_LENGTH_RUNS} (`tasksim pmnist-grid {STEPS_GRID}`); " + text,
             claim="retention (0, 1) minus (1, 0) after 100 epochs > 0", condition_unmet=True)
     return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training", statement, word,
                             out[k].mean, out[k].sem, out[k].n, ds, text, claim=claim)
@@ -1096,7 +1137,7 @@ def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
         text += (f"; unlike line 1361, this statement needs no long training: it is about the "
                  f"curve's shape (a fast drop, then a gradual one), which this row shows in its "
                  f"own epochs ({10 * s:,} and then {90 * s:,} SGD steps), so the row's shorter "
-                 f"length (below) does not leave it undecided")
+                 f"length (its training length, on this card) does not leave it undecided")
     return StatementVerdict(1360, "pmnist.task2_learning_curve",
                             "the task-2 test error drops more in the first 10 epochs of task 2 "
                             "than in the 90 epochs after", _all([d.sign()]), d.mean, d.sem, d.n,
@@ -1135,9 +1176,17 @@ and keeps the secondary row (the digits, about the paper's steps per epoch) besi
 
 
 def _training(grids: StoredGrids, grid: str, line: int) -> str:
-    """The training length of ``grid``'s runs for the statement at ``line``."""
+    """The training length of ``grid``'s runs for the statement at ``line`` (line 1361: of the
+    runs at the paper's SGD steps when it is judged on them)."""
     import json
 
+    steps = _at_paper_steps(grids) if line == 1361 else None
+    if steps is not None:
+        short, long, s, _ = steps
+        return (f"task 1: {long:,} epochs = {long * s:,} SGD steps, task 2: {short:,} and "
+                f"{long:,} epochs = {short * s:,} and {long * s:,} steps ({s} per epoch); "
+                f"this row matches the paper's training length in SGD steps (its 20,000 of "
+                f"task 1, 2,000 and 20,000 of task 2), not its epochs")
     protocol = json.loads(grids.datasets[grid].attrs["protocol"])
     task2 = LONG_TRAINING.get(line, (int(protocol.get("retention_epochs", 10)),))
     text = training_length(protocol, task2)

@@ -487,8 +487,10 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                          "'derived_srepr'",
                         "reading_from": "empty when the line prints the form compared with; "
                                         "else the line (and statement) the compared form "
-                                        "comes from, for a caption that names a quantity "
-                                        "without printing its value",
+                                        "comes from: a caption that names a quantity without "
+                                        "printing its value, or a sentence about a form "
+                                        "printed elsewhere (an equation it says holds, "
+                                        "equals or is the limit of)",
                         "cause": "on 'wrong' and 'misprint': the id of the root cause its "
                                  "erratum shares with others ('causes' lists them)",
                         "evidence": "the steps and measurements under a statement, never "

@@ -607,3 +607,68 @@ def test_a_network_size_names_a_short_protocol_and_the_row_at_the_papers_steps()
         "paper's 200); on digits: -0.007 +- 0.013 (3 seeds, not resolved)")
     against = replace(net, secondary=replace(digits, verdict="wrong"))
     assert _with_network_verdict(blank, against).size_phrase().endswith("(3 seeds, contradicted)")
+
+
+def _steps_grid(done_seeds: int, short, long) -> object:
+    """A stored fig9CD_steps (mnist-5k: task 1 and task 2 trained 1,539 epochs of 13 SGD
+    steps) whose retention after 154 and 1,539 epochs of task 2 is ``short(point)`` and
+    ``long(point)`` (plus a little seed noise); only the first ``done_seeds`` seeds finished."""
+    import json
+
+    spec = paper_grids("mnist-5k", seeds=3)["fig9CD_steps"]
+    points = resolved_points(spec)
+    ds = empty_grid(spec, points)
+    epochs = json.loads(ds.attrs["protocol"])["epochs"]
+    after_short, after_long = spec.retention_epochs, spec.task2_epochs
+    rng = np.random.default_rng(2)
+    for i, p in enumerate(points):
+        for j in range(done_seeds):
+            curve = np.full(ds.sizes["epoch"], 1.0 - short(p) + 0.01 * rng.standard_normal())
+            curve[0], curve[1:epochs + 1] = 1.0, 0.1
+            curve[epochs + after_long] = 1.0 - long(p) + 0.01 * rng.standard_normal()
+            ds["curves"].values[i, j, :, 0] = curve
+            ds["retention"].values[i, j] = 1.0 - curve[epochs + after_short]
+            ds["transfer"].values[i, j] = 0.0
+            ds["done"].values[i, j] = 1
+    return ds
+
+
+def _mnist5k_fig9cd(value) -> object:
+    """fig9CD on mnist-5k's protocol (its 100 epochs of task 2: 1,300 SGD steps)."""
+    import json
+
+    fig9cd = _long_grid(3, value, value)
+    fig9cd.attrs["protocol"] = json.dumps({**json.loads(fig9cd.attrs["protocol"]),
+                                           "dataset": "mnist-5k", "n_train": 4000,
+                                           "batch": 300})
+    return fig9cd
+
+
+def _corners(high, low):
+    return lambda p: {(0.0, 1.0): high, (1.0, 0.0): low}.get((p["rho_a"], p["rho_b"]), 0.5)
+
+
+def test_line_1361_is_decided_by_runs_at_the_paper_s_sgd_steps_when_they_are_stored():
+    """Issue 16: the runs of fig9CD_steps train task 1 and task 2 the paper's 20,000 SGD steps
+    (1,539 epochs of mnist-5k) and read retention after 2,000 and 20,000: line 1361's
+    condition is reached there, so they decide it either way, and say so."""
+    def verdict(fig9cd_steps):
+        grids = StoredGrids({"fig9CD": _mnist5k_fig9cd(_corners(0.8, 0.3)),
+                             "fig9CD_steps": fig9cd_steps})
+        return {x.claim_id: x for x in sec7_verdicts(grids)}[
+            "pmnist.asymmetry_short_and_long_training"]
+
+    held = verdict(_steps_grid(3, _corners(0.8, 0.3), _corners(0.7, 0.2)))
+    assert held.verdict == "holds in the stated limit" and not held.condition_unmet
+    assert held.evidence.startswith("at the paper's SGD steps (`results/fig9CD_steps.nc`: "
+                                    "task 1 trained 20,007 steps, then task 2)")
+    assert "after 2,002 steps of task 2 (the paper's 10 epochs)" in held.evidence
+    assert "this row matches the paper's training length in SGD steps" in held.training
+    assert abs(held.effect - 0.5) < 0.05 and held.n == 3
+    # the asymmetry reversed after the long training: wrong, on its long half
+    reversed_ = verdict(_steps_grid(3, _corners(0.8, 0.3), _corners(0.2, 0.7)))
+    assert reversed_.verdict == "wrong" and reversed_.effect < 0
+    # one finished seed decides nothing: the epoch-matched row is judged, and cannot decide
+    early = verdict(_steps_grid(1, _corners(0.8, 0.3), _corners(0.7, 0.2)))
+    assert early.verdict == "not decided" and early.condition_unmet
+    assert "`tasksim pmnist-grid fig9CD_steps`" in early.evidence

@@ -23,7 +23,7 @@ def built(tmp_path_factory, report_cache):
 
 COMMAND = "tasksim report --no-figures --no-measurements"
 RECORD_KEYS = {"id", "where", "printed", "derived", "note", "line", "headline",
-               "condition", "exceptions", "restates", "place", "reading", "size",
+               "condition", "exceptions", "restates", "place", "reading", "reading_from", "size",
                "printed_srepr", "derived_srepr"}
 STATEMENT_KEYS = {"verdict", "observable", "size_at_paper_sizes", "size_at", "size_reason",
                   "cause", "clause", "confirmation", "evidence", "size_typical", "size_phrase"}

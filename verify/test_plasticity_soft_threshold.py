@@ -10,7 +10,8 @@ at leading order, plasticity.alpha_independence):
 Input soft-thresholding, phi(x) = sgn(x) max{0, |x| - h}, h = sqrt(2) erfcinv(alpha):
 
 - misprint soft_threshold.latent_covariance_index: the covariance of (s_j, m_i), m = A s, is
-  A_ij (line 837), not the display's A_ji (Monte Carlo over s with one drawn A);
+  A_ij (line 837), not the display's A_ji (the toolkit's sampled error, x = A s, with A
+  from draw_tasks);
 - soft_threshold.active_fraction and soft_threshold.cross_moment (Monte Carlo of m, s);
 - erratum soft_threshold.error_diagonal: E[phi(m)^2] by Monte Carlo is the derived
   expression, not the alpha^2 the simplified error uses;
@@ -38,6 +39,7 @@ import pytest
 from hypothesis import given
 
 from tasksim.testing import strategies as S
+from tasksim.solvers.sampled import sampled_error
 from tasksim.solvers.soft_threshold import soft_threshold_solution
 from tasksim.solvers.soft_threshold_moments import soft_threshold, threshold_from_sparsity
 from tasksim.solvers.sweep import Estimate
@@ -115,21 +117,24 @@ def test_at_identical_features_the_models_alpha_dependence_vanishes_where_the_su
 # -- input soft-thresholding: moments -------------------------------------------------------
 
 def test_the_latent_covariance_is_a_ij_not_the_display_s_a_ji():
-    """The misprint soft_threshold.latent_covariance_index: with m = A s, s ~ N(0, I) and A
-    of the model's shape (Nx x Ns, entries N(0, 1/Ns)), the sample covariance of (s_j, m_i)
-    is A_ij and not A_ji, entry by entry within the sampling error (on the square block,
+    """The misprint soft_threshold.latent_covariance_index, through the toolkit's own input
+    path: A from draw_tasks, errors from the sampled error (x = A s there). A student reading
+    input i alone with weight 1 against the target s_j makes the error
+    1 - 2 <s_j x_i> + |A_i|^2, so the sampled error measures <s_j x_i>: it is A_ij (line 837)
+    and not the display's A_ji, entry by entry within the sampling error (on the square block,
     where A_ji exists, at the three entries where the two differ most)."""
-    rng = np.random.default_rng(841)
-    nx, ns, samples = 12, 6, 400_000
-    A = rng.standard_normal((nx, ns)) / math.sqrt(ns)
-    s = rng.standard_normal((samples, ns))
-    m = s @ A.T
-    square = A[:ns]
-    gap = np.abs(square - square.T)  # the entries where A_ij and A_ji differ most
+    nx, ns = 12, 6
+    A = draw_tasks(nx=nx, ns=ns, ny=1, rho_a=0.0, rho_b=0.0, seed=841).A[0]
+    gap = np.abs(A[:ns] - A[:ns].T)
     for flat in np.argsort(gap, axis=None)[-3:]:
-        i, j = np.unravel_index(flat, gap.shape)
-        cross = E.estimate(s[:, j] * m[:, i])
-        assert_distinguishes(f"<s_{j + 1} m_{i + 1}>", cross, A[i, j], A[j, i])
+        i, j = (int(k) for k in np.unravel_index(flat, gap.shape))
+        student = np.zeros((1, nx))
+        student[0, i] = 1.0
+        target = np.zeros((1, ns))
+        target[0, j] = 1.0
+        error, se = sampled_error(student, A, target, n_samples=200_000, seed=int(flat))
+        cross = Estimate((1.0 + float(A[i] @ A[i]) - error) / 2, se / 2, 200_000)
+        assert_distinguishes(f"<s_{j + 1} x_{i + 1}>", cross, A[i, j], A[j, i])
 
 
 @pytest.mark.parametrize("alpha", [0.1, 0.3, 0.6])

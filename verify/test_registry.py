@@ -233,8 +233,15 @@ def test_a_compared_form_its_line_does_not_print_names_the_line_it_comes_from():
     unprinted = [c for c in all_claims() if re.search(r"prints no (number|formula|value)", c.note)]
     assert {c.id for c in unprinted} >= {"fisher.average_transfer", "fisher.average_retention",
                                          "euclidean.optimal_gamma_transfer"}
-    for c in unprinted:
-        assert re.match(r"line \d+ ", c.reading_from), (c.id, c.reading_from)
+    # referee 19 (m2.2): sentences about a form printed elsewhere read it from there too
+    elsewhere = {"fisher.transfer_equals_vanilla.independent_metric",
+                 "fisher.transfer_equals_vanilla.unregularized",
+                 "euclidean.transfer_equals_random_gating", "vanilla.transfer.exact[gaussian]",
+                 "gating.validity", "euclidean.retention_extra_terms",
+                 "vanilla.transfer.argmax_rho_a"}
+    by_id = {c.id: c for c in all_claims()}
+    for c in unprinted + [by_id[i] for i in sorted(elsewhere)]:
+        assert re.match(r"lines? \d+ ", c.reading_from), (c.id, c.reading_from)
         assert theory.verdict(c.id).as_record()["reading_from"] == c.reading_from
 
 
@@ -251,7 +258,11 @@ def test_a_statement_that_fails_on_a_computed_set_records_it_as_its_exceptions()
     interior = theory.verdict("euclidean.retention_optimum_interior")
     assert interior.exceptions.startswith("rho_a = 0 (the slope at gamma = 1 vanishes")
     assert "(rho_a, rho_b) = (1, 1)" in interior.exceptions
+    # referee 19 (m1.4): line 242's "lowers the transfer if rho_b >= rho_a" fails at rho_a = 0
+    lowers = theory.verdict("gating.transfer.dense_gating_helps")
+    assert lowers.exceptions.startswith("rho_a = 0 (T(alpha) - T(1) vanishes for every alpha")
     by_id = {s.id: s for s in statement_verdicts()}
-    for claim_id in ("vanilla.transfer.argmax_rho_a", "euclidean.retention_optimum_interior"):
+    for claim_id in ("vanilla.transfer.argmax_rho_a", "euclidean.retention_optimum_interior",
+                     "gating.transfer.dense_gating_helps"):
         assert by_id[claim_id].verdict == "holds in the stated limit"
         assert "; except " in by_id[claim_id].condition, by_id[claim_id].condition

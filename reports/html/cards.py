@@ -674,10 +674,10 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
         anchor = f"line-{slot.line}" if slot.headline else _anchor(slot.line, taken)
         kinds = [row.kind for row in slot.rows]
         if slot.rows:
-            quote = " ".join(
+            quote = " ".join(dict.fromkeys(  # two clauses of one sentence: quoted once
                 formula_html(resolve(row.quote), display=True, expand=expand)
                 if row.kind in FORMULA_KINDS else prose_html(resolve(row.quote), expand=expand)
-                for row in slot.rows)
+                for row in slot.rows))
             kind = kinds[0]
         else:
             kind = "sentence" if is_prose(slot.quote) else "equation"
