@@ -660,8 +660,8 @@ def test_line_1361_is_decided_by_runs_at_the_paper_s_sgd_steps_when_they_are_sto
 
     held = verdict(_steps_grid(3, _corners(0.8, 0.3), _corners(0.7, 0.2)))
     assert held.verdict == "holds in the stated limit" and not held.condition_unmet
-    assert held.evidence.startswith("at the paper's SGD steps (`results/fig9CD_steps.nc`: "
-                                    "task 1 trained 20,007 steps, then task 2)")
+    assert ("at the paper's SGD steps (`results/fig9CD_steps.nc`: task 1 trained 20,007 "
+            "steps, then task 2)") in held.evidence
     assert "after 2,002 steps of task 2 (the paper's 10 epochs)" in held.evidence
     assert "this row matches the paper's training length in SGD steps" in held.training
     assert abs(held.effect - 0.5) < 0.05 and held.n == 3
