@@ -142,7 +142,8 @@ MEASURED: list[Claim] = [
     _claim("asymmetry_short_and_long_training", 1361,
            r"the asymmetric task similarity dependence of the retention performance was "
            r"observed consistently both after a short and long training on the second task",
-           "retention after 10 and 100 epochs on a (rho_a, rho_b) grid",
+           "retention at the corners (0, 1) and (1, 0) after the paper's short and long "
+           "training of task 2 (2,000 and 20,000 SGD steps: results/fig9CD_steps.nc)",
            restates=((1333, r"the system still exhibits strong asymmetric dependence on the "
                             r"feature and readout similarities"),)),
     _claim("layerwise_beats_diagonal", 1434,

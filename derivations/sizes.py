@@ -153,7 +153,7 @@ def _how(v: "Verdict", verdict: str, change: sp.Expr) -> str:
     """How a size was obtained, in words (the record's ``size_reason`` beside its number)."""
     if not change.free_symbols:
         return ("the change the error makes in the observable, which depends on no size or "
-                "parameter (the observable says why)")
+                "parameter (the observable or the note says why)")
     grid = ("at Nx = 3000, Ns = 30, Ny = 10, the largest magnitude on the grid of the "
             "parameters left free (sizes.GRIDS; the point is given)")
     if verdict in ("wrong", "misprint"):

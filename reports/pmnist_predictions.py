@@ -960,9 +960,18 @@ def _at_paper_steps(g: StoredGrids) -> Optional[tuple[int, int, int, list[Differ
         a, b = _common(g.values(STEPS_GRID, "vanilla", 0.0, 1.0, after=after),
                        g.values(STEPS_GRID, "vanilla", 1.0, 0.0, after=after))
         out.append(paired_difference(a, b))
-    if min(d.n for d in out) < 2:
+    s = steps_per_epoch(protocol)
+    reached = (int(protocol["epochs"]) * s >= 0.9 * 100 * PAPER_STEPS_PER_EPOCH
+               and short * s >= 0.9 * 10 * PAPER_STEPS_PER_EPOCH
+               and long * s >= 0.9 * 100 * PAPER_STEPS_PER_EPOCH)
+    if min(d.n for d in out) < 2 or not reached:  # too few seeds, or not the paper's steps
         return None
-    return short, long, steps_per_epoch(protocol), out
+    return short, long, s, out
+
+
+def _p_phrase(d: Difference) -> str:
+    """The paired t-test's p-value of a difference, as a card states it."""
+    return f"paired t-test p = {t_test_p(d.mean, d.sem, d.n):.3f}"
 
 
 def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -983,7 +992,8 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
             f"at the paper's SGD steps (`results/{STEPS_GRID}.nc`: task 1 trained "
             f"{long * s:,} steps, then task 2): retention (0, 1) minus (1, 0): "
             f"{fmt_estimate(out[0])} after {short * s:,} steps of task 2 (the paper's 10 "
-            f"epochs), {fmt_estimate(out[1])} after {long * s:,} (its 100)",
+            f"epochs; {_p_phrase(out[0])}), {fmt_estimate(out[1])} after {long * s:,} (its "
+            f"100; {_p_phrase(out[1])}); both must be shown",
             claim=f"retention (0, 1) minus (1, 0) after {(short, long)[k] * s:,} SGD steps of "
                   f"task 2 > 0")
     out = []

@@ -556,7 +556,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             derived=_derived_latex(v), note=note,
             evidence=tuple(entries),
             # another sentence of the statement's own line is one of its clauses, not a restatement
-            restates=tuple(line for line, _ in c.restates if line != c.line),
+            restates=tuple(dict.fromkeys(line for line, _ in c.restates if line != c.line)),
             misprint_of=c.misprint_of, typical=typical,
             size_derived=None if derived_size is None else derived_size[0],
             size_derived_at={} if derived_size is None else derived_size[1]))

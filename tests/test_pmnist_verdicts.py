@@ -662,12 +662,20 @@ def test_line_1361_is_decided_by_runs_at_the_paper_s_sgd_steps_when_they_are_sto
     assert held.verdict == "holds in the stated limit" and not held.condition_unmet
     assert ("at the paper's SGD steps (`results/fig9CD_steps.nc`: task 1 trained 20,007 "
             "steps, then task 2)") in held.evidence
-    assert "after 2,002 steps of task 2 (the paper's 10 epochs)" in held.evidence
+    assert "after 2,002 steps of task 2 (the paper's 10 epochs; paired t-test p = " in \
+        held.evidence and "both must be shown" in held.evidence
     assert "this row matches the paper's training length in SGD steps" in held.training
     assert abs(held.effect - 0.5) < 0.05 and held.n == 3
     # the asymmetry reversed after the long training: wrong, on its long half
     reversed_ = verdict(_steps_grid(3, _corners(0.8, 0.3), _corners(0.2, 0.7)))
     assert reversed_.verdict == "wrong" and reversed_.effect < 0
+    # a grid of that name whose task 1 is not the paper's length is not read as if it were
+    import json
+
+    short_task1 = _steps_grid(3, _corners(0.8, 0.3), _corners(0.7, 0.2))
+    short_task1.attrs["protocol"] = json.dumps({**json.loads(short_task1.attrs["protocol"]),
+                                                "epochs": 100})
+    assert verdict(short_task1).verdict == "not decided"
     # one finished seed decides nothing: the epoch-matched row is judged, and cannot decide
     early = verdict(_steps_grid(1, _corners(0.8, 0.3), _corners(0.7, 0.2)))
     assert early.verdict == "not decided" and early.condition_unmet

@@ -38,7 +38,7 @@ fig9EF    layer-wise and diagonal Fisher at (0.5, 0.5), lam1 x lam2 in {0.01, 1,
 fig9CD_steps  line 1361's corners (0, 1) and (1, 0) at the paper's SGD steps, not its
           epochs (:func:`paper_step_epochs`): task 1 trained 20,000 steps (1,539 epochs on
           mnist-5k), task 2 20,000 steps with retention read after 2,000 (154 epochs) and
-          20,000; 3 seeds, one run per job (about 13 minutes of one core each on mnist-5k)
+          20,000; 3 seeds, one run per job (about 9 minutes of one core each on mnist-5k)
 ========  =================================================================================
 
 Examples
