@@ -134,8 +134,9 @@ CLAIMS: list[Claim] = [
           "of lines 851-880 (which use rho = A_ij)", carry=lambda d: sp.Integer(0),
           condition="Ns >> 1 (the unit variance of m_i; the Gaussian law is exact given A)",
           note="misprint: the display's off-diagonal A_ji (named rho at line 849) is the A_ij "
-               "of line 837 with its indices swapped (m = A s with A of Nx rows and Ns columns, so <s_j m_i> = "
-               "A_ij, exactly, as line 837 states); the law the display states, (s_j, m_i) "
+               "of line 837 with its indices swapped (m = A s with A of Nx rows and Ns "
+               "columns, so <s_j m_i> = A_ij, exactly, as line 837 states); the law the "
+               "display states, (s_j, m_i) "
                "jointly Gaussian with that covariance, holds with A_ij: exactly given A, its "
                "unit variance of m_i in the stated limit Ns >> 1 (|A_i|^2 = 1 +- (2/Ns)^(1/2), "
                f"{math.sqrt(2 / 30):.2f} at Ns = 30); so do the results of lines 851-880, "

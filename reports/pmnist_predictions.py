@@ -948,8 +948,9 @@ _LINE_1361 = ("retention at (0, 1) exceeds retention at (1, 0) after 10 and afte
 
 def _at_paper_steps(g: StoredGrids) -> Optional[tuple[int, int, int, list[Difference]]]:
     """Line 1361's two differences on :data:`STEPS_GRID`, after its short and long training
-    (epochs), with its SGD steps per epoch; None when that grid is not stored or has fewer
-    than two seeds finished at both corners."""
+    (epochs), with its SGD steps per epoch; None when that grid is not stored, has fewer
+    than two seeds finished at both corners, or its settings miss the paper's SGD steps
+    (within 10 %) for task 1 or either training of task 2."""
     if not g.has(STEPS_GRID):
         return None
     settings = json.loads(g.datasets[STEPS_GRID].attrs["settings"])
