@@ -27,6 +27,7 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 
 from tasksim.derivations.symbols import alpha, alpha_t, gamma, gamma_f, rho_a, rho_b
+from tasksim.solvers.pmnist.grids import PAPER_SGD_STEPS
 
 from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
@@ -121,7 +122,7 @@ def settings_rows(p: Mapping[str, Any], *, seeds: str) -> list[tuple[str, str, s
     ]
 
 
-PAPER_STEPS = 20_000
+PAPER_STEPS = PAPER_SGD_STEPS[1]
 """SGD steps of task 1 in the paper: 100 epochs of MNIST's 60,000 images in batches of 300."""
 
 

@@ -962,9 +962,11 @@ def _at_paper_steps(g: StoredGrids) -> Optional[tuple[int, int, int, list[Differ
                        g.values(STEPS_GRID, "vanilla", 1.0, 0.0, after=after))
         out.append(paired_difference(a, b))
     s = steps_per_epoch(protocol)
-    reached = (int(protocol["epochs"]) * s >= 0.9 * 100 * PAPER_STEPS_PER_EPOCH
-               and short * s >= 0.9 * 10 * PAPER_STEPS_PER_EPOCH
-               and long * s >= 0.9 * 100 * PAPER_STEPS_PER_EPOCH)
+    from tasksim.solvers.pmnist.grids import PAPER_SGD_STEPS
+
+    paper_short, paper_long = PAPER_SGD_STEPS
+    reached = (int(protocol["epochs"]) * s >= 0.9 * paper_long
+               and short * s >= 0.9 * paper_short and long * s >= 0.9 * paper_long)
     if min(d.n for d in out) < 2 or not reached:  # too few seeds, or not the paper's steps
         return None
     return short, long, s, out

@@ -67,7 +67,7 @@ from .run import FirstTask, RunRecord, first_task_regime, run_two_tasks, train_f
 
 __all__ = ["GridSpec", "FirstTaskJob", "ChunkJob", "paper_grids", "tiny_grid", "run_seed",
            "resolved_points", "plan", "learn_first_task", "run_chunk", "first_task_key",
-           "GRID_NAMES", "ROOT_SEED", "TASK1_EPOCHS", "PAPER_STEPS", "paper_step_epochs"]
+           "GRID_NAMES", "ROOT_SEED", "TASK1_EPOCHS", "PAPER_SGD_STEPS", "paper_step_epochs"]
 
 ROOT_SEED = 2024
 """The root seed of every stored grid (run j of every point: ``sample_seed(ROOT_SEED, 0, j)``)."""
@@ -79,7 +79,7 @@ TASK1_EPOCHS = 3000
 """How long ``fig9A_task1`` trains task 1: past the paper's 20,000 SGD steps on either data
 set (epoch 1,539 of mnist-5k's 13 steps per epoch), with a plateau of 100 epochs after it."""
 
-PAPER_STEPS = (2_000, 20_000)
+PAPER_SGD_STEPS = (2_000, 20_000)
 """The paper's training lengths in SGD steps on MNIST (60,000 images, batch 300: 200 steps
 per epoch): its short training (10 epochs) and its long one (100 epochs, also task 1's)."""
 
@@ -89,14 +89,14 @@ _TRAIN_IMAGES = {"mnist": 60_000, "mnist-5k": 10 * MNIST5K_TRAIN_PER_DIGIT,
 
 def paper_step_epochs(dataset: str) -> tuple[int, int]:
     """The epochs of ``dataset``'s protocol that first reach the paper's short and long
-    training in SGD steps (:data:`PAPER_STEPS`; the last partial batch of an epoch is
+    training in SGD steps (:data:`PAPER_SGD_STEPS`; the last partial batch of an epoch is
     dropped).
 
     >>> paper_step_epochs("mnist-5k"), paper_step_epochs("digits"), paper_step_epochs("mnist")
     ((154, 1539), (10, 98), (10, 100))
     """
     steps = _TRAIN_IMAGES[dataset] // PROTOCOLS[dataset].batch
-    short, long = (math.ceil(n / steps) for n in PAPER_STEPS)
+    short, long = (math.ceil(n / steps) for n in PAPER_SGD_STEPS)
     return short, long
 
 
