@@ -133,6 +133,10 @@ def test_the_paper_grids_have_the_stated_sizes():
     assert ab.seeds == 5 and len(ab.points) == 121 and ab.dataset == "mnist-5k"
     assert sorted({p["rho_a"] for p in ab.points}) == [k / 10 for k in range(11)]
     assert specs["fig9CD"].task2_epochs == 100 and specs["fig9A"].track_task2
+    # the steps grid: line 1361's corners first (a stored file of those grows), then rho_b = 1
+    steps = [(p["rho_a"], p["rho_b"]) for p in specs["fig9CD_steps"].points]
+    assert steps == [(0.0, 1.0), (1.0, 0.0), (0.2, 1.0), (0.4, 1.0), (0.6, 1.0), (0.8, 1.0),
+                     (1.0, 1.0)]
     points = resolved_points(specs["fig6EH"])
     assert {(p["hidden"], p["batch"], p["epochs"], p["learning_rate"]) for p in points} == \
         {(1500, 300, 100, 0.01)}

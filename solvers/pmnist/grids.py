@@ -35,10 +35,12 @@ fig9CD    vanilla, task 2 trained 100 epochs, rho_a in {0, 0.2, ..., 1} at rho_b
           epochs of task 2 are fig6AB's runs, number for number)
 fig9EF    layer-wise and diagonal Fisher at (0.5, 0.5), lam1 x lam2 in {0.01, 1, 100}^2,
           3 seeds
-fig9CD_steps  line 1361's corners (0, 1) and (1, 0) at the paper's SGD steps, not its
-          epochs (:func:`paper_step_epochs`): task 1 trained 20,000 steps (1,539 epochs on
-          mnist-5k), task 2 20,000 steps with retention read after 2,000 (154 epochs) and
-          20,000; 3 seeds, one run per job (about 9 minutes of one core each on mnist-5k)
+fig9CD_steps  line 1361's corners (0, 1) and (1, 0), then line 361's rho_a in {0.2, 0.4,
+          ..., 1} at rho_b = 1 (with (0, 1): Fig. 9C's row; a file of the first 2 points
+          grows to 7), at the paper's SGD steps, not its epochs (:func:`paper_step_epochs`):
+          task 1 trained 20,000 steps (1,539 epochs on mnist-5k), task 2 20,000 steps with
+          retention read after 2,000 (154 epochs) and 20,000; 3 seeds, one run per job (about
+          9 minutes of one core each on mnist-5k)
 ========  =================================================================================
 
 Examples
@@ -175,8 +177,9 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
     ]
     short, long = paper_step_epochs(dataset)
     specs.append(GridSpec(
-        "fig9CD_steps", "line 1361's corners at the paper's SGD steps",
-        (_point("vanilla", 0.0, 1.0), _point("vanilla", 1.0, 0.0)), seeds=3,
+        "fig9CD_steps", "lines 1361 and 361 at the paper's SGD steps",
+        (_point("vanilla", 0.0, 1.0), _point("vanilla", 1.0, 0.0))
+        + tuple(_point("vanilla", a, 1.0) for a in fifth[1:]), seeds=3,
         task2_epochs=long, retention_epochs=short, protocol={"epochs": long}, chunk=1))
     out = {}
     for spec in specs:
