@@ -682,7 +682,12 @@ def _short_dip(g: StoredGrids) -> Part:
 
 def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 361: a dip after 10 epochs (a sign, :func:`_short_dip`) that is gone after 100
-    (a claimed equality: end minus lowest interior point below +NEAR_ZERO, from fig9CD)."""
+    (a claimed equality: end minus lowest interior point below +NEAR_ZERO, from fig9CD).
+    Judged on the runs at the paper's SGD steps when their row is stored
+    (:func:`_p4_at_paper_steps`); the epoch-matched rows then stay as evidence."""
+    steps = _p4_at_paper_steps(g, ds)
+    if steps is not None:
+        return steps
     short = _short_dip(g)
     axis = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
     parts = [short]
@@ -712,6 +717,40 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
                             PREDICTIONS["P4"], word, lead.effect.mean, lead.effect.sem,
                             lead.effect.n, ds, f"at rho_b = 1, {short.text}, {long_text}", "",
                             lead.claim, boundary=lead.boundary)
+
+
+def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
+    """Line 361 on :data:`STEPS_GRID`'s row at rho_b = 1 (:func:`_steps_row`): a dip after the
+    paper's 2,000 SGD steps of task 2 (both ends above the lowest interior point, a sign)
+    and none after its 20,000 (end minus lowest interior point below +NEAR_ZERO, a claimed
+    equality). None when that row is not stored."""
+    row = _steps_row(g)
+    if row is None:
+        return None
+    short, long, s, early, late = row
+    early_word, gap = retention_dip(FIFTHS, early)
+    dip = _Decided(gap, f"after {short * s:,} SGD steps, end minus lowest interior point > 0",
+                   decided_state={"dip": 1, "no dip": -1}.get(early_word, 0))
+    late_word, late_gap = retention_dip(FIFTHS, late)
+    gone = Part(late_gap, f"after {long * s:,} SGD steps, end minus lowest interior point < "
+                          f"+{NEAR_ZERO:g} (the dip gone, read within the band)", NEAR_ZERO, -1)
+    late_word = {1: "no dip", -1: "dip"}.get(gone.state(), "unresolved")
+    word, lead = judge_parts([dip, gone])
+    epochs = [f"fig6AB after 10 epochs of task 2 shows {_short_dip(g).text.split(' shows ')[-1]}"
+              ] if g.has("fig6AB") else []
+    if g.has("fig9CD"):
+        epochs.append("fig9CD after 100 epochs shows " + dip_phrase(*retention_dip(
+            FIFTHS, _row(g, "fig9CD", 1.0, FIFTHS, "retention", after=100))))
+    evidence = (f"at rho_b = 1, rho_a in {{0, 0.2, ..., 1}}, at the paper's SGD steps "
+                f"(`results/{STEPS_GRID}.nc`, {gap.n} seeds: task 1 trained {long * s:,} steps, "
+                f"then task 2): after {short * s:,} steps of task 2 (the paper's 10 epochs) "
+                f"retention shows {dip_phrase(early_word, gap)}; "
+                f"after {long * s:,} (its 100) {dip_phrase(late_word, late_gap)}; both must be "
+                f"shown" + (". The epoch-matched rows, short of the paper's steps, stay as "
+                             f"evidence: {'; '.join(epochs)}" if epochs else ""))
+    return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
+                            PREDICTIONS["P4"], word, lead.effect.mean, lead.effect.sem,
+                            lead.effect.n, ds, evidence, "", lead.claim, boundary=lead.boundary)
 
 
 def _gating_pair(g: StoredGrids, method: str, alpha: float, rho_b: float, which: str
@@ -946,30 +985,63 @@ _LINE_1361 = ("retention at (0, 1) exceeds retention at (1, 0) after 10 and afte
               "task 2")
 
 
-def _at_paper_steps(g: StoredGrids) -> Optional[tuple[int, int, int, list[Difference]]]:
-    """Line 1361's two differences on :data:`STEPS_GRID`, after its short and long training
-    (epochs), with its SGD steps per epoch; None when that grid is not stored, has fewer
-    than two seeds finished at both corners, or its settings miss the paper's SGD steps
+def _steps_lengths(g: StoredGrids) -> Optional[tuple[int, int, int]]:
+    """:data:`STEPS_GRID`'s short and long training of task 2 (epochs) and its SGD steps per
+    epoch; None when that grid is not stored or its settings miss the paper's SGD steps
     (within 10 %) for task 1 or either training of task 2."""
     if not g.has(STEPS_GRID):
         return None
     settings = json.loads(g.datasets[STEPS_GRID].attrs["settings"])
     protocol = json.loads(g.datasets[STEPS_GRID].attrs["protocol"])
     short, long = int(settings["retention_epochs"]), int(settings["task2_epochs"])
-    out = []
-    for after in (short, long):
-        a, b = _common(g.values(STEPS_GRID, "vanilla", 0.0, 1.0, after=after),
-                       g.values(STEPS_GRID, "vanilla", 1.0, 0.0, after=after))
-        out.append(paired_difference(a, b))
     s = steps_per_epoch(protocol)
     from tasksim.solvers.pmnist.grids import PAPER_SGD_STEPS
 
     paper_short, paper_long = PAPER_SGD_STEPS
     reached = (int(protocol["epochs"]) * s >= 0.9 * paper_long
                and short * s >= 0.9 * paper_short and long * s >= 0.9 * paper_long)
-    if min(d.n for d in out) < 2 or not reached:  # too few seeds, or not the paper's steps
+    return (short, long, s) if reached else None
+
+
+def _at_paper_steps(g: StoredGrids) -> Optional[tuple[int, int, int, list[Difference]]]:
+    """Line 1361's two differences on :data:`STEPS_GRID`, after its short and long training
+    (epochs), with its SGD steps per epoch; None when that grid is not stored at the paper's
+    steps (:func:`_steps_lengths`) or has fewer than two seeds finished at both corners."""
+    lengths = _steps_lengths(g)
+    if lengths is None:
+        return None
+    short, long, s = lengths
+    out = []
+    for after in (short, long):
+        a, b = _common(g.values(STEPS_GRID, "vanilla", 0.0, 1.0, after=after),
+                       g.values(STEPS_GRID, "vanilla", 1.0, 0.0, after=after))
+        out.append(paired_difference(a, b))
+    if min(d.n for d in out) < 2:  # too few seeds
         return None
     return short, long, s, out
+
+
+FIFTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+"""Fig. 9C's rho_a axis at rho_b = 1 (fig9CD and the steps grid)."""
+
+
+def _steps_row(g: StoredGrids) -> Optional[tuple[int, int, int, np.ndarray, np.ndarray]]:
+    """Line 361's row on :data:`STEPS_GRID`: rho_a in :data:`FIFTHS` at rho_b = 1, retention
+    after the short and the long training of task 2 (``[k, seed]``, paired seeds), with the
+    lengths of :func:`_steps_lengths`; None when the grid is not at the paper's steps, lacks
+    a point of the row (a file of line 1361's corners only) or has fewer than two seeds
+    finished at every point."""
+    lengths = _steps_lengths(g)
+    if lengths is None:
+        return None
+    short, long, _ = lengths
+    try:
+        rows = [_row(g, STEPS_GRID, 1.0, FIFTHS, "retention", after=n) for n in (short, long)]
+    except KeyError:  # the row is not in this file
+        return None
+    if rows[0].ndim != 2 or rows[0].shape[1] < 2:
+        return None
+    return (*lengths, *rows)
 
 
 def _p_phrase(d: Difference) -> str:
@@ -1189,13 +1261,13 @@ and keeps the secondary row (the digits, about the paper's steps per epoch) besi
 
 
 def _training(grids: StoredGrids, grid: str, line: int) -> str:
-    """The training length of ``grid``'s runs for the statement at ``line`` (line 1361: of the
-    runs at the paper's SGD steps when it is judged on them)."""
+    """The training length of ``grid``'s runs for the statement at ``line`` (lines 1361 and
+    361: of the runs at the paper's SGD steps when they are judged on them)."""
     import json
 
-    steps = _at_paper_steps(grids) if line == 1361 else None
-    if steps is not None:
-        short, long, s, _ = steps
+    on_steps = {1361: _at_paper_steps, 361: _steps_row}.get(line, lambda _: None)(grids)
+    if on_steps is not None:
+        short, long, s = on_steps[:3]
         return (f"task 1: {long:,} epochs = {long * s:,} SGD steps, task 2: {short:,} and "
                 f"{long:,} epochs = {short * s:,} and {long * s:,} steps ({s} per epoch); "
                 f"this row matches the paper's training length in SGD steps (its 20,000 of "

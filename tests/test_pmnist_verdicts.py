@@ -680,3 +680,38 @@ def test_line_1361_is_decided_by_runs_at_the_paper_s_sgd_steps_when_they_are_sto
     early = verdict(_steps_grid(1, _corners(0.8, 0.3), _corners(0.7, 0.2)))
     assert early.verdict == "not decided" and early.condition_unmet
     assert "`tasksim pmnist-grid fig9CD_steps`" in early.evidence
+
+
+def test_line_361_is_decided_by_the_rho_b_1_row_at_the_paper_s_sgd_steps_when_it_is_stored():
+    """Issue 16: line 361 is about 10 and 100 of the paper's epochs (2,000 and 20,000 SGD
+    steps). When fig9CD_steps holds Fig. 9C's row (rho_a in {0, 0.2, ..., 1} at rho_b = 1),
+    both halves are judged on it: a dip after 2,002 steps, none after 20,007; the
+    epoch-matched fig6AB row stays as evidence."""
+    def verdict(steps):
+        grids = StoredGrids({"fig6AB": _grid("fig6AB", 3, _dip), "fig9CD_steps": steps})
+        return {x.claim_id: x for x in sec7_verdicts(grids)}[
+            "pmnist.retention_non_monotonic_then_monotonic"]
+
+    def monotone(p):  # retention falls with rho_a at rho_b = 1: no interior dip
+        return 0.9 - 0.3 * p["rho_a"] if p["rho_b"] == 1.0 else 0.2
+
+    held = verdict(_steps_grid(3, _dipped, monotone))
+    assert held.verdict == "holds in the stated limit" and held.n == 3
+    assert ("at the paper's SGD steps (`results/fig9CD_steps.nc`, 3 seeds: task 1 trained "
+            "20,007 steps, then task 2): after 2,002 steps of task 2 (the paper's 10 epochs) "
+            "retention shows dip (end minus lowest interior point") in held.evidence
+    assert "after 20,007 (its 100) no dip (end minus lowest interior point -0.0" in \
+        held.evidence
+    assert "fig6AB after 10 epochs of task 2 shows dip" in held.evidence
+    assert "this row matches the paper's training length in SGD steps" in held.training
+    # the dip still there after the long training: wrong, on the long half
+    still = verdict(_steps_grid(3, _dipped, _dipped))
+    assert still.verdict == "wrong" and still.boundary == pytest.approx(0.05)
+    assert still.effect == pytest.approx(0.576, abs=0.03)
+    # no dip even after the short training: wrong, on the short half
+    never = verdict(_steps_grid(3, monotone, monotone))
+    assert never.verdict == "wrong" and never.boundary == 0.0 and never.effect < 0
+    # a file of line 1361's corners only (before the row was added) is not read for line 361
+    corners_only = _steps_grid(3, _dipped, monotone).isel(point=[0, 1])
+    early = verdict(corners_only)
+    assert "fig9CD_steps" not in early.evidence
