@@ -83,14 +83,21 @@ def claim_id(remedy: str, *parts: str) -> str:
     return ".".join(("sequences", remedy.replace("-", "_")) + parts)
 
 
-@lru_cache(maxsize=None)
 def error_matrices(remedy: str, structure: str, max_k: int = MAX_K) -> tuple[sp.Matrix, ...]:
     """The leading-order error matrices for K = 2 .. max_k.
 
     >>> [E.shape for E in error_matrices("vanilla", "chain", 3)]
     [(2, 3), (3, 4)]
+
+    Cached per (remedy, structure, K), however ``max_k`` is passed (positionally, by name or
+    by default), so that the claims that read them share one derivation.
     """
-    return tuple(leading_errors(remedy, structure, K) for K in range(2, max_k + 1))
+    return tuple(_error_matrix(remedy, structure, K) for K in range(2, max_k + 1))
+
+
+@lru_cache(maxsize=None)
+def _error_matrix(remedy: str, structure: str, K: int) -> sp.Matrix:
+    return leading_errors(remedy, structure, K)
 
 
 def first_task_errors(remedy: str, structure: str, K: int, point: Mapping[str, float]

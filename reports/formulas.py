@@ -118,6 +118,12 @@ MAX_OPS = 300
 than it helps a reader)."""
 
 
+MAX_SYMBOLS = 8
+"""In an expression of more symbols than this (the network's regularizers of Appendix E.2,
+18), a form collected in any but the first of them (by name) is tried only when a coefficient
+agrees with the print: each try factors every coefficient, about half a second apiece."""
+
+
 def _reshapable(expr: object) -> bool:
     """A commutative scalar expression of modest size (the only kind reshaped)."""
     return (isinstance(expr, sp.Expr) and not isinstance(expr, sp.logic.boolalg.Boolean)
@@ -145,11 +151,13 @@ def _term(coefficient: sp.Expr, monomial: str) -> str:
     return rf"\left({text}\right) {monomial}" if coefficient.is_Add else f"{text} {monomial}"
 
 
-def _collected(derived: sp.Expr, printed: sp.Expr, symbol: sp.Symbol
-               ) -> Optional[tuple[str, int]]:
+def _collected(derived: sp.Expr, printed: sp.Expr, symbol: sp.Symbol,
+               agreeing_only: bool = False) -> Optional[tuple[str, int]]:
     """``derived`` collected in powers of ``symbol``, each coefficient in the printed form when
-    it agrees with the printed one (``printed`` itself split in the same powers); and how many
-    coefficients agree."""
+    it agrees with the printed one (``printed`` itself split in the same powers), the others
+    factored; and how many coefficients agree. With ``agreeing_only``, None when none agrees
+    (then the form would only compete on length, and factoring every coefficient in each of
+    many symbols is most of a build's claim time: :data:`MAX_SYMBOLS`)."""
     try:
         mine = sp.Poly(sp.expand(derived), symbol)
         theirs = sp.collect(printed, symbol, evaluate=False)
@@ -157,11 +165,15 @@ def _collected(derived: sp.Expr, printed: sp.Expr, symbol: sp.Symbol
         return None
     if mine.degree() < 1:
         return None
+    terms = [(power, coefficient, theirs.get(symbol ** power if power else sp.S.One))
+             for (power,), coefficient in sorted(mine.terms(), key=lambda t: t[0][0])]
+    if agreeing_only and not any(printed_c is not None and sp.expand(c - printed_c) == 0
+                                 for _, c, printed_c in terms):
+        return None
     parts, agree = [], 0
-    for (power,), coefficient in sorted(mine.terms(), key=lambda t: t[0][0]):
+    for power, coefficient, printed_coefficient in terms:
         monomial = "" if power == 0 else latex(symbol ** power)
-        shown, same = _coefficient(coefficient, theirs.get(symbol ** power if power else
-                                                            sp.S.One))
+        shown, same = _coefficient(coefficient, printed_coefficient)
         agree += same
         parts.append(_term(shown, monomial))
     return " + ".join(parts).replace("+ -", "- "), agree
@@ -170,7 +182,8 @@ def _collected(derived: sp.Expr, printed: sp.Expr, symbol: sp.Symbol
 def reader_form(derived: sp.Basic, printed: Optional[sp.Basic] = None) -> str:
     """LaTeX of ``derived`` in the form a reader sets beside the print: collected in one of the
     printed form's symbols with each coefficient factored (or written as printed where it
-    agrees), or factored, whichever is shortest; the plain form when nothing is shorter.
+    agrees), or factored, whichever is shortest (the form with the most agreeing coefficients
+    first; :data:`MAX_SYMBOLS`); the plain form when nothing is shorter.
 
     Examples
     --------
@@ -187,8 +200,9 @@ def reader_form(derived: sp.Basic, printed: Optional[sp.Basic] = None) -> str:
     try:
         candidates.append((latex(sp.factor(derived)), 0))
         if _reshapable(printed):
-            for symbol in sorted(printed.free_symbols & derived.free_symbols, key=str):
-                form = _collected(derived, printed, symbol)
+            shared = sorted(printed.free_symbols & derived.free_symbols, key=str)
+            for k, symbol in enumerate(shared):
+                form = _collected(derived, printed, symbol, k > 0 and len(shared) > MAX_SYMBOLS)
                 if form:
                     candidates.append(form)
     except Exception:  # sympy raises many kinds on what it cannot factor; keep what we have
