@@ -33,8 +33,8 @@ from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
 from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
                            palette, panel_label, theory_line)
-from .pmnist_predictions import (SECONDARY_DATASET, StatementVerdict, StoredGrids,
-                                 predictions_phrase, sec7_verdicts, with_secondary)
+from .pmnist_predictions import (FIFTHS, SECONDARY_DATASET, StatementVerdict, StoredGrids,
+                                 predictions_phrase, sec7_verdicts, steps_row, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -578,6 +578,26 @@ def lambda2_spread(g: StoredGrids, method: str, levels: Sequence[float] = FIG9_L
     return float(max(spreads))
 
 
+def _steps_row_panel(ax, g: StoredGrids) -> str:
+    """Fig. 9C's row at the paper's SGD steps (`results/fig9CD_steps.nc`) on ``ax``, in blue,
+    and the caption's words for it; "" when that row is not stored."""
+    row = steps_row(g)
+    if row is None:
+        return ""
+    short, long, s, early, late = row
+    axis = np.array(FIFTHS)
+    for values, color, n in ((early, "tab:blue", short * s), (late, "lightskyblue", long * s)):
+        mean = values.mean(axis=1)
+        sem = values.std(axis=1, ddof=1) / math.sqrt(values.shape[1])
+        ax.plot(axis, mean, color=color, linewidth=1.0)
+        numeric_points(ax, axis, mean, sem, color, marker="s",
+                       label=f"after {n:,} SGD steps")
+    return (f"; in blue the same row at the paper's SGD steps (`results/fig9CD_steps.nc`, "
+            f"{early.shape[1]} seeds: task 1 trained {long * s:,} steps), after {short * s:,} "
+            f"(dark, the paper's 10 epochs) and {long * s:,} (light, its 100) steps of task 2, "
+            f"which judge line 361 (its card)")
+
+
 def figure_9(ctx: FigureContext) -> list[FigureResult]:
     """Fig. 9A-F as the paper lays it out (its caption, Appendix E.2): learning curves (A),
     transfer (B), retention after 10 and 100 epochs (C) and after 100 epochs on the stored
@@ -666,6 +686,7 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
             ax_c.plot(axis, [e[0] for e in est], color=color, linewidth=1.0)
             numeric_points(ax_c, np.array(axis), np.array([e[0] for e in est]),
                            np.array([e[1] for e in est]), color, label=label)
+        steps_text = _steps_row_panel(ax_c, g)
         ax_c.legend(fontsize=6.5)
         values = np.array([[_stored_mean(g, "fig9CD", a, b, after=100) for a in FIG9_D_AXIS]
                            for b in FIG9_D_AXIS])
@@ -674,9 +695,10 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         blank = [f"({a:g}, {b:g})" for i, b in enumerate(FIG9_D_AXIS)
                  for k, a in enumerate(FIG9_D_AXIS) if not np.isfinite(values[i, k])]
         captions.append("**C**: the network's retention at rho_b = 1 after 10 (black) and 100 "
-                        "(gray) epochs of task 2, both from fig9CD's runs (line 361's first "
-                        "half, after 10 epochs, is judged on fig6AB's, with more seeds: its "
-                        "card); **D**: after 100 epochs on the stored "
+                        "(gray) epochs of task 2, both from fig9CD's runs"
+                        + (steps_text or " (line 361's first half, after 10 epochs, is judged "
+                           "on fig6AB's, with more seeds: its card)")
+                        + "; **D**: after 100 epochs on the stored "
                         "3 x 3 map rho_a, rho_b in {0, 0.5, 1}, one cell per stored point "
                         f"(`results/fig9CD.nc`, "
                         f"{_seeds_done(g, 'fig9CD')} seeds"

@@ -51,7 +51,8 @@ __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "SECONDARY_DATASET", "with_secondary", "sec7_verdicts_with_secondary", "REJECT_P",
            "t_test_p", "rejects", "unresolved", "lambda2_reach", "measured_sizes", "Part",
            "judge_parts", "PAPER_STEPS_PER_EPOCH", "steps_per_epoch", "training_length",
-           "length_reached", "reaches_paper_length", "LONG_TRAINING"]
+           "length_reached", "reaches_paper_length", "LONG_TRAINING", "STEPS_GRID", "FIFTHS",
+           "steps_row"]
 
 CONFIDENCE = 0.95
 """A difference shows when zero lies outside its two-sided confidence interval at this level."""
@@ -720,11 +721,11 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
 
 
 def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
-    """Line 361 on :data:`STEPS_GRID`'s row at rho_b = 1 (:func:`_steps_row`): a dip after the
+    """Line 361 on :data:`STEPS_GRID`'s row at rho_b = 1 (:func:`steps_row`): a dip after the
     paper's 2,000 SGD steps of task 2 (both ends above the lowest interior point, a sign)
     and none after its 20,000 (end minus lowest interior point below +NEAR_ZERO, a claimed
     equality). None when that row is not stored."""
-    row = _steps_row(g)
+    row = steps_row(g)
     if row is None:
         return None
     short, long, s, early, late = row
@@ -1025,7 +1026,7 @@ FIFTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 """Fig. 9C's rho_a axis at rho_b = 1 (fig9CD and the steps grid)."""
 
 
-def _steps_row(g: StoredGrids) -> Optional[tuple[int, int, int, np.ndarray, np.ndarray]]:
+def steps_row(g: StoredGrids) -> Optional[tuple[int, int, int, np.ndarray, np.ndarray]]:
     """Line 361's row on :data:`STEPS_GRID`: rho_a in :data:`FIFTHS` at rho_b = 1, retention
     after the short and the long training of task 2 (``[k, seed]``, paired seeds), with the
     lengths of :func:`_steps_lengths`; None when the grid is not at the paper's steps, lacks
@@ -1265,7 +1266,7 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
     361: of the runs at the paper's SGD steps when they are judged on them)."""
     import json
 
-    on_steps = {1361: _at_paper_steps, 361: _steps_row}.get(line, lambda _: None)(grids)
+    on_steps = {1361: _at_paper_steps, 361: steps_row}.get(line, lambda _: None)(grids)
     if on_steps is not None:
         short, long, s = on_steps[:3]
         return (f"task 1: {long:,} epochs = {long * s:,} SGD steps, task 2: {short:,} and "

@@ -113,6 +113,31 @@ def test_a_fig9cd_of_the_first_12_points_leaves_fig9d_s_missing_cell_blank_and_s
         result.caption
 
 
+def test_fig9c_adds_the_row_at_the_paper_s_sgd_steps_when_it_is_stored():
+    """Issue 16: with fig9CD_steps' rho_b = 1 row stored, panel C draws it beside fig9CD's
+    epoch-matched runs (after 2,002 and 20,007 SGD steps of task 2) and says it judges line
+    361."""
+    from test_pmnist_verdicts import _steps_grid
+
+    def monotone(p):
+        return 0.9 - 0.3 * p["rho_a"] if p["rho_b"] == 1.0 else 0.2
+
+    stored = {"fig6AB": _grid("fig6AB", 3, _dip), "fig9CD": _long_grid(3, _dipped, _flat),
+              "fig9CD_steps": _steps_grid(3, _dipped, monotone)}
+    result = figure_9(_context(stored))[0]
+    lines = _plotted(_panel(result.figure, "C"))
+    assert any(np.allclose(y, [monotone({"rho_a": a, "rho_b": 1.0}) for a in FIFTHS],
+                           atol=0.03) for y in lines)
+    assert ("in blue the same row at the paper's SGD steps (`results/fig9CD_steps.nc`, 3 seeds: "
+            "task 1 trained 20,007 steps), after 2,002 (dark, the paper's 10 epochs) and 20,007 "
+            "(light, its 100) steps of task 2, which judge line 361") in result.caption
+    # a file of line 1361's corners only draws no such row
+    corners = figure_9(_context({**stored, "fig9CD_steps": stored["fig9CD_steps"].isel(
+        point=[0, 1])}))[0]
+    assert len(_plotted(_panel(corners.figure, "C"))) == len(lines) / 2, "two series of four"
+    assert "in blue" not in corners.caption
+
+
 def _fig9a(fall: float) -> object:
     """A stored fig9A (digits protocol, 3 seeds) whose task-1 error ends at 0.2, ``fall``
     (relative) below its value 10 epochs before the switch."""
