@@ -47,7 +47,7 @@ import sympy as sp
 
 from .arguments import real_in_range
 from .claims import Claim, Derivation, Step, annotate
-from .latex import inline_math
+from .latex import plain
 from .engine import expect_trace
 from .gating import leading_transfer as gating_leading_transfer
 from .matrix_words import MatrixExpr, eye, opaque, readout, task
@@ -546,10 +546,10 @@ def _derive_interior_optimum() -> Derivation:
 
     exceptions = "; ".join(
         ([f"rho_a = 0 (the slope at gamma = 1 vanishes: retention "
-          f"{inline_math(sp.factor(retention_at(0, rho_b)))}, optimum gamma = 1)"] if flat
+          f"{plain(sp.factor(retention_at(0, rho_b)))}, optimum gamma = 1)"] if flat
          else [])
         + [f"(rho_a, rho_b) = ({a}, 1) (retention "
-           f"{inline_math(sp.factor(retention_at(a, 1)))}, optimum gamma = 1)"
+           f"{plain(sp.factor(retention_at(a, 1)))}, optimum gamma = 1)"
            for a in (bad[1] if isinstance(bad[1], sp.FiniteSet) else ())])
     return Derivation(sp.true if holds else sp.false, (
         Step("slope of the retention at gamma = 1", slope),

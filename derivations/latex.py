@@ -20,7 +20,7 @@ import re
 
 import sympy as sp
 
-__all__ = ["latex", "GREEK", "fix_greek", "group_superscripts", "inline_math"]
+__all__ = ["latex", "GREEK", "fix_greek", "group_superscripts", "inline_math", "plain"]
 
 GREEK = ("alpha", "beta", "gamma", "Gamma", "delta", "Delta", "epsilon", "zeta", "eta",
          "theta", "Theta", "kappa", "lambda", "Lambda", "mu", "nu", "xi", "Xi", "pi", "Pi",
@@ -67,3 +67,16 @@ def inline_math(expr: sp.Basic) -> str:
     $\\frac{\\rho_{a}^{2}}{2}$
     """
     return f"${latex(expr)}$"
+
+
+def plain(expr: sp.Basic) -> str:
+    """``expr`` in the toolkit's plain-text math (``rho_a^2``, products by a space), for a note
+    written in plain words and symbols (:mod:`tasksim.reports.plain_math` shows it), so that
+    one sentence does not mix ``$...$`` with ``rho_a``.
+
+    >>> import sympy as sp
+    >>> g, r = sp.symbols("gamma rho_a")
+    >>> plain(-g * (g - 2)), plain(1 - (1 - g) ** 4), plain(-r ** 2)
+    ('-gamma (gamma - 2)', '1 - (1 - gamma)^4', '-rho_a^2')
+    """
+    return sp.sstr(expr).replace("**", "^").replace("*", " ")

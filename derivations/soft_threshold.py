@@ -577,7 +577,7 @@ def _derive_cross_moment() -> Derivation:
        note=("exact for unit-variance m: E[s phi(m)] is linear in rho, the printed O(rho^3) "
              f"remainder vanishes identically (nonzero Taylor orders up to 5: {nonzero}). "
              "The real correction is the row norm: with Var m = sigma_m^2 = sum_j A_ij^2 the "
-             "result is A_ij erfc(h/(sqrt2 sigma_m)) (cross_moment_general_variance), so in "
+             "result is A_ij erfc(h/(sqrt2 sigma_m)), so in "
              "the model it holds as Ns -> oo (line 822)"))
 
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .latex import inline_math
+from .latex import inline_math, plain
 from .claims import Claim, Derivation, Step
 from .engine import ratio_expansion
 from .matrix_words import MatrixExpr, eye, opaque, task
@@ -166,7 +166,7 @@ def _derive_argmax() -> Derivation:
     at_zero = sp.factor(T.subs(rho_b, 0))
     exceptions = (f"rho_b in {{{', '.join(str(e) for e in sorted(ends))}}}: the maximum "
                   f"rho_a = rho_b is then an end of [0, 1], so the transfer is monotone in "
-                  f"rho_a (at rho_b = 0 it is {inline_math(at_zero)}, decreasing; at rho_b = 1, "
+                  f"rho_a (at rho_b = 0 it is {plain(at_zero)}, decreasing; at rho_b = 1, "
                   f"increasing)"
                   if ends else "")
     return Derivation(critical[0], (Step("dT/drho_a = 0", critical[0]),
