@@ -570,15 +570,20 @@ def test_a_network_size_is_the_margin_on_its_data_set_not_a_grid_maximum():
 
     net = StatementVerdict(372, "pmnist.x", "p", "holds in the stated limit", 0.894, 0.0932, 5,
                            "mnist-5k", "numbers", claim="retention (0, 1) minus (1, 0) > 0",
-                           training="task 1: 100 epochs = 1,300 SGD steps")
+                           training="task 1: 100 epochs = 1,300 SGD steps, task 2: 10 "
+                                    "epochs = 130 steps (13 per epoch; the paper: 200 per "
+                                    "epoch, so 20,000 steps of task 1 and 2,000 of task 2)")
     blank = Record(id="pmnist.x", line=372, clause=1, quote="", place="", verdict="not decided",
                    observable="", size=None, size_point={}, size_reason="", cause=None,
                    confirmation=None, condition="", derived="", note="")
     s = _with_network_verdict(blank, net)
-    assert s.size_phrase() == "margin +0.894 +- 0.093 on mnist-5k (5 paired seeds)"
+    assert s.size_phrase() == ("margin +0.894 +- 0.093 on mnist-5k (5 paired seeds, 13 SGD "
+                               "steps per epoch, the paper's 200)")
     assert "grid maximum" not in s.as_record()["size_phrase"]
     assert s.size_reason.startswith("the effect by which the statement is shown on mnist-5k")
-    assert "1,300 SGD steps" in s.size_reason
+    # the training length in a few words (the card's evidence gives it in full)
+    assert "13 SGD steps per epoch, the paper's 200" in s.size_reason
+    assert len(s.size_reason) < 300, s.size_reason
     assert "the stated limit\" means the paper's experimental setting as the stored runs " \
         "reproduce it" in definitions_markdown()
 
