@@ -979,8 +979,8 @@ class _Decided(Part):
 
 
 STEPS_GRID = "fig9CD_steps"
-"""The grid of line 1361's corners at the paper's SGD steps
-(:func:`tasksim.solvers.pmnist.grids.paper_step_epochs`)."""
+"""The grid at the paper's SGD steps (:func:`tasksim.solvers.pmnist.grids.paper_step_epochs`):
+line 1361's corners, then line 361's row at rho_b = 1."""
 
 _LINE_1361 = ("retention at (0, 1) exceeds retention at (1, 0) after 10 and after 100 epochs of "
               "task 2")
