@@ -584,6 +584,14 @@ def test_a_network_size_is_the_margin_on_its_data_set_not_a_grid_maximum():
     # the training length in a few words (the card's evidence gives it in full)
     assert "13 SGD steps per epoch, the paper's 200" in s.size_reason
     assert len(s.size_reason) < 300, s.size_reason
+    # not decided: the deciding claim and its numbers in one line, not the whole evidence
+    from dataclasses import replace
+
+    open_ = _with_network_verdict(blank, replace(net, verdict="not decided", effect=0.021,
+                                                 se=0.008, evidence="long words " * 100))
+    assert open_.size is None and open_.size_reason == (
+        "not decided on the stored runs: retention (0, 1) minus (1, 0) > 0: +0.021 +- 0.008 "
+        "(5 paired seeds on mnist-5k); the evidence says why and what would decide it")
     assert "the stated limit\" means the paper's experimental setting as the stored runs " \
         "reproduce it" in definitions_markdown()
 
