@@ -763,7 +763,10 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         panel_label(ax, letter, f"{name}, network, $(\\rho_a, \\rho_b)$ = (0.5, 0.5)")
     stored = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if g.has(n)]
     protocol = (f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]}); task 2 trained "
-                f"100 epochs in A, C and D." if stored else "")
+                f"100 epochs in A, C and D" + (" (C's blue rows: task 1 and task 2 each "
+                                               "trained the paper's 20,000 SGD steps)"
+                                               if steps_row(g) is not None else "") + "."
+                if stored else "")
     caption = ("**Fig. 9A-F (permuted MNIST, Appendix E.2).** " + "; ".join(captions) + "."
                + protocol + " " + predictions_phrase("P4") + "."
                + (f" Not stored yet: {', '.join(needed)}." if needed else ""))

@@ -720,6 +720,25 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
                             lead.claim, boundary=lead.boundary)
 
 
+def _steps_aside(g: StoredGrids) -> str:
+    """For line 357's retention part, judged on Fig. 6B's epoch-matched row: where line 361
+    judges the same dip at the paper's SGD steps, and what it found there ("" when that row is
+    not stored)."""
+    row = steps_row(g)
+    if row is None:
+        return ""
+    short, _, s, early, _ = row
+    word, gap = retention_dip(FIFTHS, early)
+    return (f" (line 361 judges this dip on runs at the paper's SGD steps: after {short * s:,} "
+            f"steps of task 2 it finds {dip_phrase(word, gap)}; its card)")
+
+
+_DIP_READING = ("\"non-monotonic\" is read as the linear theory's shape at rho_b = 1, a dip (its "
+                "retention 1 - rho_a^2 (1 - rho_a)^2 is lowest at rho_a = 1/2): an interior point "
+                "below both ends")
+"""How line 361's "non-monotonic dependence on rho_a under rho_b ~ 1" is read."""
+
+
 def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
     """Line 361 on :data:`STEPS_GRID`'s row at rho_b = 1 (:func:`steps_row`): a dip after the
     paper's 2,000 SGD steps of task 2 (both ends above the lowest interior point, a sign)
@@ -742,7 +761,8 @@ def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
     if g.has("fig9CD"):
         epochs.append("fig9CD after 100 epochs shows " + dip_phrase(*retention_dip(
             FIFTHS, _row(g, "fig9CD", 1.0, FIFTHS, "retention", after=100))))
-    evidence = (f"at rho_b = 1, rho_a in {{0, 0.2, ..., 1}}, at the paper's SGD steps "
+    evidence = (f"{_DIP_READING}; at rho_b = 1, rho_a in {{0, 0.2, ..., 1}}, at the paper's "
+                f"SGD steps "
                 f"(`results/{STEPS_GRID}.nc`, {gap.n} seeds: task 1 trained {long * s:,} steps, "
                 f"then task 2): after {short * s:,} steps of task 2 (the paper's 10 epochs) "
                 f"retention shows {dip_phrase(early_word, gap)}; "
@@ -954,7 +974,7 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
                       + peak.claim, decided_state=peak_state), dip]
     word, lead = judge_parts(parts)
     shown = [p.claim.split(" (line")[0].split(":")[0] for p in parts if p.state() == 1]
-    claim = (f"{lead.claim}, line 361's retention dip (the part not resolved; shown: "
+    claim = (f"{lead.claim}, Fig. 6B's retention dip (the part not resolved; shown: "
              f"{'; '.join(shown)})" if word == "not decided" and lead is dip and shown
              else lead.claim)
     return StatementVerdict(357, "pmnist.asymmetric_non_monotonic",
@@ -964,7 +984,8 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"(0, 1) minus (1, 0): retention {fmt_estimate(rt)}, transfer "
                             f"{fmt_estimate(tf)}; transfer non-monotonic (line 360): "
                             f"{peak.evidence.split('; effect:')[0]}; retention non-monotonic "
-                            f"(line 361's first half): at rho_b = 1, {dip.text}",
+                            f"(Fig. 6B's row, as this line reads it): at rho_b = 1, {dip.text}"
+                            + _steps_aside(g),
                             claim=claim, boundary=lead.boundary)
 
 

@@ -481,8 +481,8 @@ def test_line_357_holds_only_when_asymmetry_and_non_monotonicity_are_all_shown()
         StoredGrids({"fig6AB": _grid("fig6AB", 5, _linear_like)}))}
     v = flat["pmnist.asymmetric_non_monotonic"]
     assert v.verdict == "not decided"
-    assert v.claim.startswith("after 10 epochs, end minus lowest interior point > 0, line "
-                              "361's retention dip (the part not resolved; shown: retention "
+    assert v.claim.startswith("after 10 epochs, end minus lowest interior point > 0, Fig. "
+                              "6B's retention dip (the part not resolved; shown: retention "
                               "(0, 1) minus (1, 0) > 0"), v.claim
     assert "retention +1.5" in v.evidence and "line 360" in v.evidence
     dipped = {x.claim_id: x for x in sec7_verdicts(
@@ -716,6 +716,16 @@ def test_line_361_is_decided_by_the_rho_b_1_row_at_the_paper_s_sgd_steps_when_it
     assert "after 20,007 (its 100) no dip (end minus lowest interior point -0.0" in \
         held.evidence
     assert "fig6AB after 10 epochs of task 2 shows dip" in held.evidence
+    # the reading of "non-monotonic" is stated (referee 21 M2), and line 357, which reads the
+    # epoch-matched Fig. 6B row, points to what line 361 found at the paper's steps (M1)
+    assert "; \"non-monotonic\" is read as the linear theory's shape at rho_b = 1, a dip" in \
+        held.evidence
+    grids = StoredGrids({"fig6AB": _grid("fig6AB", 3, _dip),
+                         "fig9CD_steps": _steps_grid(3, _dipped, monotone)})
+    line_357 = {x.line: x for x in sec7_verdicts(grids)}[357]
+    assert "retention non-monotonic (Fig. 6B's row, as this line reads it)" in line_357.evidence
+    assert "(line 361 judges this dip on runs at the paper's SGD steps: after 2,002 steps of " \
+        "task 2 it finds dip" in line_357.evidence
     assert "this row matches the paper's training length in SGD steps" in held.training
     # the dip still there after the long training: wrong, on the long half
     still = verdict(_steps_grid(3, _dipped, _dipped))
