@@ -33,8 +33,9 @@ from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
 from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
                            palette, panel_label, theory_line)
-from .pmnist_predictions import (FIFTHS, SECONDARY_DATASET, StatementVerdict, StoredGrids,
-                                 predictions_phrase, sec7_verdicts, steps_row, with_secondary)
+from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, SECONDARY_DATASET, StatementVerdict,
+                                 StoredGrids, ef_steps_lengths, predictions_phrase,
+                                 sec7_verdicts, steps_row, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -567,12 +568,12 @@ def _grid_ticks(ax, values: Sequence[float]) -> None:
 
 
 def lambda2_spread(g: StoredGrids, method: str, levels: Sequence[float] = FIG9_LEVELS,
-                   pair: tuple[float, float] = (0.5, 0.5)) -> float:
+                   pair: tuple[float, float] = (0.5, 0.5), grid: str = "fig9EF") -> float:
     """The largest change of the mean retention that lambda_2 makes at a fixed lambda_1
-    (over the stored amplitudes): how much the second layer's amplitude matters."""
+    (over the stored amplitudes of ``grid``): how much the second layer's amplitude matters."""
     spreads = []
     for l1 in levels:
-        means = [_estimate(g.values("fig9EF", method, *pair, lam1=l1, lam2=l2))[0]
+        means = [_estimate(g.values(grid, method, *pair, lam1=l1, lam2=l2))[0]
                  for l2 in levels]
         spreads.append(max(means) - min(means))
     return float(max(spreads))
@@ -724,11 +725,14 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
     # E, F: layer-wise and diagonal Fisher, lambda_1 on the axis, one line per lambda_2
     methods = (("fisher-layerwise", "E", "layer-wise Fisher", ax_e),
                ("fisher-diag", "F", "diagonal Fisher", ax_f))
+    # at the paper's SGD steps when that grid is stored (line 1434 is judged there)
+    ef_steps = ef_steps_lengths(g)
+    ef = EF_STEPS_GRID if ef_steps is not None else "fig9EF"
     if g.has("fig9EF"):
         shades = palette(len(FIG9_LEVELS), "viridis")
         for method, _, _, ax in methods:
             for l2, color, marker in zip(FIG9_LEVELS, shades, "osD"):
-                est = [_estimate(g.values("fig9EF", method, 0.5, 0.5, lam1=l1, lam2=l2))
+                est = [_estimate(g.values(ef, method, 0.5, 0.5, lam1=l1, lam2=l2))
                        for l1 in FIG9_LEVELS]
                 ax.plot(FIG9_LEVELS, [e[0] for e in est], color=color, linewidth=1.0)
                 numeric_points(ax, np.array(FIG9_LEVELS), np.array([e[0] for e in est]),
@@ -737,11 +741,17 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
             ax.legend(fontsize=6.5)
         low = min(min(a.get_ylim()[0] for _, _, _, a in methods), 0.0)
         high = max(a.get_ylim()[1] for _, _, _, a in methods)
-        spread = {m: lambda2_spread(g, m) for m, *_ in methods}
+        spread = {m: lambda2_spread(g, m, grid=ef) for m, *_ in methods}
+        length = ("" if ef_steps is None else
+                  f", at the paper's SGD steps: task 1 trained {ef_steps[0] * ef_steps[2]:,} "
+                  f"steps, task 2 {ef_steps[1] * ef_steps[2]:,}, which judge line 1434 (its "
+                  f"card; the epoch-matched `results/fig9EF.nc`, where lambda_2 moves it by "
+                  f"at most {max(lambda2_spread(g, m) for m, *_ in methods):.3g}, is evidence "
+                  f"there)")
         captions.append("**E, F**: retention at (0.5, 0.5) under layer-wise (**E**) and "
                         "diagonal (**F**) Fisher against the first layer's amplitude lambda_1, "
                         "one line per second-layer amplitude lambda_2 (mean +- standard error, "
-                        f"`results/fig9EF.nc`, {_seeds_done(g, 'fig9EF')} seeds; same y axis); "
+                        f"`results/{ef}.nc`, {_seeds_done(g, ef)} seeds{length}; same y axis); "
                         "lambda_2 from 0.01 to 100 moves the mean retention at a fixed lambda_1 "
                         f"by at most {spread['fisher-layerwise']:.3g} (E) and "
                         f"{spread['fisher-diag']:.3g} (F). The linear model has no per-layer "
@@ -765,7 +775,9 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
     protocol = (f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]}); task 2 trained "
                 f"100 epochs in A, C and D" + (" (C's blue rows: task 1 and task 2 each "
                                                "trained the paper's 20,000 SGD steps)"
-                                               if steps_row(g) is not None else "") + "."
+                                               if steps_row(g) is not None else "")
+                + (f" and {ef_steps[1] * ef_steps[2]:,} SGD steps in E and F (task 1: "
+                   f"{ef_steps[0] * ef_steps[2]:,})" if ef_steps is not None else "") + "."
                 if stored else "")
     caption = ("**Fig. 9A-F (permuted MNIST, Appendix E.2).** " + "; ".join(captions) + "."
                + protocol + " " + predictions_phrase("P4") + "."

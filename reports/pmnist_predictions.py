@@ -52,6 +52,7 @@ __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "t_test_p", "rejects", "unresolved", "lambda2_reach", "measured_sizes", "Part",
            "judge_parts", "PAPER_STEPS_PER_EPOCH", "steps_per_epoch", "training_length",
            "length_reached", "reaches_paper_length", "LONG_TRAINING", "STEPS_GRID", "FIFTHS",
+           "EF_STEPS_GRID", "ef_steps_lengths",
            "steps_row"]
 
 CONFIDENCE = 0.95
@@ -470,6 +471,9 @@ class StatementVerdict:
     """The statement's own stated condition is not reached on these runs (line 1434's W_2
     amplitude): the runs cannot decide it. A secondary row (another data set) that reaches
     the condition is kept beside it as evidence, never as the verdict (:func:`with_secondary`)."""
+    unmet: str = field(default="", kw_only=True)
+    """With ``condition_unmet``: the condition and how far the runs are from it, in a few
+    words with the number ("lambda_2 moves retention by at most 0.003"), for the size reason."""
     detail: str = field(default="", kw_only=True)
     """The numbers the judge measured, without the decision's words (:func:`decided` keeps
     them here): what a secondary row shows as evidence."""
@@ -1113,7 +1117,9 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
             f"{100 * PAPER_STEPS_PER_EPOCH:,} SGD steps) is not reached (task 2's SGD steps: "
             f"above), and task 1 is itself far from its plateau at the switch (Fig. 9A); "
             f"would decide: {PAPER_LENGTH_RUNS} (`tasksim pmnist-grid {STEPS_GRID}`); " + text,
-            claim="retention (0, 1) minus (1, 0) after 100 epochs > 0", condition_unmet=True)
+            claim="retention (0, 1) minus (1, 0) after 100 epochs > 0", condition_unmet=True,
+            unmet=f"a long training of task 2: {100 * steps_per_epoch(protocol):,} SGD steps "
+                  f"here, the paper's {100 * PAPER_STEPS_PER_EPOCH:,}")
     return StatementVerdict(1361, "pmnist.asymmetry_short_and_long_training", statement, word,
                             out[k].mean, out[k].sem, out[k].n, ds, text, claim=claim)
 
@@ -1191,38 +1197,71 @@ def lambda2_reach(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float
                         f"({pair[0]:g}, {pair[1]:g}) by " + ", ".join(parts))
 
 
+EF_STEPS_GRID = "fig9EF_steps"
+"""Fig. 9E-F's grid at the paper's SGD steps (task 1 trained 20,000 steps, task 2 2,000):
+line 1434 is judged on it when it is stored."""
+
+
+def ef_steps_lengths(g: StoredGrids) -> Optional[tuple[int, int, int]]:
+    """:data:`EF_STEPS_GRID`'s task-1 and task-2 training (epochs) and its SGD steps per epoch;
+    None when it is not stored, misses the paper's SGD steps (within 10 %: 20,000 of task 1,
+    2,000 of task 2) or has fewer than two seeds finished at a point line 1434 reads."""
+    if not g.has(EF_STEPS_GRID):
+        return None
+    ds = g.datasets[EF_STEPS_GRID]
+    settings, protocol = json.loads(ds.attrs["settings"]), json.loads(ds.attrs["protocol"])
+    task1, task2, s = int(protocol["epochs"]), int(settings["retention_epochs"]), \
+        steps_per_epoch(protocol)
+    from tasksim.solvers.pmnist.grids import PAPER_SGD_STEPS
+
+    paper_short, paper_long = PAPER_SGD_STEPS
+    if task1 * s < 0.9 * paper_long or task2 * s < 0.9 * paper_short:
+        return None
+    finished = np.asarray(ds["done"].values).astype(bool).sum(axis=1)
+    return (task1, task2, s) if finished.min() >= 2 else None
+
+
 def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
+    """Line 1434: with a large W_2 amplitude (lambda_2 = 100) the layer-wise Fisher metric
+    retains better than the diagonal one at every lambda_1 (paired seeds, a conjunction), on
+    :data:`EF_STEPS_GRID` when it is stored at the paper's SGD steps, else on fig9EF. The
+    statement's condition (the W_2 amplitude acting) is checked first (:func:`lambda2_reach`):
+    where lambda_2 barely moves retention the runs cannot decide it."""
+    on_steps = ef_steps_lengths(g) is not None
+    grid = EF_STEPS_GRID if on_steps else "fig9EF"
     levels = (0.01, 1.0, 100.0)
     diffs = {}
     for l1 in levels:
-        a, b = _common(g.values("fig9EF", "fisher-layerwise", 0.5, 0.5, lam1=l1, lam2=100.0),
-                       g.values("fig9EF", "fisher-diag", 0.5, 0.5, lam1=l1, lam2=100.0))
+        a, b = _common(g.values(grid, "fisher-layerwise", 0.5, 0.5, lam1=l1, lam2=100.0),
+                       g.values(grid, "fisher-diag", 0.5, 0.5, lam1=l1, lam2=100.0))
         diffs[l1] = paired_difference(a, b)
     word = _all([d.sign() for d in diffs.values()])  # 'robustly', whatever lambda_1
     against = [d for d in diffs.values() if d.sign() == -1]
     lead = (max(against, key=lambda d: abs(d.mean) / d.sem if d.sem > 0 else math.inf)
             if against else
             min(diffs.values(), key=lambda d: d.mean))  # the part that decides
-    reach, moved = lambda2_reach(g)
-    text = ("layer-wise minus diagonal retention at (0.5, 0.5), lambda_2 = 100: "
+    reach, moved = lambda2_reach(g, grid)
+    source = (f"at the paper's SGD steps (`results/{grid}.nc`); " if on_steps else "")
+    text = (source + "layer-wise minus diagonal retention at (0.5, 0.5), lambda_2 = 100: "
             + ", ".join(f"{fmt_estimate(d)} (lambda_1 = {l1:g})" for l1, d in diffs.items()))
+    prediction = ("with a large amplitude on W_2, the layer-wise Fisher metric retains better "
+                  "than the diagonal one, whatever the amplitude on W_1")
+    claim = "layer-wise minus diagonal retention > 0, every lambda_1"
     if reach <= NEAR_ZERO:  # the paper's condition is not reached: nothing is decided
         return StatementVerdict(
-            1434, "pmnist.layerwise_beats_diagonal", "with a large amplitude on W_2, the "
-            "layer-wise Fisher metric retains better than the diagonal one, whatever the "
-            "amplitude on W_1", "not decided", lead.mean, lead.sem, lead.n, ds,
+            1434, "pmnist.layerwise_beats_diagonal", prediction, "not decided", lead.mean,
+            lead.sem, lead.n, ds,
             f"the paper's condition (the W_2 amplitude 'sufficiently large') is not reached: "
             f"{moved}, at most {reach:.3f} (within +-{NEAR_ZERO:g}), so the W_2 term does not "
             f"act at these settings (task 2's SGD steps: above); would decide: permuted-MNIST "
             f"runs where W_2 moves during task 2 (a task 2 of the paper's length in SGD "
-            f"steps); "
-            + text, claim="layer-wise minus diagonal retention > 0, every lambda_1",
-            condition_unmet=True)
-    return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal",
-                            "with a large amplitude on W_2, the layer-wise Fisher metric retains "
-                            "better than the diagonal one, whatever the amplitude on W_1", word,
-                            lead.mean, lead.sem, lead.n, ds, text + "; " + moved,
-                            claim="layer-wise minus diagonal retention > 0, every lambda_1")
+            f"steps: `tasksim pmnist-grid {EF_STEPS_GRID}`); "
+            + text, claim=claim, condition_unmet=True,
+            unmet=f"a W_2 amplitude that acts: lambda_2 from 0.01 to 100 moves retention by "
+                  f"at most {reach:.3f}, within +-{NEAR_ZERO:g}")
+    return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
+                            lead.mean, lead.sem, lead.n, ds,
+                            text + f"; the paper's condition is reached: {moved}", claim=claim)
 
 
 def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -1287,6 +1326,12 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
     361: of the runs at the paper's SGD steps when they are judged on them)."""
     import json
 
+    if line == 1434 and ef_steps_lengths(grids) is not None:
+        task1, task2, s = ef_steps_lengths(grids)
+        return (f"task 1: {task1:,} epochs = {task1 * s:,} SGD steps, task 2: {task2:,} "
+                f"epochs = {task2 * s:,} steps ({s} per epoch); this row matches the paper's "
+                f"training length in SGD steps (its 20,000 of task 1 and 2,000 of task 2), "
+                f"not its epochs")
     on_steps = {1361: _at_paper_steps, 361: steps_row}.get(line, lambda _: None)(grids)
     if on_steps is not None:
         short, long, s = on_steps[:3]

@@ -793,8 +793,10 @@ def _undecided_size_reason(net: Any, finite: bool) -> str:
     (REFEREE19 m6.2: the whole evidence here made a 1,400-character header)."""
     claim = getattr(net, "claim", "")
     if getattr(net, "condition_unmet", False):
-        return ("not decided: the stored runs do not reach the paper's condition; the "
-                "evidence says which and what would decide it")
+        unmet = getattr(net, "unmet", "")
+        return ("not decided: the stored runs do not reach the paper's condition"
+                + (f" ({unmet})" if unmet else "")
+                + "; the evidence says what would decide it")
     if not (finite and claim):
         return "not decided on the stored runs: see the evidence"
     return (f"not decided on the stored runs: {claim}: {net.effect:+.3f} +- {net.se:.3f} "

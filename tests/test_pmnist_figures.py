@@ -4,6 +4,8 @@ file and the statements it decides (P4, line 1361), and the digits runs appear a
 row where their verdict differs. Synthetic grids stand in for results/: no network is trained."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -306,3 +308,31 @@ def test_fig9e_and_f_draw_one_line_per_lambda2_on_a_shared_axis_and_say_what_lam
             ["$\\lambda_2$ = 0.01", "$\\lambda_2$ = 1", "$\\lambda_2$ = 100"]
     # the synthetic diagonal Fisher moves by 0.05 per decade of lambda_2: 0.2 from 0.01 to 100
     assert "by at most 0 (E) and 0.2 (F)" in whole.caption
+
+
+def test_fig9e_and_f_draw_the_runs_at_the_paper_s_sgd_steps_when_they_are_stored():
+    """Issue 16: with fig9EF_steps stored (task 2 trained the paper's 2,000 SGD steps, where
+    line 1434 is judged), panels E and F draw it instead of the epoch-matched fig9EF, and the
+    caption says so and names both files."""
+    from test_pmnist_verdicts import _acting_w2, _ef_grid, _inert_w2
+
+    epochs = _ef_grid("fig9EF", "mnist-5k", _inert_w2)
+    steps = _ef_grid("fig9EF_steps", "mnist-5k", _acting_w2(-0.05))
+    base = {"fig9A": _fig9a(0.1), "fig9A_task1": _fig9a_task1(),
+            "fig6AB": _grid("fig6AB", 3, _dip), "fig9CD": _long_grid(3, _dipped, _flat)}
+    result = figure_9(_context({**base, "fig9EF": epochs, "fig9EF_steps": steps}))[0]
+    drawn = [np.asarray(line.get_ydata(), float)  # layer-wise: 0.25 at lambda_2 = 0.01
+             for line in _panel(result.figure, "E").lines]
+    assert any(np.allclose(y, 0.25, atol=0.02) for y in drawn)
+    assert any(np.allclose(y, 0.35, atol=0.02) for y in drawn)  # and 0.35 at lambda_2 = 100
+    assert ("`results/fig9EF_steps.nc`, 3 seeds, at the paper's SGD steps: task 1 trained "
+            "20,007 steps, task 2 2,002, which judge line 1434") in result.caption
+    assert "the epoch-matched `results/fig9EF.nc`, where lambda_2 moves it by at most 0.0" \
+        in result.caption
+    assert re.search(r"moves the mean retention at a fixed lambda_1 by at most 0\.1\d* \(E\) "
+                     r"and 0\.1\d* \(F\)", result.caption)
+    assert "and 2,002 SGD steps in E and F (task 1: 20,007)." in result.caption
+    # without it, the epoch-matched runs, where lambda_2 does nothing
+    alone = figure_9(_context({**base, "fig9EF": epochs}))[0]
+    assert "`results/fig9EF.nc`, 3 seeds; same y axis" in alone.caption
+    assert "fig9EF_steps" not in alone.caption

@@ -738,3 +738,68 @@ def test_line_361_is_decided_by_the_rho_b_1_row_at_the_paper_s_sgd_steps_when_it
     corners_only = _steps_grid(3, _dipped, monotone).isel(point=[0, 1])
     early = verdict(corners_only)
     assert "fig9CD_steps" not in early.evidence
+
+
+def _ef_grid(name: str, dataset: str, retention) -> object:
+    """A stored fig9EF or fig9EF_steps whose every run finished with retention
+    ``retention(point)`` (plus a little seed noise)."""
+    spec = paper_grids(dataset, seeds=3)[name]
+    points = resolved_points(spec)
+    ds = empty_grid(spec, points)
+    rng = np.random.default_rng(3)
+    for i, p in enumerate(points):
+        for j in range(3):
+            ds["retention"].values[i, j] = retention(p) + 0.005 * rng.standard_normal()
+            ds["transfer"].values[i, j] = 0.0
+            ds["done"].values[i, j] = 1
+    return ds
+
+
+def _inert_w2(p):
+    """lambda_2 does not move retention; layer-wise below diagonal."""
+    return 0.3 - 0.02 * (p["method"] == "fisher-layerwise")
+
+
+def _acting_w2(layerwise_gain):
+    """lambda_2 = 100 raises retention by 0.1; layer-wise minus diagonal ``layerwise_gain``."""
+    return lambda p: (0.3 + 0.1 * (p["lam2"] == 100.0)
+                      + layerwise_gain * (p["method"] == "fisher-layerwise"))
+
+
+def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
+    """Issue 16: on the epoch-matched fig9EF (130 SGD steps of task 2) lambda_2 barely moves
+    retention, so line 1434's condition is not reached and it stays not decided; fig9EF_steps
+    trains task 2 the paper's 2,000 steps, and where lambda_2 acts there its runs decide the
+    statement either way, and say they match the paper's steps."""
+    def verdict(steps=None):
+        grids = {"fig9EF": _ef_grid("fig9EF", "mnist-5k", _inert_w2)}
+        if steps is not None:
+            grids["fig9EF_steps"] = steps
+        return {x.claim_id: x for x in sec7_verdicts(StoredGrids(grids))}[
+            "pmnist.layerwise_beats_diagonal"]
+
+    epochs = verdict()
+    assert epochs.verdict == "not decided" and epochs.condition_unmet
+    assert "`tasksim pmnist-grid fig9EF_steps`" in epochs.evidence
+    from tasksim.reports.verdicts import _undecided_size_reason
+
+    reason = _undecided_size_reason(epochs, True)  # the card's header: the number, in a line
+    assert reason.startswith("not decided: the stored runs do not reach the paper's condition "
+                             "(a W_2 amplitude that acts: lambda_2 from 0.01 to 100 moves "
+                             "retention by at most 0.0"), reason
+    assert reason.endswith(", within +-0.05); the evidence says what would decide it")
+    worse = verdict(_ef_grid("fig9EF_steps", "mnist-5k", _acting_w2(-0.05)))
+    assert worse.verdict == "wrong" and not worse.condition_unmet
+    assert worse.effect == pytest.approx(-0.05, abs=0.02) and worse.n == 3
+    assert "at the paper's SGD steps (`results/fig9EF_steps.nc`)" in worse.evidence
+    assert "the paper's condition is reached: lambda_2 from 0.01 to 100 moves" in worse.evidence
+    assert worse.training.startswith("task 1: 1,539 epochs = 20,007 SGD steps, task 2: 154 "
+                                     "epochs = 2,002 steps (13 per epoch); this row matches")
+    better = verdict(_ef_grid("fig9EF_steps", "mnist-5k", _acting_w2(+0.05)))
+    assert better.verdict == "holds in the stated limit"
+    # at the paper's steps but lambda_2 still inert: the condition is not reached there either
+    inert = verdict(_ef_grid("fig9EF_steps", "mnist-5k", _inert_w2))
+    assert inert.verdict == "not decided" and inert.condition_unmet
+    # a file of that name at fewer steps than the paper's is not read as if it were
+    digits_length = _ef_grid("fig9EF", "mnist-5k", _acting_w2(-0.05))
+    assert verdict(digits_length).verdict == "not decided"
