@@ -35,7 +35,7 @@ from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, nume
                            palette, panel_label, theory_line)
 from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, SECONDARY_DATASET, StatementVerdict,
                                  StoredGrids, ef_steps_lengths, predictions_phrase,
-                                 sec7_verdicts, steps_row, with_secondary)
+                                 sec7_verdicts, steps_per_epoch, steps_row, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -681,8 +681,9 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
     heatmap(fig, lin_d, linear_d, extent=_extent(FIG9_D_AXIS), label="$\\Delta\\epsilon_{RT}$",
             centred=True)
     if g.has("fig9CD"):
-        for label, color, after in (("after 10 epochs", "0.1", 10), ("after 100 epochs", "0.6",
-                                                                     100)):
+        s = steps_per_epoch(_protocol(g, "fig9CD"))
+        for color, after in (("0.1", 10), ("0.6", 100)):
+            label = f"after {after} epochs ({after * s:,} SGD steps)"
             est = [_estimate(g.values("fig9CD", "vanilla", a, 1.0, after=after)) for a in axis]
             ax_c.plot(axis, [e[0] for e in est], color=color, linewidth=1.0)
             numeric_points(ax_c, np.array(axis), np.array([e[0] for e in est]),
@@ -696,7 +697,8 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         blank = [f"({a:g}, {b:g})" for i, b in enumerate(FIG9_D_AXIS)
                  for k, a in enumerate(FIG9_D_AXIS) if not np.isfinite(values[i, k])]
         captions.append("**C**: the network's retention at rho_b = 1 after 10 (black) and 100 "
-                        "(gray) epochs of task 2, both from fig9CD's runs"
+                        "(gray) epochs of task 2 (mean +- standard error), both from fig9CD's "
+                        "runs"
                         + (steps_text or " (line 361's first half, after 10 epochs, is judged "
                            "on fig6AB's, with more seeds: its card)")
                         + "; **D**: after 100 epochs on the stored "
