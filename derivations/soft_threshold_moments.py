@@ -130,7 +130,9 @@ CLAIMS: list[Claim] = [
           r"\begin{pmatrix} 1 & A_{ji} \\ A_{ji} & 1 \end{pmatrix}", _derive_index, line=846,
           headline=True,
           misprint_of="soft_threshold.latent_cross",
-          cause="soft-threshold-latent-index-typo", observable="the soft-thresholding results "
+          cause="soft-threshold-latent-index-typo",
+          restates=((849, r"Denoting $A_{ji} = \rho$ for brevity"),),
+          observable="the soft-thresholding results "
           "of lines 851-880 (which use rho = A_ij)", carry=lambda d: sp.Integer(0),
           condition="Ns >> 1 (the unit variance of m_i; the Gaussian law is exact given A)",
           note="misprint: the display's off-diagonal A_ji (named rho at line 849) is the A_ij "
