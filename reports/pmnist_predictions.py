@@ -52,7 +52,7 @@ __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "t_test_p", "rejects", "unresolved", "lambda2_reach", "measured_sizes", "Part",
            "judge_parts", "PAPER_STEPS_PER_EPOCH", "steps_per_epoch", "training_length",
            "length_reached", "reaches_paper_length", "LONG_TRAINING", "STEPS_GRID", "FIFTHS",
-           "EF_STEPS_GRID", "ef_steps_lengths", "gone_phrase",
+           "EF_STEPS_GRID", "ef_steps_lengths", "gone_phrase", "corner_grid",
            "steps_row"]
 
 CONFIDENCE = 0.95
@@ -600,24 +600,59 @@ def _too_few(d: Difference) -> bool:
     return d.n < 2 or not math.isfinite(d.sem)
 
 
+def corner_grid(g: StoredGrids) -> str:
+    """Where lines 358 and 359 read the corners (1, 0) and (0, 1): :data:`STEPS_GRID` when it
+    is stored at the paper's SGD steps (:func:`_steps_lengths`; its retention read after the
+    paper's 2,000 steps of task 2) with at least two seeds finished at both corners, else
+    fig6AB (matched in epochs)."""
+    if _steps_lengths(g) is None:
+        return "fig6AB"
+    try:
+        both = _common(g.values(STEPS_GRID, "vanilla", 0.0, 1.0),
+                       g.values(STEPS_GRID, "vanilla", 1.0, 0.0))
+    except KeyError:
+        return "fig6AB"
+    return STEPS_GRID if len(both[0]) >= 2 else "fig6AB"
+
+
+def _corner_source(g: StoredGrids, grid: str) -> str:
+    """The evidence's opening words for runs read at the corners of ``grid``."""
+    if grid != STEPS_GRID:
+        return ""
+    return f"at the paper's SGD steps (`results/{STEPS_GRID}.nc`, retention after 2,002 steps " \
+           f"of task 2): "
+
+
+def _epoch_matched_corners(g: StoredGrids, grid: str) -> str:
+    """fig6AB's corners as evidence beside a verdict read on :data:`STEPS_GRID`."""
+    if grid != STEPS_GRID or not g.has("fig6AB"):
+        return ""
+    parts = [f"{w} at ({a:g}, {b:g}) {fmt_estimate(_estimate(*_common(g.values('fig6AB', 'vanilla', a, b, w))))}"
+             for a, b in ((1.0, 0.0), (0.0, 1.0)) for w in ("transfer", "retention")]
+    return "; the epoch-matched fig6AB (130 SGD steps of task 2), evidence only: " + \
+        ", ".join(parts)
+
+
 def _p1(g: StoredGrids, ds: str) -> StatementVerdict:
-    tf = _estimate(*_common(g.values("fig6AB", "vanilla", 1.0, 0.0, "transfer")))
-    rt = _estimate(*_common(g.values("fig6AB", "vanilla", 1.0, 0.0, "retention")))
+    grid = corner_grid(g)
+    tf = _estimate(*_common(g.values(grid, "vanilla", 1.0, 0.0, "transfer")))
+    rt = _estimate(*_common(g.values(grid, "vanilla", 1.0, 0.0, "retention")))
     word = _all([tf.sign(), rt.sign()], wanted=-1)
     worst = tf if tf.mean > rt.mean else rt
     return StatementVerdict(358, "pmnist.below_zero_at_high_feature_low_readout",
                             PREDICTIONS["P1"], word, worst.mean, worst.sem, worst.n, ds,
-                            f"at (1, 0): transfer {fmt_estimate(tf)}, retention "
-                            f"{fmt_estimate(rt)} (n = {tf.n}); effect: the larger of the two",
+                            f"{_corner_source(g, grid)}at (1, 0): transfer {fmt_estimate(tf)}, "
+                            f"retention {fmt_estimate(rt)} (n = {tf.n}); effect: the larger of "
+                            f"the two" + _epoch_matched_corners(g, grid),
                             claim=f"{'transfer' if worst is tf else 'retention'} at (1, 0) < 0")
 
 
-def _p2_parts(g: StoredGrids) -> tuple[Part, Part, Part]:
-    """Line 359's parts at (0, 1): retention above zero, retention above (1, 0) (paired), and
-    transfer near zero (a claimed equality: within +-NEAR_ZERO)."""
-    rt01, rt10, tf01 = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
-                               g.values("fig6AB", "vanilla", 1.0, 0.0, "retention"),
-                               g.values("fig6AB", "vanilla", 0.0, 1.0, "transfer"))
+def _p2_parts(g: StoredGrids, grid: str = "fig6AB") -> tuple[Part, Part, Part]:
+    """Line 359's parts at (0, 1) on ``grid``: retention above zero, retention above (1, 0)
+    (paired), and transfer near zero (a claimed equality: within +-NEAR_ZERO)."""
+    rt01, rt10, tf01 = _common(g.values(grid, "vanilla", 0.0, 1.0, "retention"),
+                               g.values(grid, "vanilla", 1.0, 0.0, "retention"),
+                               g.values(grid, "vanilla", 0.0, 1.0, "transfer"))
     return (Part(_estimate(rt01), "retention at (0, 1) > 0"),
             Part(paired_difference(rt01, rt10), "retention (0, 1) minus (1, 0) > 0"),
             Part.near(_estimate(tf01), f"transfer at (0, 1) within +-{NEAR_ZERO:g} ('zero "
@@ -627,25 +662,29 @@ def _p2_parts(g: StoredGrids) -> tuple[Part, Part, Part]:
 def _p2_retention(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 359's first clause, "the model achieved high retention" under (0, 1) (line 96
     restates it): retention there above zero and above retention at (1, 0)."""
-    level, high, _ = _p2_parts(g)
+    grid = corner_grid(g)
+    level, high, _ = _p2_parts(g, grid)
     word, lead = judge_parts([level, high])
     return StatementVerdict(359, "pmnist.high_retention_under_permutation", PREDICTIONS["P2r"],
                             word, lead.effect.mean, lead.effect.sem, lead.effect.n, ds,
-                            f"at (0, 1): retention {fmt_estimate(level.effect)}, "
-                            f"{fmt_estimate(high.effect)} above (1, 0)", claim=lead.claim)
+                            f"{_corner_source(g, grid)}at (0, 1): retention "
+                            f"{fmt_estimate(level.effect)}, {fmt_estimate(high.effect)} above "
+                            f"(1, 0)" + _epoch_matched_corners(g, grid), claim=lead.claim)
 
 
 def _p2_transfer(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 359's second clause, "zero transfer under (0, 1)": transfer there within
     +-NEAR_ZERO, tested against the nearer band edge (never against exactly zero)."""
-    _, _, zero = _p2_parts(g)
+    grid = corner_grid(g)
+    _, _, zero = _p2_parts(g, grid)
     word, lead = judge_parts([zero])
     return StatementVerdict(359, "pmnist.zero_transfer_under_permutation", PREDICTIONS["P2t"],
                             word, lead.effect.mean, lead.effect.sem, lead.effect.n, ds,
-                            f"at (0, 1): transfer {fmt_estimate(zero.effect)} "
-                            f"({near_zero(zero.effect)}; near zero means within "
-                            f"+-{NEAR_ZERO:g} at {CONFIDENCE:.0%} confidence)".replace(
-                                "95%", "95 %"), claim=lead.claim, boundary=lead.boundary)
+                            f"{_corner_source(g, grid)}at (0, 1): transfer "
+                            f"{fmt_estimate(zero.effect)} ({near_zero(zero.effect)}; near zero "
+                            f"means within +-{NEAR_ZERO:g} at {CONFIDENCE:.0%} confidence)"
+                            .replace("95%", "95 %") + _epoch_matched_corners(g, grid),
+                            claim=lead.claim, boundary=lead.boundary)
 
 
 def _row(g: StoredGrids, grid: str, rho_b: float, axis: Sequence[float], which: str,
@@ -948,8 +987,9 @@ def _w2_caveat(g: StoredGrids) -> str:
     reach, _ = lambda2_reach(g)
     if reach > NEAR_ZERO:
         return ""
-    return (f"; at these settings the W_2 term barely acts (in Fig. 9E-F's runs the W_2 "
-            f"amplitude moves retention by at most {reach:.3f}: line 1434), so this compares "
+    return (f"; at these settings the W_2 term barely acts (in the epoch-matched runs of "
+            f"`results/fig9EF.nc` the W_2 amplitude moves retention by at most {reach:.3f}; "
+            f"line 1434 is judged at the paper's SGD steps, where it acts), so this compares "
             "mostly the two metrics' W_1 terms")
 
 
@@ -1206,6 +1246,18 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
                             "; ".join(texts), claim=lead.claim)
 
 
+def lambda2_moves(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float] = (0.5, 0.5)
+                  ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per-seed retention at the largest and at the smallest lambda_2 (paired), for both
+    Fisher metrics and every lambda_1 of ``grid``."""
+    ds = g.datasets[grid]
+    lam2 = sorted({float(x) for x in ds["lam2"].values if np.isfinite(x)})
+    lam1 = sorted({float(x) for x in ds["lam1"].values if np.isfinite(x)})
+    return [tuple(_common(g.values(grid, method, *pair, lam1=l1, lam2=lam2[-1]),
+                          g.values(grid, method, *pair, lam1=l1, lam2=lam2[0])))
+            for method in ("fisher-layerwise", "fisher-diag") for l1 in lam1]
+
+
 def lambda2_reach(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float] = (0.5, 0.5)
                   ) -> tuple[float, str]:
     """How far the W_2 amplitude moves retention in the stored ``grid``: the largest
@@ -1223,7 +1275,8 @@ def lambda2_reach(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float
                            g.values(grid, method, *pair, lam1=l1, lam2=lam2[0]))
             d = paired_difference(a, b)
             moves.append(abs(d.mean))
-            parts.append(f"{method} {fmt_estimate(d)} (lambda_1 = {l1:g})")
+            name = {"fisher-layerwise": "layer-wise", "fisher-diag": "diagonal"}[method]
+            parts.append(f"{name} {fmt_estimate(d)} (lambda_1 = {l1:g})")
     return max(moves), (f"lambda_2 from {lam2[0]:g} to {lam2[-1]:g} moves retention at "
                         f"({pair[0]:g}, {pair[1]:g}) by " + ", ".join(parts))
 
@@ -1290,9 +1343,15 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
             + text, claim=claim, condition_unmet=True,
             unmet=f"a W_2 amplitude that acts: lambda_2 from 0.01 to 100 moves retention by "
                   f"at most {reach:.3f}, within +-{NEAR_ZERO:g}")
+    resolved = sum(paired_difference(*pair).sign() == 1 for pair in lambda2_moves(g, grid))
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
                             lead.mean, lead.sem, lead.n, ds,
-                            text + f"; the paper's condition is reached: {moved}", claim=claim)
+                            text + f"; the paper's condition is reached: {moved}; the largest "
+                            f"move, {reach:.3f}, clears the +-{NEAR_ZERO:g} band by "
+                            f"{reach - NEAR_ZERO:.3f} (the gate compares the mean move with the "
+                            f"band; {resolved} of the {len(lambda2_moves(g, grid))} moves are "
+                            f"resolved above zero by the paired t-test), so the verdict rests "
+                            f"on a narrow margin of its condition", claim=claim)
 
 
 def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -1363,6 +1422,11 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
                 f"epochs = {task2 * s:,} steps ({s} per epoch); this row matches the paper's "
                 f"training length in SGD steps (its 20,000 of task 1 and 2,000 of task 2), "
                 f"not its epochs")
+    if line in (358, 359) and corner_grid(grids) == STEPS_GRID:
+        short, long, s = _steps_lengths(grids)
+        return (f"task 1: {long:,} epochs = {long * s:,} SGD steps, task 2: {short:,} epochs = "
+                f"{short * s:,} steps ({s} per epoch); this row matches the paper's training "
+                f"length in SGD steps (its 20,000 of task 1 and 2,000 of task 2), not its epochs")
     on_steps = {1361: _at_paper_steps, 361: steps_row}.get(line, lambda _: None)(grids)
     if on_steps is not None:
         short, long, s = on_steps[:3]

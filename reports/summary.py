@@ -33,8 +33,8 @@ VERDICT_DEFINITIONS = (
      "reservation"),
     ("holds under a stronger condition", "true only in a narrower regime than the printed "
      "one: it fails on an interval of the printed range; the derived condition is part of "
-     "the verdict (a statement that fails only at isolated points of its range, such as the "
-     "boundary rho_a = 0, holds, and its card lists those points as exceptions)"),
+     "the verdict (a statement that fails only on a boundary of its range, a set of measure "
+     "zero such as the edge rho_a = 0, holds, and its card lists that set as exceptions)"),
     ("wrong", "false even in the paper's own regime (an erratum), with the correction and "
      "whether a measurement confirms it"),
     ("misprint", "a typo in an intermediate step whose stated result is right; counted apart "
@@ -52,13 +52,14 @@ NETWORK_LIMIT = ("For Sec. 7's statements about the network experiment (and the 
                  "training images against the paper's 60,000), so an epoch is 13 SGD steps "
                  "against the paper's 200. Most grids match the paper's epochs, not its steps: "
                  "10 epochs of task 2 are 130 steps, and at the switch to task 2 task 1 is "
-                 "still far above its plateau (Fig. 9A). The statements whose reading needs "
-                 "the paper's training length are judged on runs at its SGD steps (20,007 of "
-                 "task 1; 2,002 and 20,007 of task 2: whole epochs, the nearest to its 20,000 "
-                 "and 2,000): lines 1361 and 361, about short and long training, and line "
-                 "1434, whose condition (a W_2 amplitude that moves retention) 130 steps do "
-                 "not reach. The other verdicts rest on the epoch-matched runs, and their cards "
-                 "say so. The 8 x 8 digits' runs, at about the paper's SGD steps per epoch, "
+                 "still far above its plateau (Fig. 9A). Where runs at the paper's SGD steps "
+                 "hold a statement's points (20,007 of task 1; 2,002 and 20,007 of task 2: "
+                 "whole epochs, the nearest to its 20,000 and 2,000), they judge it: lines 358 "
+                 "and 359 (the corners (1, 0) and (0, 1)), 1361 and 361 (short and long "
+                 "training) and 1434 (whose condition, a W_2 amplitude that moves retention, "
+                 "130 steps do not reach). The other verdicts rest on the epoch-matched runs "
+                 "(line 357 among them: its non-monotonic parts need Fig. 6A-B's grid, stored "
+                 "only matched in epochs), and their cards say so. The 8 x 8 digits' runs, at about the paper's SGD steps per epoch, "
                  "are a secondary row beside the verdict, never the verdict; the cards give "
                  "their numbers.")
 """The legend's one addition for the measured statements (REFEREE3 R10)."""
@@ -288,13 +289,22 @@ def statement_size(statement: StatementVerdict) -> str:
                      statement.size_reason)
 
 
+def _confirmation_word(s: StatementVerdict, network: bool) -> str:
+    """A theory erratum's measured correction is confirmed or not; a network statement has
+    no correction: its runs contradict the claim or leave it unresolved (REFEREE23 m5)."""
+    if network and s.verdict == "wrong":
+        return ("contradicted by the runs" if s.confirmation.state == "confirmed"
+                else "not resolved by the runs")
+    return s.confirmation.state
+
+
 def cause_line(cause: Cause, rank: int) -> str:
     """One row of the errata: the cause, its size (grid maximum at its point, the value at
     parameters 1/2 beside it: :func:`cause_size`), the lines it touches, its statements with
     their confirmation state."""
     heads = "; ".join(
         f"line {s.line} `{s.id}`"
-        + (f" ({s.confirmation.state})" if s.confirmation is not None else "")
+        + (f" ({_confirmation_word(s, cause.network)})" if s.confirmation is not None else "")
         for s in cause.statements)
     size = cause_size(cause)
     own = [line for line in cause.lines if line not in cause.restated]

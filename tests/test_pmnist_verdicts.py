@@ -806,3 +806,29 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
     # a file of that name at fewer steps than the paper's is not read as if it were
     digits_length = _ef_grid("fig9EF", "mnist-5k", _acting_w2(-0.05))
     assert verdict(digits_length).verdict == "not decided"
+
+
+def test_lines_358_and_359_read_the_corners_at_the_paper_s_sgd_steps_when_they_are_stored():
+    """Referee 23 M2: where the runs at the paper's SGD steps hold the corners (1, 0) and
+    (0, 1), lines 358 and 359 are judged on them (retention after 2,002 steps of task 2),
+    with fig6AB's epoch-matched corners kept as evidence; without them, on fig6AB."""
+    corners = _corners(0.8, -0.5)  # retention (0, 1) high, (1, 0) below zero
+    steps = _steps_grid(3, corners, corners)  # its transfer is 0 everywhere
+    epochs = _grid("fig6AB", 5, lambda p, w, j: 0.3)  # fig6AB: transfer 0.3, retention 0.3
+    on_steps = {v.claim_id: v for v in sec7_verdicts(StoredGrids({"fig6AB": epochs,
+                                                                  "fig9CD_steps": steps}))}
+    zero = on_steps["pmnist.zero_transfer_under_permutation"]
+    assert zero.verdict == "holds in the stated limit" and zero.n == 3
+    assert "at the paper's SGD steps (`results/fig9CD_steps.nc`, retention after 2,002 steps " \
+        "of task 2): at (0, 1): transfer" in zero.evidence
+    assert "the epoch-matched fig6AB (130 SGD steps of task 2), evidence only: " in \
+        zero.evidence
+    assert "this row matches the paper's training length in SGD steps" in zero.training
+    high = on_steps["pmnist.high_retention_under_permutation"]
+    assert high.verdict == "holds in the stated limit" and high.n == 3
+    below = on_steps["pmnist.below_zero_at_high_feature_low_readout"]
+    assert below.n == 3 and "at (1, 0): transfer +0.000" in below.evidence
+    # on fig6AB alone: transfer 0.3 at (0, 1) is not near zero, and 5 seeds
+    alone = {v.claim_id: v for v in sec7_verdicts(StoredGrids({"fig6AB": epochs}))}
+    assert alone["pmnist.zero_transfer_under_permutation"].verdict == "wrong"
+    assert alone["pmnist.zero_transfer_under_permutation"].n == 5
