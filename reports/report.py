@@ -613,6 +613,8 @@ def verdict_with_condition(statement: StatementVerdict) -> str:
     """The verdict word, with the derived condition and the paper's regime where the verdict
     is "holds under a stronger condition" (the condition is part of that verdict); for
     `wrong`, the condition it is judged in and whether a measurement confirms the correction."""
+    if statement.verdict == "wrong" and statement.network:
+        return "wrong"  # the runs contradict it; there is no derived correction to confirm
     if statement.verdict == "wrong":
         parts = [f"condition: {statement.condition}" if statement.condition else "",
                  f"correction {statement.confirmation.state}"

@@ -363,7 +363,7 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
            "test error, not ranked with the above)**:",
            *[f"- {cause_line(c, k).split('. ', 1)[1]} ({c.verdict})"
              for k, c in enumerate(network, 1)], ""] if network else []),
-        f"**Holds under a stronger condition ({len(stronger)})**:\n",
+        f"**Holds under a stronger condition ({len(stronger)})**:",
         *([f"- line {s.line} `{s.id}`: {escape_cell(with_paper_regime(s.condition, s.regime))}"
            f"; size {statement_size(s)}" for s in stronger]
           or ["none"]), "",
