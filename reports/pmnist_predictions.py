@@ -1246,15 +1246,21 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
                             "; ".join(texts), claim=lead.claim)
 
 
-def lambda2_moves(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float] = (0.5, 0.5)
-                  ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per-seed retention at the largest and at the smallest lambda_2 (paired), for both
-    Fisher metrics and every lambda_1 of ``grid``."""
+def _lambda2_levels(g: StoredGrids, grid: str) -> tuple[list[float], list[float]]:
+    """The stored lambda_1 and lambda_2 amplitudes of ``grid``, sorted."""
     ds = g.datasets[grid]
-    lam2 = sorted({float(x) for x in ds["lam2"].values if np.isfinite(x)})
-    lam1 = sorted({float(x) for x in ds["lam1"].values if np.isfinite(x)})
-    return [tuple(_common(g.values(grid, method, *pair, lam1=l1, lam2=lam2[-1]),
-                          g.values(grid, method, *pair, lam1=l1, lam2=lam2[0])))
+    return tuple(sorted({float(x) for x in ds[k].values if np.isfinite(x)})
+                 for k in ("lam1", "lam2"))
+
+
+def lambda2_moves(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float] = (0.5, 0.5)
+                  ) -> list[tuple[str, float, Difference]]:
+    """(method, lambda_1, retention at the largest lambda_2 minus at the smallest, paired
+    seeds) for both Fisher metrics and every lambda_1 of ``grid``."""
+    lam1, lam2 = _lambda2_levels(g, grid)
+    return [(method, l1, paired_difference(*_common(
+                g.values(grid, method, *pair, lam1=l1, lam2=lam2[-1]),
+                g.values(grid, method, *pair, lam1=l1, lam2=lam2[0]))))
             for method in ("fisher-layerwise", "fisher-diag") for l1 in lam1]
 
 
@@ -1262,23 +1268,16 @@ def lambda2_reach(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float
                   ) -> tuple[float, str]:
     """How far the W_2 amplitude moves retention in the stored ``grid``: the largest
     |mean retention at the largest lambda_2 minus at the smallest| over both Fisher metrics
-    and every lambda_1 (paired seeds), with a sentence giving each. Line 1434's condition
-    ("when the regularizer amplitude for W_2 was sufficiently large") is reached only where
-    this exceeds :data:`NEAR_ZERO`."""
-    ds = g.datasets[grid]
-    lam2 = sorted({float(x) for x in ds["lam2"].values if np.isfinite(x)})
-    lam1 = sorted({float(x) for x in ds["lam1"].values if np.isfinite(x)})
-    moves, parts = [], []
-    for method in ("fisher-layerwise", "fisher-diag"):
-        for l1 in lam1:
-            a, b = _common(g.values(grid, method, *pair, lam1=l1, lam2=lam2[-1]),
-                           g.values(grid, method, *pair, lam1=l1, lam2=lam2[0]))
-            d = paired_difference(a, b)
-            moves.append(abs(d.mean))
-            name = {"fisher-layerwise": "layer-wise", "fisher-diag": "diagonal"}[method]
-            parts.append(f"{name} {fmt_estimate(d)} (lambda_1 = {l1:g})")
-    return max(moves), (f"lambda_2 from {lam2[0]:g} to {lam2[-1]:g} moves retention at "
-                        f"({pair[0]:g}, {pair[1]:g}) by " + ", ".join(parts))
+    and every lambda_1 (paired seeds, :func:`lambda2_moves`), with a sentence giving each.
+    Line 1434's condition ("when the regularizer amplitude for W_2 was sufficiently large")
+    is reached only where this exceeds :data:`NEAR_ZERO`."""
+    _, lam2 = _lambda2_levels(g, grid)
+    moves = lambda2_moves(g, grid, pair)
+    names = {"fisher-layerwise": "layer-wise", "fisher-diag": "diagonal"}
+    parts = [f"{names[m]} {fmt_estimate(d)} (lambda_1 = {l1:g})" for m, l1, d in moves]
+    return max(abs(d.mean) for *_, d in moves), (
+        f"lambda_2 from {lam2[0]:g} to {lam2[-1]:g} moves retention at "
+        f"({pair[0]:g}, {pair[1]:g}) by " + ", ".join(parts))
 
 
 EF_STEPS_GRID = "fig9EF_steps"
@@ -1343,13 +1342,14 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
             + text, claim=claim, condition_unmet=True,
             unmet=f"a W_2 amplitude that acts: lambda_2 from 0.01 to 100 moves retention by "
                   f"at most {reach:.3f}, within +-{NEAR_ZERO:g}")
-    resolved = sum(paired_difference(*pair).sign() == 1 for pair in lambda2_moves(g, grid))
+    moves = lambda2_moves(g, grid)
+    resolved = sum(d.sign() == 1 for *_, d in moves)
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
                             lead.mean, lead.sem, lead.n, ds,
                             text + f"; the paper's condition is reached: {moved}; the largest "
                             f"move, {reach:.3f}, clears the +-{NEAR_ZERO:g} band by "
                             f"{reach - NEAR_ZERO:.3f} (the gate compares the mean move with the "
-                            f"band; {resolved} of the {len(lambda2_moves(g, grid))} moves are "
+                            f"band; {resolved} of the {len(moves)} moves are "
                             f"resolved above zero by the paired t-test), so the verdict rests "
                             f"on a narrow margin of its condition", claim=claim)
 
