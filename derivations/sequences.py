@@ -38,7 +38,7 @@ Examples
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import mpmath
 import sympy as sp
@@ -114,13 +114,18 @@ def first_task_errors(remedy: str, structure: str, K: int, point: Mapping[str, f
     return [_first_task_error(Q, Tb) for Q in coefficients(readout_maps(remedy, G, ridge), G)]
 
 
-def first_task_error(remedy: str, structure: str, K: int, point: Mapping[str, float]) -> float:
+def first_task_error(remedy: str, structure: str, K: int, point: Mapping[str, Any]) -> Any:
     """eps_1[W_K] alone: ``first_task_errors(remedy, structure, K, point)[K]`` (the same
-    operations, so the same number) without the K errors before it.
+    operations, so the same number) without the K errors before it. With numpy arrays among
+    ``point``'s values: an array, eps_1[W_K] at every point of the grid, in one pass.
 
     >>> point = {"rho_a": 0.5, "rho_b": 0.5}
     >>> last = first_task_errors("vanilla", "chain", 40, point)[40]
     >>> first_task_error("vanilla", "chain", 40, point) == last
+    True
+    >>> import numpy as np
+    >>> grid = {"rho_a": np.array([0.5, 0.0]), "rho_b": np.array([0.5, 0.0])}
+    >>> bool(abs(first_task_error("vanilla", "chain", 40, grid)[0] - last) < 1e-14)
     True
     """
     G, Tb, ridge = numeric_inputs(remedy, structure, K, point)

@@ -78,16 +78,19 @@ def remedy_parameters(remedy: str) -> dict:
     return out
 
 
-def _point(rho_a: float, rho_b: float, remedy: str = "") -> dict:
-    """The point of the leading-order recursion; with ``remedy``, only the levels it reads
-    (alpha when gated, gamma for the Euclidean ridge): the recursion checks every value it is
-    given exactly (a rational per value, most of its cost on a grid), and a level a remedy
-    does not read changes nothing (:func:`tasksim.derivations.sequence_algebra.numeric_inputs`).
+def _point(rho_a, rho_b, remedy: str = "") -> dict:
+    """The point of the leading-order recursion (floats, or arrays of a grid's values: one
+    pass over the grid); with ``remedy``, only the levels it reads (alpha when gated, gamma
+    for the Euclidean ridge): the recursion checks every value it is given exactly, and a
+    level a remedy does not read changes nothing
+    (:func:`tasksim.derivations.sequence_algebra.numeric_inputs`).
 
     >>> _point(0.5, 0.25, "vanilla")
     {'rho_a': 0.5, 'rho_b': 0.25}
     """
-    point = {"rho_a": float(rho_a), "rho_b": float(rho_b), "alpha": LEVEL, "gamma": LEVEL}
+    as_number = lambda x: x if isinstance(x, np.ndarray) else float(x)  # noqa: E731
+    point = {"rho_a": as_number(rho_a), "rho_b": as_number(rho_b), "alpha": LEVEL,
+             "gamma": LEVEL}
     if remedy:
         spec = REMEDIES[remedy]
         point = {k: v for k, v in point.items() if k in ("rho_a", "rho_b")
@@ -96,12 +99,9 @@ def _point(rho_a: float, rho_b: float, remedy: str = "") -> dict:
 
 
 def _retention_map(remedy: str, structure: str, K: int, values: np.ndarray) -> np.ndarray:
-    """1 - eps_1[W_K] at every (rho_b, rho_a) of a grid (rows: rho_b)."""
-    out = np.empty((len(values), len(values)))
-    for i, b in enumerate(values):
-        for j, a in enumerate(values):
-            out[i, j] = 1.0 - first_task_error(remedy, structure, K, _point(a, b, remedy))
-    return out
+    """1 - eps_1[W_K] at every (rho_b, rho_a) of a grid (rows: rho_b), in one pass."""
+    a, b = np.meshgrid(values, values)
+    return 1.0 - first_task_error(remedy, structure, K, _point(a, b, remedy))
 
 
 def mean_first_task_retention(remedy: str, structure: str, K: int, side: int) -> float:
@@ -114,8 +114,7 @@ def mean_first_task_retention(remedy: str, structure: str, K: int, side: int) ->
     0.717
     """
     a, b = midpoint_grid(side)
-    return float(np.mean([1.0 - first_task_error(remedy, structure, K, _point(x, y, remedy))
-                          for x, y in zip(a, b)]))
+    return float(np.mean(1.0 - first_task_error(remedy, structure, K, _point(a, b, remedy))))
 
 
 def _ranking_text(values: dict[str, float]) -> str:

@@ -335,3 +335,30 @@ def test_the_papers_transfer_and_retention_for_every_pair_come_with_standard_err
     assert np.isnan(tf_mean[1, 0]) and np.isfinite(rt_mean[0, 3])
     with pytest.raises(ValueError, match="which must be transfer or retention"):
         r.errors.pairwise("forgetting")
+
+
+@pytest.mark.parametrize("structure", ["chain", "shared"])
+@pytest.mark.parametrize("remedy", ["vanilla", "random-gating", "euclidean", "fisher-previous",
+                                    "fisher-accumulated"])
+def test_the_first_tasks_error_on_a_grid_is_the_error_at_each_point(remedy, structure):
+    from tasksim.derivations.sequences import first_task_error
+
+    a, b = np.meshgrid(np.linspace(0.0, 0.95, 4), np.linspace(0.0, 1.0, 3))
+    levels = {"alpha": 0.5, "gamma": 0.7}
+    on_grid = first_task_error(remedy, structure, 6, {"rho_a": a, "rho_b": b, **levels})
+    one_by_one = np.array([[first_task_error(remedy, structure, 6, {
+        "rho_a": float(a[i, j]), "rho_b": float(b[i, j]), **levels})
+        for j in range(a.shape[1])] for i in range(a.shape[0])])
+    assert on_grid.shape == a.shape
+    np.testing.assert_allclose(on_grid, one_by_one, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("values, message", [
+    (np.array([0.2, 1.5]), "rho_a"),
+    (np.array([0.2, np.nan]), "finite"),
+])
+def test_a_grid_with_a_bad_value_is_refused_in_one_line(values, message):
+    from tasksim.derivations.sequences import first_task_error
+
+    with pytest.raises(ValueError, match=message):
+        first_task_error("vanilla", "chain", 3, {"rho_a": values, "rho_b": np.zeros(2)})
