@@ -4,7 +4,9 @@ theory averaged exactly and over the same pairs, and their drawing.
 
 The paper estimates each average from 100 uniformly sampled (rho_a, rho_b) pairs with one seed
 each; here the pairs are the centres of a side x side grid (a midpoint quadrature, error
-O(1/side^2) for smooth integrands). Comparing the numerics with the theory averaged over the
+O(1/side^2) for smooth integrands), and each pair's tasks are drawn once and shared by every x
+value of the panel (:func:`tasksim.reports.figures_numerics.prior_average_sweep`: common
+random numbers, so the points along x differ by x, not by a fresh draw). Comparing the numerics with the theory averaged over the
 *same* pairs isolates the finite-size deviation from the quadrature error.
 
 Examples
@@ -103,7 +105,8 @@ def averages_phrase(ctx: FigureContext) -> str:
     c = ctx.config
     return (f"numerics: averages over the {c.average_side ** 2} centres of a "
             f"{c.average_side} x {c.average_side} grid of (rho_a, rho_b) in [0, 1]^2, one sample "
-            f"each (exact fixed points, {c.sizes()}, appendix generator, root seed {ctx.seed}); "
+            f"each (exact fixed points, {c.sizes()}, appendix generator, root seed {ctx.seed}; "
+            f"each pair's tasks drawn once and shared by every point on the x axis); "
             f"error bars: standard error of the mean of numerics - theory over the pairs")
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .figures_config import FigureConfig, panel_seed
-from .figures_numerics import (Deviation, PointEstimates, linear_model_sweep,
+from .figures_numerics import (Deviation, PointEstimates, linear_model_sweep, prior_average_sweep,
                                soft_threshold_sweep)
 
 __all__ = ["FigureResult", "FigureContext", "fmt_number", "fmt_point", "fmt_deviation"]
@@ -71,6 +71,22 @@ class FigureContext:
             self.progress(f"figures: {panel}: {model}, {len(points)} points x {seeds} seeds")
             self.cache[key] = linear_model_sweep(
                 model, points, nx=c.nx if nx is None else nx, ns=c.ns, ny=c.ny, seeds=seeds,
+                root=self.root(panel), executor=self.executor, first_task=first_task)
+        return self.cache[key]
+
+    def prior_linear(self, panel: str, model: str, x_name: str, x_values: Sequence[float], *,
+                     first_task: Optional[str] = None) -> PointEstimates:
+        """:func:`tasksim.reports.figures_numerics.prior_average_sweep` at the configured sizes
+        on the average grid (``average_side``), the paper's (appendix) generator, seeded by
+        ``panel`` (a panel's pairs have the same tasks for every model seeded by it); cached
+        by its arguments. Points x-major over the midpoint grid, one sample each."""
+        c = self.config
+        key = ("prior", panel, model, x_name, tuple(float(x) for x in x_values), first_task)
+        if key not in self.cache:
+            self.progress(f"figures: {panel}: {model}, {c.average_side ** 2} pairs x "
+                          f"{len(x_values)} {x_name} values, one task draw per pair")
+            self.cache[key] = prior_average_sweep(
+                model, x_name, x_values, c.average_side, nx=c.nx, ns=c.ns, ny=c.ny,
                 root=self.root(panel), executor=self.executor, first_task=first_task)
         return self.cache[key]
 

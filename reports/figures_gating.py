@@ -46,8 +46,7 @@ def _random_gating_average(ctx: FigureContext) -> PriorAverage:
     c = ctx.config
     T = theory.curve("gating.transfer.random", (rho_a, rho_b, alpha))
     R = theory.curve("gating.retention.random", (rho_a, rho_b, alpha))
-    est = ctx.linear("averages.random-gating", "random-gating",
-                     grid_points(c.alphas, "alpha", c.average_side), seeds=1)
+    est = ctx.prior_linear("averages.random-gating", "random-gating", "alpha", c.alphas)
     return prior_average(est, c.alphas, "alpha", c.average_side,
                          {"transfer": T, "retention": R})
 
@@ -150,8 +149,8 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
 
     # A, B: adaptive (solid) vs random (dashed)
     random_avg = _random_gating_average(ctx)
-    adaptive_est = ctx.linear("averages.adaptive-gating", "adaptive-gating",
-                              grid_points(c.alphas, "alpha", c.average_side), seeds=1)
+    adaptive_est = ctx.prior_linear("averages.adaptive-gating", "adaptive-gating", "alpha",
+                                    c.alphas)
     alpha_tilde = theory.leading("gating.adaptive_alpha_tilde")
     adaptive_fn = {w: theory.compile_expression(
         theory.leading(f"gating.{w}").subs(alpha_t, alpha_tilde),
@@ -182,8 +181,8 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
                                                                              "retention")}
     plastic_average = {w: float(theory.uniform_average(theory.leading(f"plasticity.{w}")))
                        for w in plastic}
-    plastic_est = ctx.linear("averages.plasticity-gating", "plasticity-gating",
-                             grid_points(c.alphas, "alpha", c.average_side), seeds=1)
+    plastic_est = ctx.prior_linear("averages.plasticity-gating", "plasticity-gating", "alpha",
+                                   c.alphas)
     plastic_avg = prior_average(plastic_est, c.alphas, "alpha", c.average_side,
                                 {w: (lambda a, b, x, f=f: f(a, b)) for w, f in plastic.items()})
     plastic_exact = {w: (lambda x, v=v: np.full_like(np.asarray(x, dtype=float), v))

@@ -10,6 +10,10 @@ Sources
   averaged exactly over B given A; eq_def_delta_epsilon_TF_RT) on a grid of parameter points,
   through :func:`tasksim.solvers.sweep.sweep` (one ``SeedSequence`` per sample, so the numbers do not
   depend on the executor).
+- Averages over the prior (Figs. 2D, 3A-C, 4D, 5C-D): :func:`prior_average_sweep`, the same
+  exact fixed points with one task draw per (rho_a, rho_b) pair shared by every x value
+  (alpha or gamma) of the panel: common random numbers, so that the curve's shape against x is
+  not blurred by a fresh draw per x, at a tenth of the draws.
 - Soft-thresholding: :mod:`tasksim.solvers.soft_threshold` (exact input moments given A), the paper's
   protocol (5,000 steps, eta = 0.01, exact expected gradients) and the gradient-flow limit, both
   from one preparation of the moments (:func:`soft_threshold_samples`).
@@ -43,6 +47,8 @@ __all__ = [
     "PointEstimates",
     "linear_model_sweep",
     "first_task_samples",
+    "shared_tasks_samples",
+    "prior_average_sweep",
     "soft_threshold_samples",
     "soft_threshold_sweep",
     "learning_curves",
@@ -147,6 +153,105 @@ def first_task_samples(params: Mapping[str, Any],
         rows.append((float(tf[0]), float(rt[0])))
     values = np.array(rows)
     return {"transfer": values[:, 0], "retention": values[:, 1]}
+
+
+def shared_tasks_samples(params: Mapping[str, Any],
+                         seeds: Sequence[np.random.SeedSequence]) -> dict[str, np.ndarray]:
+    """Transfer and retention at every x value of one (rho_a, rho_b) pair, on tasks drawn
+    once per seed (a vectorized sample function for :func:`tasksim.solvers.sweep.sweep`).
+
+    ``params``: ``points``, the resolved parameters of each x value
+    (:func:`tasksim.solvers.api.resolve_params`, explicit matrices; they differ only in x),
+    and ``first_task`` (None, or how task 1 is learned: :func:`first_task_samples`). Seed s
+    spawns 1 + len(points) children: the tasks come from the first, x value k's own random
+    inputs (gates, the independent metric task) from child k + 1. Outputs ``transfer k`` and
+    ``retention k``, one value per seed.
+
+    Examples
+    --------
+    >>> from tasksim.solvers.api import resolve_params
+    >>> points = [resolve_params("random-gating", rho_a=1.0, rho_b=1.0, nx=60, ns=3, ny=2,
+    ...                          alpha=a, gram="explicit") for a in (0.5, 1.0)]
+    >>> out = shared_tasks_samples({"points": points, "first_task": None},
+    ...                            np.random.SeedSequence(0).spawn(2))
+    >>> sorted(out), out["transfer 1"].round(12).tolist()   # alpha = 1, same task: TF = 1
+    (['retention 0', 'retention 1', 'transfer 0', 'transfer 1'], [1.0, 1.0])
+    """
+    from tasksim.solvers.api import errors_on_tasks
+    from tasksim.solvers.linear_models import solve
+    from tasksim.solvers.metrics import error_matrix, transfer_retention
+
+    points, first_task = params["points"], params["first_task"]
+    first = points[0]
+    rows = []
+    for s in seeds:
+        children = s.spawn(1 + len(points))
+        tasks = draw_tasks(nx=first["nx"], ns=first["ns"], ny=first["ny"],
+                           rho_a=first["rho_a"], rho_b=first["rho_b"], n_tasks=2,
+                           generator=first["generator"], seed=as_generator(children[0]))
+        row = []
+        for p, child in zip(points, children[1:]):
+            rng = as_generator(child)
+            if first_task is None:
+                E = errors_on_tasks(p, tasks, rng)
+            else:
+                E = error_matrix(solve(p["model"], tasks, seed=rng, lam=p["lam"],
+                                       first_task=first_task), p["rho_b"])
+            tf, rt = transfer_retention(E)
+            row.append((float(tf[0]), float(rt[0])))
+        rows.append(row)
+    values = np.array(rows)  # (seeds, x values, 2)
+    out = {}
+    for k in range(len(points)):
+        out[f"transfer {k}"] = values[:, k, 0]
+        out[f"retention {k}"] = values[:, k, 1]
+    return out
+
+
+def prior_average_sweep(
+    model: str,
+    x_name: str,
+    x_values: Sequence[float],
+    side: int,
+    *,
+    nx: int,
+    ns: int,
+    ny: int,
+    root: int | np.random.SeedSequence,
+    generator: str = "appendix",
+    executor: Optional[Executor] = None,
+    first_task: Optional[str] = None,
+) -> PointEstimates:
+    """Transfer and retention at the points of an average panel
+    (:func:`tasksim.reports.figures_config.grid_points`: every midpoint pair at each x,
+    x-major), one sample per point; pair i's tasks drawn once, from the child seed (i, 0) of
+    ``root``, and shared by every x value (:func:`shared_tasks_samples`).
+
+    Examples
+    --------
+    >>> est = prior_average_sweep("euclidean", "gamma", (0.5, 1.0), 2, nx=60, ns=3, ny=2,
+    ...                           root=0)
+    >>> len(est.points), est.n_seeds, est.points[4]
+    (8, 1, {'rho_a': 0.25, 'rho_b': 0.25, 'gamma': 1.0})
+    """
+    from .figures_config import grid_points, midpoint_grid
+
+    if x_name not in ("alpha", "gamma"):
+        raise ValueError(f"x_name must be 'alpha' or 'gamma', got {x_name!r}")
+    x_values = [float(x) for x in x_values]
+    if not x_values:
+        raise ValueError("x_values must hold at least one value")
+    a, b = midpoint_grid(side)
+    pairs = [{"points": [resolve_params(model, rho_a=float(ra), rho_b=float(rb), nx=nx, ns=ns,
+                                        ny=ny, seeds=1, generator=generator, gram="explicit",
+                                        **{x_name: x}) for x in x_values],
+              "first_task": first_task} for ra, rb in zip(a, b)]
+    result = sweep(shared_tasks_samples, pairs, seeds=1, seed=root, executor=executor,
+                   vectorized=True, chunk_size=1)
+    samples = {which: np.concatenate([result.column(f"{which} {k}")
+                                      for k in range(len(x_values))])
+               for which in ("transfer", "retention")}
+    return PointEstimates(tuple(grid_points(x_values, x_name, side)), samples)
 
 
 def soft_threshold_samples(params: Mapping[str, Any],

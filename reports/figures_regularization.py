@@ -26,7 +26,7 @@ from tasksim.solvers.api import resolve_params
 from .figures_config import midpoint_grid
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
 from .figures_averages import (RT_COLOR, TF_COLOR, average_caption, averages_phrase,
-                               draw_average_panel, grid_points, prior_average)
+                               draw_average_panel, prior_average)
 from .figures_numerics import deviation
 from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label, theory_line
 from . import figures_theory as theory
@@ -115,8 +115,7 @@ def figure_4(ctx: FigureContext) -> list[FigureResult]:
                 for w in ("transfer", "retention")}
     exact = {w: theory.compile_expression(e, (gamma,)) for w, e in averages.items()}
     vanilla = {w: float(theory.leading(f"averages.vanilla.{w}")) for w in averages}
-    est = ctx.linear("averages.euclidean", "euclidean",
-                     grid_points(c.gammas, "gamma", c.average_side), seeds=1)
+    est = ctx.prior_linear("averages.euclidean", "euclidean", "gamma", c.gammas)
     avg = prior_average(est, c.gammas, "gamma", c.average_side, curves)
     draw_average_panel(ax[3], avg, exact, vanilla)
     ax[3].legend(loc="center right", fontsize=6.5)  # clear of the retention curve's rise
@@ -382,8 +381,8 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
     # uncorrelated task in both
     exact = {w: theory.curve(f"fisher.average_{w}", (gamma,)) for w in ("transfer", "retention")}
     vanilla = {w: float(theory.leading(f"averages.vanilla.{w}")) for w in exact}
-    est_c = ctx.linear("averages.fisher", "fisher", grid_points(gammas, "gamma", c.average_side),
-                       seeds=1, first_task="independent-metric")
+    est_c = ctx.prior_linear("averages.fisher", "fisher", "gamma", gammas,
+                             first_task="independent-metric")
     avg_c = prior_average(est_c, gammas, "gamma", c.average_side, curves)
     draw_average_panel(ax[2], avg_c, exact, vanilla)
     ax[2].set(xlabel="$\\gamma$", ylabel="average $\\Delta\\epsilon$")
@@ -392,9 +391,8 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
     diagonal = {w: _diagonal_average(w, c.nx, c.ns) for w in ("transfer", "retention")}
     diagonal_at = {w: _diagonal_curve(w, c.nx, c.ns) for w in ("transfer", "retention")}
     # the same panel seed as C: the same tasks at every pair, so that D minus C is paired
-    est_d = ctx.linear("averages.fisher", "fisher-diag",
-                       grid_points(gammas, "gamma", c.average_side), seeds=1,
-                       first_task="independent-metric")
+    est_d = ctx.prior_linear("averages.fisher", "fisher-diag", "gamma", gammas,
+                             first_task="independent-metric")
     avg_d = prior_average(est_d, gammas, "gamma", c.average_side, diagonal_at)
     draw_average_panel(ax[3], avg_d, diagonal, vanilla)
     fine_d = np.linspace(0.02, gammas.max(), 100)

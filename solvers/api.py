@@ -73,6 +73,7 @@ __all__ = [
     "WISHART_MODELS",
     "METHODS",
     "GRAM_MODES",
+    "errors_on_tasks",
     "PENALTY_MODELS",
     "ErrorMatrix",
     "SimulationResult",
@@ -322,6 +323,16 @@ def _sample_errors(params: Mapping[str, Any], rng: np.random.Generator) -> np.nd
     tasks = draw_tasks(nx=params["nx"], ns=params["ns"], ny=params["ny"],
                        rho_a=params["rho_a"], rho_b=params["rho_b"], n_tasks=n,
                        generator=params["generator"], structure=params["structure"], seed=rng)
+    return errors_on_tasks(params, tasks, rng)
+
+
+def errors_on_tasks(params: Mapping[str, Any], tasks: Any, rng: np.random.Generator
+                    ) -> np.ndarray:
+    """The error matrix E[mu - 1, nu] = eps_mu[W_nu] of the model of ``params`` (the output
+    of :func:`resolve_params`, explicit matrices) learned on the drawn ``tasks``, its own
+    random inputs (gates, probes, GD's) drawn from ``rng``: what one sample of
+    :func:`simulate_samples` computes after drawing its tasks."""
+    model = params["model"]
     if model == "soft-threshold":
         from .soft_threshold import soft_threshold_solution
 

@@ -258,3 +258,35 @@ def test_fig1b_states_how_far_gd_lies_from_the_theory_in_standard_errors():
     assert phrase.startswith("GD has converged within each task (error 0 at its last step)")
     curves[:, epochs, 0] = 0.5  # task 1 still being learned at its last step
     assert _gd_phrase(curves, epochs, 0.25, 0.8, None, []).startswith("GD has not converged")
+
+
+def test_an_average_panel_draws_each_pairs_tasks_once_for_every_x_value():
+    from tasksim.reports.figures_numerics import prior_average_sweep
+    from tasksim.solvers.linear_models import solve
+    from tasksim.solvers.metrics import error_matrix, transfer_retention
+    from tasksim.solvers.rng import as_generator
+    from tasksim.solvers.sweep import sample_seed
+    from tasksim.solvers.tasks import draw_tasks
+
+    root = panel_seed(0, "averages.test")
+    est = prior_average_sweep("euclidean", "gamma", (0.3, 1.0), 2, nx=80, ns=4, ny=3,
+                              root=root)
+    # gamma = 1 is vanilla learning: on the pair's own tasks (child 0 of pair i's seed) the
+    # vanilla fixed point gives the same numbers at every pair
+    a, b = midpoint_grid(2)
+    for i, (ra, rb) in enumerate(zip(a, b)):
+        child = sample_seed(root, i, 0).spawn(1)[0]
+        tasks = draw_tasks(nx=80, ns=4, ny=3, rho_a=float(ra), rho_b=float(rb),
+                           seed=as_generator(child))
+        tf, rt = transfer_retention(error_matrix(solve("vanilla", tasks), float(rb)))
+        assert est.mean("transfer")[4 + i] == pytest.approx(float(tf[0]), abs=1e-12)
+        assert est.mean("retention")[4 + i] == pytest.approx(float(rt[0]), abs=1e-12)
+    # and the two x values differ (gamma = 0.3 regularizes)
+    assert not np.allclose(est.mean("transfer")[:4], est.mean("transfer")[4:])
+
+
+def test_an_average_panel_refuses_an_x_that_is_not_a_level():
+    from tasksim.reports.figures_numerics import prior_average_sweep
+
+    with pytest.raises(ValueError, match="x_name"):
+        prior_average_sweep("euclidean", "lam", (0.5,), 2, nx=80, ns=4, ny=3, root=0)
