@@ -37,9 +37,9 @@ need the correlation matrix of the metric and fit tasks to be invertible (rho_a 
 
 The error matrix uses the solvers' convention: ``E[mu - 1, nu] = eps_mu[W_nu]``, shape
 (K, K + 1). Entries are elements of a fraction field (symbolic) or plain numbers
-(:func:`leading_errors` with ``point``: exact rationals or floats, fast for large K), or numpy
-arrays of floats, one entry per point of a grid (the same operations on every entry: a grid's
-values in one pass, equal to the floats' one point at a time).
+(:func:`leading_errors` with ``point``: exact rationals or floats, fast for large K), or arrays
+of floats, one entry per point of a grid (elementwise arithmetic: the report evaluates a grid's
+points in one pass, ``tasksim.reports.sequence_grid``).
 
 Examples
 --------
@@ -58,7 +58,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping, Optional, Sequence
 
-import numpy as np
 import sympy as sp
 
 from .arguments import positive_size, real_in_range
@@ -72,6 +71,8 @@ __all__ = [
     "Remedy",
     "check_structure",
     "correlation_matrix",
+    "source_factor",
+    "pair_means",
     "gram_limit",
     "readout_limit",
     "readout_maps",
@@ -171,6 +172,16 @@ def source_factor(structure: str, K: int, rho: sp.Symbol = rho_a) -> sp.Matrix:
                      (sp.sqrt(1 - rho) if k == mu + 1 else 0))
 
 
+def pair_means() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """(Ns/Nx) E[A_1^T A_2], E[(D_1 A_1)^T D_1 A_1], E[(D_1 A_1)^T D_2 A_2] / I_s as functions
+    of rho_a and alpha: what :func:`gram_limit` evaluates at each pair's correlation.
+
+    >>> pair_means()
+    (rho_a, alpha, alpha**2*rho_a)
+    """
+    return _pair_means()
+
+
 @lru_cache(maxsize=None)
 def _pair_means() -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     """(Ns/Nx) E[A_1^T A_2], E[(D_1 A_1)^T D_1 A_1], E[(D_1 A_1)^T D_2 A_2] / I_s: the engine's
@@ -213,16 +224,14 @@ def readout_limit(structure: str, K: int) -> sp.Matrix:
 
 def _nonzero(x: Any, zero: Any) -> bool:
     """Whether ``x`` is not an exact zero (an array of points: at some point)."""
-    if isinstance(x, np.ndarray):
-        return bool(np.any(x != 0))
-    return bool(x != zero)
+    differs = x != zero
+    return bool(differs.any()) if hasattr(differs, "any") else bool(differs)
 
 
 def _pivot(x: Any, zero: Any) -> bool:
     """Whether ``x`` can be divided by (an array of points: nonzero at every point)."""
-    if isinstance(x, np.ndarray):
-        return bool(np.all(x != 0))
-    return bool(x != zero)
+    differs = x != zero
+    return bool(differs.all()) if hasattr(differs, "all") else bool(differs)
 
 
 def _solve_row(Z: list[list[Any]], last: int) -> list[Any]:
@@ -355,54 +364,13 @@ def _compiled_gated(structure: str, K: int, gated: bool):
     return evaluate
 
 
-@lru_cache(maxsize=None)
-def _compiled_arrays(structure: str, K: int):
-    """(source factor of rho, pair means of (c, alpha)) as numpy functions: the pieces of
-    :func:`gram_limit` and :func:`readout_limit`, evaluated on arrays without simplifying
-    the K x K correlations symbolically (costly for K of tens)."""
-    factor = sp.lambdify(rho_a, source_factor(structure, K).tolist(), "numpy")
-    means = sp.lambdify((rho_a, alpha), list(_pair_means()), "numpy")
-    return factor, means
-
-
-def _correlations_on_arrays(factor: Any, K: int, rho: np.ndarray) -> list[list[np.ndarray]]:
-    """F F^T at every point: the correlations of :func:`correlation_matrix` on arrays."""
-    F = factor(rho)
-    return [[sum(F[p][k] * F[q][k] for k in range(len(F[0]))) for q in range(K)]
-            for p in range(K)]
-
-
-def _on_arrays(structure: str, K: int, gated: bool, values: dict[sp.Symbol, Any]
-               ) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]], np.ndarray]:
-    """(G, T_b, 1/gamma - 1) at every point of a grid (:func:`gram_limit`,
-    :func:`readout_limit`): each entry an array of the points' shape (the values broadcast
-    together; a parameter left out enters as 1/2, unused)."""
-    shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
-    full = lambda x: np.broadcast_to(np.asarray(x, dtype=float), shape)  # noqa: E731
-    ra, rb, a, g = (full(values.get(x, 0.5)) for x in PARAMETERS)
-    factor, means = _compiled_arrays(structure, K)
-    C = _correlations_on_arrays(factor, K, ra)
-    if gated:
-        G = [[full(means(C[p][q], a)[1 if p == q else 2]) for q in range(K)] for p in range(K)]
-    else:
-        G = [[full(means(C[p][q], a)[0]) for q in range(K)] for p in range(K)]
-    Tb = [[full(x) for x in row] for row in _correlations_on_arrays(factor, K, rb)]
-    return G, Tb, 1 / g - 1
-
-
 def _check_point(point: Mapping[str, Any]) -> dict[sp.Symbol, Any]:
     names = {s.name: s for s in PARAMETERS}
     out = {}
     for key, value in point.items():
         if key not in names:
             raise ValueError(f"point keys must be among {', '.join(names)}, got {key!r}")
-        if isinstance(value, np.ndarray):
-            value = np.asarray(value, dtype=float)
-            if value.size == 0 or not np.all(np.isfinite(value)):
-                raise ValueError(f"{key} must hold finite numbers, got {value!r}")
-            for end in (float(value.min()), float(value.max())):
-                _check_float(key, end)
-        elif type(value) is float:
+        if type(value) is float:
             _check_float(key, value)
         else:
             real_in_range(key, value, 0, 1, open_low=key in ("alpha", "gamma"))
@@ -421,9 +389,7 @@ def _check_float(key: str, value: float) -> None:
 def numeric_inputs(remedy: str, structure: str, K: int, point: Mapping[str, Any]
                    ) -> tuple[list[list[Any]], list[list[Any]], Any]:
     """(G, T_b, 1/gamma - 1) at ``point`` (names -> numbers): floats if every value is a float,
-    arrays of the points' shape if a value is a numpy array (a grid of points: the values
-    broadcast together), else exact rationals. Raises ValueError when the remedy needs a
-    parameter the point lacks, or a value is out of its range.
+    else exact rationals. Raises ValueError when the remedy needs a parameter the point lacks.
 
     >>> numeric_inputs("random-gating", "chain", 2, {"rho_a": 0.5, "rho_b": 0.0, "alpha": 0.5})[0]
     [[0.5, 0.125], [0.125, 0.5]]
@@ -435,8 +401,6 @@ def numeric_inputs(remedy: str, structure: str, K: int, point: Mapping[str, Any]
     missing = sorted(x.name for x in needed - set(values))
     if missing:
         raise ValueError(f"point must give {', '.join(missing)} for remedy {remedy}")
-    if any(isinstance(v, np.ndarray) for v in values.values()):
-        return _on_arrays(structure, K, spec.gated, values)
     if all(isinstance(v, float) for v in values.values()):
         # parameters the remedy does not use enter as 1/2; they multiply nothing
         return _compiled(remedy, structure, K)(*[float(values.get(x, 0.5)) for x in PARAMETERS])

@@ -56,6 +56,7 @@ __all__ = [
     "leading_errors",
     "first_task_errors",
     "first_task_error",
+    "first_task_error_of",
     "error_matrices",
     "two_task_values",
     "prior_average_retention",
@@ -114,21 +115,27 @@ def first_task_errors(remedy: str, structure: str, K: int, point: Mapping[str, f
     return [_first_task_error(Q, Tb) for Q in coefficients(readout_maps(remedy, G, ridge), G)]
 
 
-def first_task_error(remedy: str, structure: str, K: int, point: Mapping[str, Any]) -> Any:
+def first_task_error(remedy: str, structure: str, K: int, point: Mapping[str, float]) -> float:
     """eps_1[W_K] alone: ``first_task_errors(remedy, structure, K, point)[K]`` (the same
-    operations, so the same number) without the K errors before it. With numpy arrays among
-    ``point``'s values: an array, eps_1[W_K] at every point of the grid, in one pass.
+    operations, so the same number) without the K errors before it.
 
     >>> point = {"rho_a": 0.5, "rho_b": 0.5}
     >>> last = first_task_errors("vanilla", "chain", 40, point)[40]
     >>> first_task_error("vanilla", "chain", 40, point) == last
     True
-    >>> import numpy as np
-    >>> grid = {"rho_a": np.array([0.5, 0.0]), "rho_b": np.array([0.5, 0.0])}
-    >>> bool(abs(first_task_error("vanilla", "chain", 40, grid)[0] - last) < 1e-14)
-    True
     """
-    G, Tb, ridge = numeric_inputs(remedy, structure, K, point)
+    return first_task_error_of(remedy, *numeric_inputs(remedy, structure, K, point))
+
+
+def first_task_error_of(remedy: str, G: Sequence[Sequence[Any]], Tb: Sequence[Sequence[Any]],
+                        ridge: Any) -> Any:
+    """eps_1[W_K] from the K x K block Gram ``G``, the readouts' correlations ``Tb`` and the
+    ridge 1/gamma - 1 (:func:`tasksim.derivations.sequence_algebra.numeric_inputs`): the
+    recursion over any field, so also elementwise on arrays holding a grid of points.
+
+    >>> first_task_error_of("vanilla", [[1.0, 0.5], [0.5, 1.0]], [[1.0, 0.5], [0.5, 1.0]], 0.0)
+    0.1875
+    """
     return _first_task_error(coefficients(readout_maps(remedy, G, ridge), G)[-1], Tb)
 
 

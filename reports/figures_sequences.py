@@ -25,14 +25,14 @@ from __future__ import annotations
 import numpy as np
 
 from tasksim.derivations.sequence_algebra import REMEDIES, STRUCTURES
-from tasksim.derivations.sequences import (claim_id, first_task_error, inversions,
-                                           leading_errors)
+from tasksim.derivations.sequences import claim_id, inversions, leading_errors
 from tasksim.solvers.sequence_metrics import METRICS, sequence_metrics
 
 from .figures_config import midpoint_grid
 from .figures_context import FigureContext, FigureResult, fmt_deviation, fmt_number
 from .figures_numerics import deviation, linear_model_sweep
 from .figures_plot import heatmap, new_figure, numeric_points, palette, panel_label, theory_line
+from .sequence_grid import first_task_error_on_grid
 
 __all__ = ["HEATMAP_K", "FAR_K", "LEVEL", "CURVE_POINT", "figure_sequences",
            "mean_first_task_retention", "remedy_parameters"]
@@ -78,19 +78,16 @@ def remedy_parameters(remedy: str) -> dict:
     return out
 
 
-def _point(rho_a, rho_b, remedy: str = "") -> dict:
-    """The point of the leading-order recursion (floats, or arrays of a grid's values: one
-    pass over the grid); with ``remedy``, only the levels it reads (alpha when gated, gamma
-    for the Euclidean ridge): the recursion checks every value it is given exactly, and a
-    level a remedy does not read changes nothing
+def _point(rho_a: float, rho_b: float, remedy: str = "") -> dict:
+    """The point of the leading-order recursion; with ``remedy``, only the levels it reads
+    (alpha when gated, gamma for the Euclidean ridge): the recursion checks every value it is
+    given exactly (a rational per value), and a level a remedy does not read changes nothing
     (:func:`tasksim.derivations.sequence_algebra.numeric_inputs`).
 
     >>> _point(0.5, 0.25, "vanilla")
     {'rho_a': 0.5, 'rho_b': 0.25}
     """
-    as_number = lambda x: x if isinstance(x, np.ndarray) else float(x)  # noqa: E731
-    point = {"rho_a": as_number(rho_a), "rho_b": as_number(rho_b), "alpha": LEVEL,
-             "gamma": LEVEL}
+    point = {"rho_a": float(rho_a), "rho_b": float(rho_b), "alpha": LEVEL, "gamma": LEVEL}
     if remedy:
         spec = REMEDIES[remedy]
         point = {k: v for k, v in point.items() if k in ("rho_a", "rho_b")
@@ -101,12 +98,12 @@ def _point(rho_a, rho_b, remedy: str = "") -> dict:
 def _retention_map(remedy: str, structure: str, K: int, values: np.ndarray) -> np.ndarray:
     """1 - eps_1[W_K] at every (rho_b, rho_a) of a grid (rows: rho_b), in one pass."""
     a, b = np.meshgrid(values, values)
-    return 1.0 - first_task_error(remedy, structure, K, _point(a, b, remedy))
+    return 1.0 - first_task_error_on_grid(remedy, structure, K, a, b, LEVEL)
 
 
 def mean_first_task_retention(remedy: str, structure: str, K: int, side: int) -> float:
     """The mean of 1 - eps_1[W_K] over the uniform prior on (rho_a, rho_b): the midpoint rule
-    on a side x side grid (leading order).
+    on a side x side grid (leading order, the grid in one pass).
 
     Examples
     --------
@@ -114,7 +111,7 @@ def mean_first_task_retention(remedy: str, structure: str, K: int, side: int) ->
     0.717
     """
     a, b = midpoint_grid(side)
-    return float(np.mean(1.0 - first_task_error(remedy, structure, K, _point(a, b, remedy))))
+    return float(np.mean(1.0 - first_task_error_on_grid(remedy, structure, K, a, b, LEVEL)))
 
 
 def _ranking_text(values: dict[str, float]) -> str:

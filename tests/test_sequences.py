@@ -342,23 +342,24 @@ def test_the_papers_transfer_and_retention_for_every_pair_come_with_standard_err
                                     "fisher-accumulated"])
 def test_the_first_tasks_error_on_a_grid_is_the_error_at_each_point(remedy, structure):
     from tasksim.derivations.sequences import first_task_error
+    from tasksim.reports.sequence_grid import first_task_error_on_grid
 
     a, b = np.meshgrid(np.linspace(0.0, 0.95, 4), np.linspace(0.0, 1.0, 3))
-    levels = {"alpha": 0.5, "gamma": 0.7}
-    on_grid = first_task_error(remedy, structure, 6, {"rho_a": a, "rho_b": b, **levels})
+    on_grid = first_task_error_on_grid(remedy, structure, 6, a, b, 0.7)
     one_by_one = np.array([[first_task_error(remedy, structure, 6, {
-        "rho_a": float(a[i, j]), "rho_b": float(b[i, j]), **levels})
+        "rho_a": float(a[i, j]), "rho_b": float(b[i, j]), "alpha": 0.7, "gamma": 0.7})
         for j in range(a.shape[1])] for i in range(a.shape[0])])
     assert on_grid.shape == a.shape
     np.testing.assert_allclose(on_grid, one_by_one, rtol=0, atol=1e-13)
 
 
-@pytest.mark.parametrize("values, message", [
-    (np.array([0.2, 1.5]), "rho_a"),
-    (np.array([0.2, np.nan]), "finite"),
+@pytest.mark.parametrize("rho_a_values, level, message", [
+    (np.array([0.2, 1.5]), 0.5, "rho_a must lie in"),
+    (np.array([0.2, np.nan]), 0.5, "rho_a must lie in"),
+    (np.array([0.2, 0.3]), 0.0, "level must lie in"),
 ])
-def test_a_grid_with_a_bad_value_is_refused_in_one_line(values, message):
-    from tasksim.derivations.sequences import first_task_error
+def test_a_grid_with_a_bad_value_is_refused_in_one_line(rho_a_values, level, message):
+    from tasksim.reports.sequence_grid import first_task_error_on_grid
 
     with pytest.raises(ValueError, match=message):
-        first_task_error("vanilla", "chain", 3, {"rho_a": values, "rho_b": np.zeros(2)})
+        first_task_error_on_grid("random-gating", "chain", 3, rho_a_values, np.zeros(2), level)
