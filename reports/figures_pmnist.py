@@ -592,7 +592,7 @@ def _steps_row_panel(ax, g: StoredGrids) -> str:
         sem = values.std(axis=1, ddof=1) / math.sqrt(values.shape[1])
         ax.plot(axis, mean, color=color, linewidth=1.0)
         numeric_points(ax, axis, mean, sem, color, marker="s",
-                       label=f"after {n:,} SGD steps")
+                       label=f"task 1 {long * s:,}, task 2 {n:,} SGD steps")
     return (f"; in blue the same row at the paper's SGD steps (`results/fig9CD_steps.nc`, "
             f"{early.shape[1]} seeds: task 1 trained {long * s:,} steps), after {short * s:,} "
             f"(dark, the paper's 10 epochs) and {long * s:,} (light, its 100) steps of task 2, "
@@ -682,8 +682,10 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
             centred=True)
     if g.has("fig9CD"):
         s = steps_per_epoch(_protocol(g, "fig9CD"))
+        first = _protocol(g, "fig9CD")["epochs"] * s
         for color, after in (("0.1", 10), ("0.6", 100)):
-            label = f"after {after} epochs ({after * s:,} SGD steps)"
+            label = (f"task 1 {first:,}, task 2 {after * s:,} SGD steps "
+                     f"({after} epochs)")
             est = [_estimate(g.values("fig9CD", "vanilla", a, 1.0, after=after)) for a in axis]
             ax_c.plot(axis, [e[0] for e in est], color=color, linewidth=1.0)
             numeric_points(ax_c, np.array(axis), np.array([e[0] for e in est]),
