@@ -625,10 +625,11 @@ def test_a_network_size_names_a_short_protocol_and_the_row_at_the_papers_steps()
     assert _with_network_verdict(blank, against).size_phrase().endswith("(3 seeds, contradicted)")
 
 
-def _steps_grid(done_seeds: int, short, long) -> object:
+def _steps_grid(done_seeds: int, short, long, noise: float = 0.01) -> object:
     """A stored fig9CD_steps (mnist-5k: task 1 and task 2 trained 1,539 epochs of 13 SGD
     steps) whose retention after 154 and 1,539 epochs of task 2 is ``short(point)`` and
-    ``long(point)`` (plus a little seed noise); only the first ``done_seeds`` seeds finished."""
+    ``long(point)`` (plus seed noise of sd ``noise``); only the first ``done_seeds`` seeds
+    finished."""
     import json
 
     spec = paper_grids("mnist-5k", seeds=3)["fig9CD_steps"]
@@ -639,9 +640,9 @@ def _steps_grid(done_seeds: int, short, long) -> object:
     rng = np.random.default_rng(2)
     for i, p in enumerate(points):
         for j in range(done_seeds):
-            curve = np.full(ds.sizes["epoch"], 1.0 - short(p) + 0.01 * rng.standard_normal())
+            curve = np.full(ds.sizes["epoch"], 1.0 - short(p) + noise * rng.standard_normal())
             curve[0], curve[1:epochs + 1] = 1.0, 0.1
-            curve[epochs + after_long] = 1.0 - long(p) + 0.01 * rng.standard_normal()
+            curve[epochs + after_long] = 1.0 - long(p) + noise * rng.standard_normal()
             ds["curves"].values[i, j, :, 0] = curve
             ds["retention"].values[i, j] = 1.0 - curve[epochs + after_short]
             ds["transfer"].values[i, j] = 0.0
@@ -737,6 +738,15 @@ def test_line_361_is_decided_by_the_rho_b_1_row_at_the_paper_s_sgd_steps_when_it
     # no dip even after the short training: wrong, on the short half
     never = verdict(_steps_grid(3, monotone, monotone))
     assert never.verdict == "wrong" and never.boundary == 0.0 and never.effect < 0
+    assert "all three must be shown" in held.evidence
+    # a shallow dip (0.025 deep) that keeps its depth: shown after the short training and
+    # within the band after the long one, yet it has not disappeared (referee 23 M3)
+    def shallow(p):
+        return 0.9 - 0.025 * (p["rho_a"] in (0.4, 0.6)) if p["rho_b"] == 1.0 else 0.2
+
+    kept = verdict(_steps_grid(3, shallow, shallow, noise=0.001))
+    assert kept.verdict == "not decided", kept.evidence
+    assert "(the dip shrank)" in kept.claim
     # a file of line 1361's corners only (before the row was added) is not read for line 361
     corners_only = _steps_grid(3, _dipped, monotone).isel(point=[0, 1])
     early = verdict(corners_only)
