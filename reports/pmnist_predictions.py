@@ -7,8 +7,8 @@ initial network and mini-batch order, :func:`tasksim.solvers.pmnist.pmnist_sweep
 
 The decision rule, one bar in both directions. Each part of a statement is a claim about one
 measured effect: a sign ("retention (0, 1) minus (1, 0) > 0"; "non-monotonic", "above",
-"below": any resolved difference) or, for a claimed equality ("zero transfer", "the dip
-disappears", "monotonic"), a band of +-:data:`NEAR_ZERO` around it. A 95 % two-sided paired
+"below": any resolved difference; "became monotonic": an end below the lowest interior point)
+or, for a claimed equality ("zero transfer"), a band of +-:data:`NEAR_ZERO` around it. A 95 % two-sided paired
 t-test (:func:`threshold` (n) standard errors, Student's t with n - 1 degrees of freedom,
 3.18 for 4 seeds) decides the part: *shown* when the claim's boundary (0, or the band's edge)
 lies outside the effect's confidence interval on the claim's side, *contradicted* when it
@@ -46,7 +46,7 @@ from tasksim.solvers.sweep import Estimate
 
 __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "paired_difference", "fmt_estimate", "near_zero", "corner_verdicts", "interior_peak",
-           "retention_dip", "dip_shrink", "dip_phrase", "regularizer_comparison", "best_against_best", "VERDICTS",
+           "retention_dip", "dip_phrase", "gone_part", "regularizer_comparison", "best_against_best", "VERDICTS",
            "StatementVerdict", "StoredGrids", "sec7_verdicts", "decided", "seeds_to_decide",
            "SECONDARY_DATASET", "with_secondary", "sec7_verdicts_with_secondary", "REJECT_P",
            "t_test_p", "rejects", "unresolved", "lambda2_reach", "measured_sizes", "Part",
@@ -144,8 +144,10 @@ PREDICTIONS: dict[str, str] = {
     "P2r": "(rho_a, rho_b) = (0, 1) gives high retention (above zero and above (1, 0))",
     "P2t": "(rho_a, rho_b) = (0, 1) gives near-zero transfer (within +-0.05)",
     "P3": "around rho_b = 0.5 transfer depends non-monotonically on rho_a",
-    "P4": "under rho_b ~ 1 retention after 10 epochs of task 2 dips at intermediate rho_a, "
-          "and the dip disappears after 100 epochs",
+    "P4": "under rho_b ~ 1 retention after a short training of task 2 (the paper's 10 "
+          "epochs, 2,000 SGD steps) dips at intermediate rho_a, and after a long one (its 100, "
+          "20,000 steps) the dependence is monotonic: the dip gone, an end below every interior "
+          "point",
     "P5": "random activity gating of the input and hidden layers improves retention at the "
           "cost of transfer",
     "P6": "adaptive gating (probe trial) improves transfer at low gating levels, especially "
@@ -348,7 +350,8 @@ def retention_dip(rho_a: Sequence[float], retention: np.ndarray) -> tuple[str, D
     two paired differences (end minus dip), read as a sign: "dip" when both are shown
     positive (95 % two-sided t-test, :func:`threshold`); "no dip" when the smaller one is
     shown negative; else "unresolved" (the seeds cannot tell). Whether a dip is shown gone
-    (within +-NEAR_ZERO, line 361's second half) is a :class:`Part` of its own.
+    (end below the lowest interior point, line 361's second half) is a :class:`Part` of its
+    own (:func:`gone_part`).
 
     Examples
     --------
@@ -369,24 +372,6 @@ def retention_dip(rho_a: Sequence[float], retention: np.ndarray) -> tuple[str, D
     if smaller.sign() == -1:
         return "no dip", smaller
     return "unresolved", smaller
-
-
-def dip_shrink(rho_a: Sequence[float], early: np.ndarray, late: np.ndarray) -> Difference:
-    """How much the early dip's depth falls with longer training, paired by seed: the gap
-    :func:`retention_dip` reads on ``early`` (the end nearer the lowest interior point, minus
-    that point) minus the same end and point's gap on ``late`` (``[k, seed]``, the same runs
-    later). Positive: the dip shrank. Line 361's "disappears" needs this on top of a late gap
-    within the band, which alone a dip of unchanged depth below +NEAR_ZERO would pass.
-
-    >>> early = np.array([[0.9, 0.91, 0.9], [0.5, 0.52, 0.5], [1.0, 0.99, 1.0]])
-    >>> late = np.array([[0.9, 0.91, 0.9], [0.88, 0.9, 0.89], [1.0, 0.99, 1.0]])
-    >>> round(dip_shrink([0.0, 0.5, 1.0], early, late).mean, 3)
-    0.383
-    """
-    means = early.mean(axis=1)
-    k = 1 + int(np.argmin(means[1:-1]))
-    end = 0 if means[0] < means[-1] else -1
-    return paired_difference(early[end] - early[k], late[end] - late[k])
 
 
 def dip_phrase(word: str, gap: Difference) -> str:
@@ -748,7 +733,7 @@ def _short_dip(g: StoredGrids) -> Part:
 
 def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 361: a dip after 10 epochs (a sign, :func:`_short_dip`) that is gone after 100
-    (a claimed equality: end minus lowest interior point below +NEAR_ZERO, from fig9CD).
+    (the dependence "became monotonic": :func:`gone_part`, a sign, from fig9CD).
     Judged on the runs at the paper's SGD steps when their row is stored
     (:func:`_p4_at_paper_steps`); the epoch-matched rows then stay as evidence."""
     steps = _p4_at_paper_steps(g, ds)
@@ -759,8 +744,7 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     parts = [short]
     if g.has("fig9CD"):
         _, gap = retention_dip(axis, _row(g, "fig9CD", 1.0, axis, "retention", after=100))
-        gone = Part(gap, f"after 100 epochs, end minus lowest interior point < +{NEAR_ZERO:g} "
-                         f"(the dip gone, read within the band)", NEAR_ZERO, -1)
+        gone = gone_part(gap, "after 100 epochs")
         word = {1: "no dip", -1: "dip"}.get(gone.state(), "unresolved")
         long_text = f"after 100 epochs ({gap.n} seeds) {dip_phrase(word, gap)}"
         protocol = json.loads(g.datasets["fig9CD"].attrs["protocol"])
@@ -808,10 +792,9 @@ _DIP_READING = ("\"non-monotonic\" is read as the linear theory's shape at rho_b
 
 def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
     """Line 361 on :data:`STEPS_GRID`'s row at rho_b = 1 (:func:`steps_row`): a dip after the
-    paper's 2,000 SGD steps of task 2 (both ends above the lowest interior point, a sign),
-    none after its 20,000 (end minus lowest interior point below +NEAR_ZERO, a claimed
-    equality), and a dip that shrank in between (:func:`dip_shrink` > 0, a sign: without it
-    a dip of unchanged depth between 0 and +NEAR_ZERO would pass both). None when that row is
+    paper's 2,000 SGD steps of task 2 (both ends above the lowest interior point, a sign)
+    and none after its 20,000 (an end below the lowest interior point, a sign:
+    :func:`gone_part`; the two are disjoint, so no curve passes both). None when that row is
     not stored."""
     row = steps_row(g)
     if row is None:
@@ -821,12 +804,8 @@ def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
     dip = _Decided(gap, f"after {short * s:,} SGD steps, end minus lowest interior point > 0",
                    decided_state={"dip": 1, "no dip": -1}.get(early_word, 0))
     _, late_gap = retention_dip(FIFTHS, late)
-    gone = Part(late_gap, f"after {long * s:,} SGD steps, end minus lowest interior point < "
-                          f"+{NEAR_ZERO:g} (the dip gone, read within the band)", NEAR_ZERO, -1)
-    shrink = Part(dip_shrink(FIFTHS, early, late),
-                  f"the dip's depth after {short * s:,} minus after {long * s:,} SGD steps, at "
-                  f"the same end and interior point, > 0 (the dip shrank)")
-    word, lead = judge_parts([dip, shrink, gone])
+    gone = gone_part(late_gap, f"after {long * s:,} SGD steps")
+    word, lead = judge_parts([dip, gone])
     epochs = ([f"fig6AB after 10 epochs of task 2 shows "
                f"{dip_phrase(*retention_dip(TENTHS, _row(g, 'fig6AB', 1.0, TENTHS, 'retention')))}"]
               if g.has("fig6AB") else [])
@@ -838,37 +817,43 @@ def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
                 f"(`results/{STEPS_GRID}.nc`, {gap.n} seeds: task 1 trained {long * s:,} steps, "
                 f"then task 2): after {short * s:,} steps of task 2 (the paper's 10 epochs) "
                 f"retention shows {dip_phrase(early_word, gap)}; "
-                f"after {long * s:,} (its 100) {gone_phrase(gone)}; between the two the "
-                f"dip's depth at the same end and interior point fell by "
-                f"{fmt_estimate(shrink.effect)} ({_p_phrase(shrink.effect)}); all three must "
-                f"be shown (a dip that keeps its depth is not gone, whatever its size)" + (". The epoch-matched rows, short of the paper's steps, stay as "
+                f"after {long * s:,} (its 100) {gone_phrase(gone)}; both must be shown" + (". The epoch-matched rows, short of the paper's steps, stay as "
                              f"evidence: {'; '.join(epochs)}" if epochs else ""))
     return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
                             PREDICTIONS["P4"], word, lead.effect.mean, lead.effect.sem,
                             lead.effect.n, ds, evidence, "", lead.claim, boundary=lead.boundary)
 
 
+def gone_part(gap: Difference, when: str) -> Part:
+    """Line 361's second half, "the dependence became monotonic" after the long training
+    (``when``), read as a sign: end minus lowest interior point < 0, an end below every
+    interior point (no dip left at the grid's resolution). Disjoint from the first half's
+    dip (> 0), so a dip that stays, however shallow, contradicts it (REFEREE23 M3, 24 M1: a
+    band of +-NEAR_ZERO let a resolved dip pass as gone)."""
+    return Part(gap, f"{when}, end minus lowest interior point < 0 (the dip gone: an end is "
+                     f"the lowest point)", 0.0, -1)
+
+
 def gone_phrase(gone: Part) -> str:
-    """Line 361's second half in words: the dip gone means end minus lowest interior point
-    below +NEAR_ZERO (a claimed equality read within the band), with its test's p-value and,
+    """Line 361's second half in words (:func:`gone_part`), with its test's p-value and,
     when not resolved, the seeds that would resolve it (REFEREE21 m1: a bare "no dip, not
     resolved" read as a contradiction).
 
-    >>> print(gone_phrase(Part(Difference(-0.071, 0.034, 3), "c", NEAR_ZERO, -1)))
-    end minus lowest interior point -0.071 +- 0.034: the dip gone (below +0.05) is not resolved (p = 0.071 against +0.05); about 4 paired seeds would resolve it, for the paper
+    >>> print(gone_phrase(gone_part(Difference(-0.071, 0.034, 3), "later")))
+    end minus lowest interior point -0.071 +- 0.034: the dip gone (an end below the lowest interior point) is not resolved (p = 0.17); about 6 paired seeds would resolve it, for the paper
     """
     d = gone.effect
     p = t_test_p(d.mean - gone.boundary, d.sem, d.n)
-    head = (f"end minus lowest interior point {fmt_estimate(d)}: the dip gone (below "
-            f"+{gone.boundary:g})")
+    head = (f"end minus lowest interior point {fmt_estimate(d)}: the dip gone (an end below "
+            f"the lowest interior point)")
     state = gone.state()
     if state == 1:
-        return f"{head} is shown (p = {p:.2g} against +{gone.boundary:g})"
+        return f"{head} is shown (p = {p:.2g})"
     if state == -1:
-        return f"{head} is contradicted: a dip remains (p = {p:.2g} against +{gone.boundary:g})"
+        return f"{head} is contradicted: a dip remains (p = {p:.2g})"
     need = seeds_to_decide(d.mean - gone.boundary, d.sem, d.n)
     side = "for" if d.mean < gone.boundary else "against"
-    return (f"{head} is not resolved (p = {p:.2g} against +{gone.boundary:g})"
+    return (f"{head} is not resolved (p = {p:.2g})"
             + (f"; about {need} paired seeds would resolve it, {side} the paper"
                if need is not None else ""))
 
