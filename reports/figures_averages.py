@@ -106,7 +106,9 @@ def averages_phrase(ctx: FigureContext) -> str:
     return (f"numerics: averages over the {c.average_side ** 2} centres of a "
             f"{c.average_side} x {c.average_side} grid of (rho_a, rho_b) in [0, 1]^2, one sample "
             f"each (exact fixed points, {c.sizes()}, appendix generator, root seed {ctx.seed}; "
-            f"each pair's tasks drawn once and shared by every point on the x axis); "
+            f"each pair's task matrices A_1, A_2, B_1, B_2 drawn once and shared by every "
+            f"point on the x axis; the gates, or the metric's uncorrelated task, drawn per "
+            f"point); "
             f"error bars: standard error of the mean of numerics - theory over the pairs")
 
 

@@ -778,10 +778,11 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         ax.set(xlabel="first-layer amplitude $\\lambda_1$", ylabel="$\\Delta\\epsilon_{RT}$")
         panel_label(ax, letter, f"{name}, network, $(\\rho_a, \\rho_b)$ = (0.5, 0.5)")
     stored = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if g.has(n)]
+    row = steps_row(g)
     protocol = (f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]}); task 2 trained "
-                f"100 epochs in A, C and D" + (" (C's blue rows: task 1 and task 2 each "
-                                               "trained the paper's 20,000 SGD steps)"
-                                               if steps_row(g) is not None else "")
+                f"100 epochs in A, C and D" + (
+                    f" (C's blue rows: task 1 {row[1] * row[2]:,} SGD steps, task 2 "
+                    f"{row[0] * row[2]:,} and {row[1] * row[2]:,})" if row is not None else "")
                 + (f" and {ef_steps[1] * ef_steps[2]:,} SGD steps in E and F (task 1: "
                    f"{ef_steps[0] * ef_steps[2]:,})" if ef_steps is not None else "") + "."
                 if stored else "")

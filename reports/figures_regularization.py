@@ -245,16 +245,21 @@ def _paired_difference(minuend: np.ndarray, subtrahend: np.ndarray,
     return diff.mean(axis=1), (diff - th).std(axis=1, ddof=1) / np.sqrt(len(a))
 
 
+RESOLVED_SE = 3.0
+"""Fig. 5's captions call a difference resolved beyond this many standard errors (one bar for
+every phrase of a sentence: referee 24 M2 found 2 and 3 side by side)."""
+
+
 def _difference_phrase(diff: np.ndarray, se: np.ndarray, x_values, x_name: str) -> str:
     """The largest difference with its standard error, then where the differences stop being
-    resolved (within 2 standard errors of 0 from some x on) or the last one."""
+    resolved (within :data:`RESOLVED_SE` standard errors of 0 from some x on) or the last one."""
     widest = int(np.argmax(np.abs(diff)))
     text = (f"{fmt_number(float(diff[widest]))} +- {fmt_number(float(se[widest]), 2)} at "
             f"{x_name} = {fmt_number(float(x_values[widest]))}")
-    resolved = np.abs(diff) > 2 * se
+    resolved = np.abs(diff) > RESOLVED_SE * se
     tail = next((i for i in range(len(diff)) if not resolved[i:].any()), None)
     if tail is not None and tail > widest:
-        return (f"{text}, and within 2 standard errors of 0 for {x_name} >= "
+        return (f"{text}, and within {RESOLVED_SE:g} standard errors of 0 for {x_name} >= "
                 f"{fmt_number(float(x_values[tail]))}")
     return (f"{text}, and {fmt_number(float(diff[-1]))} +- {fmt_number(float(se[-1]), 2)} at "
             f"{x_name} = {fmt_number(float(x_values[-1]))}")
@@ -271,7 +276,7 @@ def _residual_phrase(residual: np.ndarray, se: np.ndarray, x_values: np.ndarray)
     side = ("below it at every gamma" if np.all(residual < 0) else
             "above it at every gamma" if np.all(residual > 0) else "on both sides of it")
     size, z = np.abs(residual), np.abs(residual) / se
-    resolved = z > 3
+    resolved = z > RESOLVED_SE
     where = ", ".join(fmt_number(float(x)) for x in x_values[resolved])
     text = (f"the measured gap lies {side}, by {fmt_number(float(size.min()))} to "
             f"{fmt_number(float(size.max()))}: ")
@@ -286,16 +291,39 @@ def _residual_phrase(residual: np.ndarray, se: np.ndarray, x_values: np.ndarray)
 
 def _sign_change_phrase(measured: np.ndarray, se: np.ndarray, derived: np.ndarray,
                         x_values: np.ndarray) -> str:
-    """Where the measured difference is resolved on the other side of zero from the derived
-    one (empty where nowhere)."""
-    flipped = (np.sign(measured) != np.sign(derived)) & (np.abs(measured) > 2 * se)
+    """Where the measured difference lies on the other side of zero from the derived one,
+    and whether its sign is resolved there (beyond :data:`RESOLVED_SE` standard errors);
+    empty where nowhere.
+
+    >>> print(_sign_change_phrase(np.array([0.01, -0.00019]), np.array([0.001, 7.6e-05]),
+    ...                           np.array([0.01, 0.00019]), np.array([0.1, 0.9]))[2:])
+    at gamma = 0.9 the measured gap itself is -0.00019 +- 7.6e-05, on the other side of zero from the derived 0.00019, its sign not resolved (2.5 standard errors)
+    """
+    flipped = (np.sign(measured) != np.sign(derived)) & (measured != 0)
     if not flipped.any():
         return ""
-    i = int(np.flatnonzero(flipped)[-1])
-    return (f"; at gamma = {fmt_number(float(x_values[i]))} the measured gap itself is "
-            f"{fmt_number(float(measured[i]))} +- {fmt_number(float(se[i]), 2)}, resolved on the "
-            f"other side of zero from the derived {fmt_number(float(derived[i]))}: there the "
-            f"diagonal metric transfers less than the exact one")
+    resolved = flipped & (np.abs(measured) > RESOLVED_SE * se)
+    i = int(np.flatnonzero(resolved if resolved.any() else flipped)[-1])
+    z = abs(float(measured[i])) / float(se[i])
+    head = (f"; at gamma = {fmt_number(float(x_values[i]))} the measured gap itself is "
+            f"{fmt_number(float(measured[i]))} +- {fmt_number(float(se[i]), 2)}, on the other "
+            f"side of zero from the derived {fmt_number(float(derived[i]))}")
+    if resolved.any():
+        return (f"{head}, resolved ({z:.2g} standard errors): there the diagonal metric "
+                f"transfers less than the exact one")
+    return f"{head}, its sign not resolved ({z:.2g} standard errors)"
+
+
+def _measured_range(values: np.ndarray) -> str:
+    """"a to b", or "a at every gamma" when the two print alike (4 significant digits).
+
+    >>> _measured_range(np.array([0.16091, 0.16093]))
+    '0.1609 at every gamma'
+    >>> _measured_range(np.array([0.1501, 0.16093]))
+    '0.1501 to 0.1609'
+    """
+    low, high = (fmt_number(float(v), 4) for v in (values.min(), values.max()))
+    return f"{low} at every gamma" if low == high else f"{low} to {high}"
 
 
 def _offsets(n: int, width: float) -> np.ndarray:
@@ -447,8 +475,8 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"retention stays at 1 for rho_a < 1 (the numerics lose {shown_loss}; A, B) and the "
         f"average transfer stays within {fmt_number(exact_shift)} of the vanilla "
         f"{fmt_number(vanilla['transfer'], 3)} at every gamma (measured "
-        f"{fmt_number(float(avg_c.numeric['transfer'].min()), 3)} to "
-        f"{fmt_number(float(avg_c.numeric['transfer'].max()), 3)}, C); with the diagonal "
+        f"{_measured_range(avg_c.numeric['transfer'])}, C; the pairs' tasks shared along "
+        f"gamma, so one draw's offset); with the diagonal "
         f"metric the average retention is "
         f"{fmt_number(float(avg_d.numeric['retention'].min()), 3)} to "
         f"{fmt_number(float(avg_d.numeric['retention'].max()), 3)} ({closer} the vanilla "

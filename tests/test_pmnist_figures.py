@@ -133,6 +133,8 @@ def test_fig9c_adds_the_row_at_the_paper_s_sgd_steps_when_it_is_stored():
     assert ("in blue the same row at the paper's SGD steps (`results/fig9CD_steps.nc`, 3 seeds: "
             "task 1 trained 20,007 steps), after 2,002 (dark, the paper's 10 epochs) and 20,007 "
             "(light, its 100) steps of task 2, which judge line 361") in result.caption
+    assert "(C's blue rows: task 1 20,007 SGD steps, task 2 2,002 and 20,007)" in \
+        result.caption
     # the legend gives both tasks' SGD steps of every row
     legend = [t.get_text() for t in _panel(result.figure, "C").get_legend().get_texts()]
     assert "task 1 20,007, task 2 2,002 SGD steps" in legend
