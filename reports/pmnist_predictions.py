@@ -481,6 +481,9 @@ class StatementVerdict:
     unmet: str = field(default="", kw_only=True)
     """With ``condition_unmet``: the condition and how far the runs are from it, in a few
     words with the number ("lambda_2 moves retention by at most 0.003"), for the size reason."""
+    caveat: str = field(default="", kw_only=True)
+    """A clause the size carries wherever it is listed (REPORT.md's errata too), for a verdict
+    that rests on a narrow margin of its condition (REFEREE24 m9); "" for none."""
     detail: str = field(default="", kw_only=True)
     """The numbers the judge measured, without the decision's words (:func:`decided` keeps
     them here): what a secondary row shows as evidence."""
@@ -1361,7 +1364,10 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"{reach - NEAR_ZERO:.3f} (the gate compares the mean move with the "
                             f"band; {resolved} of the {len(moves)} moves are "
                             f"resolved above zero by the paired t-test), so the verdict rests "
-                            f"on a narrow margin of its condition", claim=claim)
+                            f"on a narrow margin of its condition", claim=claim,
+                            caveat=f"its condition (a W_2 amplitude that acts) met by "
+                                   f"{reach - NEAR_ZERO:.3f} above the +-{NEAR_ZERO:g} band "
+                                   f"(the largest mean move, {reach:.3f})")
 
 
 def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:

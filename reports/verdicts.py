@@ -768,8 +768,10 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
         "finding": second.as_evidence()})
     sized = effect is not None and net.verdict != "not decided"
     training = getattr(net, "training", "")
+    caveat = getattr(net, "caveat", "")
     margin = (f"margin {net.effect:+.3f} +- {net.se:.3f} on {net.dataset} ({net.n} paired "
-              f"seeds{_steps_phrase(training)})" + _secondary_phrase(second) if sized else "")
+              f"seeds{_steps_phrase(training)})" + _secondary_phrase(second)
+              + (f"; {caveat}" if caveat else "") if sized else "")
     return replace(
         s, verdict=net.verdict, observable=(f"test error of the network ({net.dataset}; a mean squared "
                                    "error, whose differences may exceed 1)"),
