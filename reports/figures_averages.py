@@ -6,8 +6,9 @@ The paper estimates each average from 100 uniformly sampled (rho_a, rho_b) pairs
 each; here the pairs are the centres of a side x side grid (a midpoint quadrature, error
 O(1/side^2) for smooth integrands), and each pair's tasks are drawn once and shared by every x
 value of the panel (:func:`tasksim.reports.figures_numerics.prior_average_sweep`: common
-random numbers, so the points along x differ by x, not by a fresh draw). Comparing the numerics with the theory averaged over the
-*same* pairs isolates the finite-size deviation from the quadrature error.
+random numbers, so the points along x differ by x, not by a fresh draw). Comparing the
+numerics with the theory averaged over the *same* pairs isolates the finite-size deviation
+from the quadrature error.
 
 Examples
 --------

@@ -8,9 +8,9 @@ initial network and mini-batch order, :func:`tasksim.solvers.pmnist.pmnist_sweep
 The decision rule, one bar in both directions. Each part of a statement is a claim about one
 measured effect: a sign ("retention (0, 1) minus (1, 0) > 0"; "non-monotonic", "above",
 "below": any resolved difference; "became monotonic": an end below the lowest interior point)
-or, for a claimed equality ("zero transfer"), a band of +-:data:`NEAR_ZERO` around it. A 95 % two-sided paired
-t-test (:func:`threshold` (n) standard errors, Student's t with n - 1 degrees of freedom,
-3.18 for 4 seeds) decides the part: *shown* when the claim's boundary (0, or the band's edge)
+or, for a claimed equality ("zero transfer"), a band of +-:data:`NEAR_ZERO` around it. A 95 %
+two-sided paired t-test (:func:`threshold` (n) standard errors, Student's t with n - 1
+degrees of freedom, 3.18 for 4 seeds) decides the part: *shown* when the claim's boundary (0, or the band's edge)
 lies outside the effect's confidence interval on the claim's side, *contradicted* when it
 lies outside on the other side, else *not resolved*. A statement holds when every part is
 shown, is wrong when a part is contradicted (its evidence names the data set, the seeds and
@@ -46,7 +46,8 @@ from tasksim.solvers.sweep import Estimate
 
 __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "paired_difference", "fmt_estimate", "near_zero", "corner_verdicts", "interior_peak",
-           "retention_dip", "dip_phrase", "gone_part", "regularizer_comparison", "best_against_best", "VERDICTS",
+           "retention_dip", "dip_phrase", "gone_part", "regularizer_comparison",
+           "best_against_best", "VERDICTS",
            "StatementVerdict", "StoredGrids", "sec7_verdicts", "decided", "seeds_to_decide",
            "SECONDARY_DATASET", "with_secondary", "sec7_verdicts_with_secondary", "REJECT_P",
            "t_test_p", "rejects", "unresolved", "lambda2_reach", "measured_sizes", "Part",
@@ -820,8 +821,9 @@ def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
                 f"(`results/{STEPS_GRID}.nc`, {gap.n} seeds: task 1 trained {long * s:,} steps, "
                 f"then task 2): after {short * s:,} steps of task 2 (the paper's 10 epochs) "
                 f"retention shows {dip_phrase(early_word, gap)}; "
-                f"after {long * s:,} (its 100) {gone_phrase(gone)}; both must be shown" + (". The epoch-matched rows, short of the paper's steps, stay as "
-                             f"evidence: {'; '.join(epochs)}" if epochs else ""))
+                f"after {long * s:,} (its 100) {gone_phrase(gone)}; both must be shown"
+                + (". The epoch-matched rows, short of the paper's steps, stay as "
+                   f"evidence: {'; '.join(epochs)}" if epochs else ""))
     return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
                             PREDICTIONS["P4"], word, lead.effect.mean, lead.effect.sem,
                             lead.effect.n, ds, evidence, "", lead.claim, boundary=lead.boundary)
