@@ -10,9 +10,9 @@ measured effect: a sign ("retention (0, 1) minus (1, 0) > 0"; "non-monotonic", "
 "below": any resolved difference; "became monotonic": an end below the lowest interior point)
 or, for a claimed equality ("zero transfer"), a band of +-:data:`NEAR_ZERO` around it. A 95 %
 two-sided paired t-test (:func:`threshold` (n) standard errors, Student's t with n - 1
-degrees of freedom, 3.18 for 4 seeds) decides the part: *shown* when the claim's boundary (0, or the band's edge)
-lies outside the effect's confidence interval on the claim's side, *contradicted* when it
-lies outside on the other side, else *not resolved*. A statement holds when every part is
+degrees of freedom, 3.18 for 4 seeds) decides the part: *shown* when the claim's boundary
+(0, or the band's edge) lies outside the effect's confidence interval on the claim's side,
+*contradicted* when it lies outside on the other side, else *not resolved*. A statement holds when every part is
 shown, is wrong when a part is contradicted (its evidence names the data set, the seeds and
 the protocol beside the paper's), and is otherwise not decided, with the power statement: how
 many paired seeds would resolve the effect if it and its spread stay as measured
