@@ -747,8 +747,9 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     axis = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
     parts = [short]
     if g.has("fig9CD"):
-        _, gap = retention_dip(axis, _row(g, "fig9CD", 1.0, axis, "retention", after=100))
-        gone = gone_part(gap, "after 100 epochs")
+        late_word, gap = retention_dip(axis, _row(g, "fig9CD", 1.0, axis, "retention",
+                                                  after=100))
+        gone = gone_part(gap, "after 100 epochs", late_word)
         word = {1: "no dip", -1: "dip"}.get(gone.state(), "unresolved")
         long_text = f"after 100 epochs ({gap.n} seeds) {dip_phrase(word, gap)}"
         protocol = json.loads(g.datasets["fig9CD"].attrs["protocol"])
@@ -807,8 +808,8 @@ def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
     early_word, gap = retention_dip(FIFTHS, early)
     dip = _Decided(gap, f"after {short * s:,} SGD steps, end minus lowest interior point > 0",
                    decided_state={"dip": 1, "no dip": -1}.get(early_word, 0))
-    _, late_gap = retention_dip(FIFTHS, late)
-    gone = gone_part(late_gap, f"after {long * s:,} SGD steps")
+    late_word, late_gap = retention_dip(FIFTHS, late)
+    gone = gone_part(late_gap, f"after {long * s:,} SGD steps", late_word)
     word, lead = judge_parts([dip, gone])
     epochs = ([f"fig6AB after 10 epochs of task 2 shows "
                f"{dip_phrase(*retention_dip(TENTHS, _row(g, 'fig6AB', 1.0, TENTHS, 'retention')))}"]
@@ -829,14 +830,27 @@ def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
                             lead.effect.n, ds, evidence, "", lead.claim, boundary=lead.boundary)
 
 
-def gone_part(gap: Difference, when: str) -> Part:
+def gone_part(gap: Difference, when: str, word: str = "") -> Part:
     """Line 361's second half, "the dependence became monotonic" after the long training
     (``when``), read as a sign: end minus lowest interior point < 0, an end below every
     interior point (no dip left at the grid's resolution). Disjoint from the first half's
     dip (> 0), so a dip that stays, however shallow, contradicts it (REFEREE23 M3, 24 M1: a
-    band of +-NEAR_ZERO let a resolved dip pass as gone)."""
-    return Part(gap, f"{when}, end minus lowest interior point < 0 (the dip gone: an end is "
-                     f"the lowest point)", 0.0, -1)
+    band of +-NEAR_ZERO let a resolved dip pass as gone). Contradicted by the first half's
+    rule for a dip, both ends shown above the lowest interior point (``word`` of
+    :func:`retention_dip` is "dip"; REFEREE25: one end alone said "a dip remains" where the
+    dip test said "unresolved"); without ``word``, by the nearer end.
+
+    >>> gone_part(Difference(0.03, 0.005, 5), "later", "unresolved").state()
+    0
+    >>> gone_part(Difference(0.03, 0.005, 5), "later", "dip").state()
+    -1
+    """
+    claim = (f"{when}, end minus lowest interior point < 0 (the dip gone: an end is the "
+             f"lowest point)")
+    part = Part(gap, claim, 0.0, -1)
+    if not word or part.state() != -1 or word == "dip":
+        return part
+    return _Decided(gap, claim, 0.0, -1, decided_state=0)
 
 
 def gone_phrase(gone: Part) -> str:
