@@ -579,10 +579,10 @@ def lambda2_spread(g: StoredGrids, method: str, levels: Sequence[float] = FIG9_L
     return float(max(spreads))
 
 
-def _steps_row_panel(ax, g: StoredGrids) -> str:
-    """Fig. 9C's row at the paper's SGD steps (`results/fig9CD_steps.nc`) on ``ax``, in blue,
-    and the caption's words for it; "" when that row is not stored."""
-    row = steps_row(g)
+def _steps_row_panel(ax, row) -> str:
+    """Fig. 9C's row at the paper's SGD steps (`results/fig9CD_steps.nc`, ``row`` of
+    :func:`steps_row`) on ``ax``, in blue, and the caption's words for it; "" when that row is
+    not stored (None)."""
     if row is None:
         return ""
     short, long, s, early, late = row
@@ -606,6 +606,7 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
     each beside the linear model's prediction for it (A, E and F have none: the linear model
     is solved at its fixed point and has no per-layer amplitudes)."""
     g = _stored(ctx)
+    row = steps_row(g)  # Fig. 9C's row at the paper's SGD steps (None: not stored)
     title = "Fig. 9A-F: permuted MNIST, learning curves, long training, per-layer amplitudes"
     needed = [n for n in ("fig9A", "fig9A_task1", "fig6AB", "fig9CD", "fig9EF")
               if not g.has(n)]
@@ -690,7 +691,7 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
             ax_c.plot(axis, [e[0] for e in est], color=color, linewidth=1.0)
             numeric_points(ax_c, np.array(axis), np.array([e[0] for e in est]),
                            np.array([e[1] for e in est]), color, label=label)
-        steps_text = _steps_row_panel(ax_c, g)
+        steps_text = _steps_row_panel(ax_c, row)
         ax_c.legend(fontsize=6.5)
         values = np.array([[_stored_mean(g, "fig9CD", a, b, after=100) for a in FIG9_D_AXIS]
                            for b in FIG9_D_AXIS])
@@ -778,7 +779,6 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         ax.set(xlabel="first-layer amplitude $\\lambda_1$", ylabel="$\\Delta\\epsilon_{RT}$")
         panel_label(ax, letter, f"{name}, network, $(\\rho_a, \\rho_b)$ = (0.5, 0.5)")
     stored = [n for n in ("fig9A", "fig6AB", "fig9CD", "fig9EF") if g.has(n)]
-    row = steps_row(g)
     protocol = (f" Protocol: {_dataset_phrase(g, stored[0])} ({stored[0]}); task 2 trained "
                 f"100 epochs in A, C and D" + (
                     f" (C's blue rows: task 1 {row[1] * row[2]:,} SGD steps, task 2 "

@@ -624,20 +624,25 @@ def corner_grid(g: StoredGrids) -> str:
 
 def _corner_source(g: StoredGrids, grid: str) -> str:
     """The evidence's opening words for runs read at the corners of ``grid``."""
-    if grid != STEPS_GRID:
+    lengths = _steps_lengths(g) if grid == STEPS_GRID else None
+    if lengths is None:
         return ""
-    return f"at the paper's SGD steps (`results/{STEPS_GRID}.nc`, retention after 2,002 steps " \
-           f"of task 2): "
+    short, _, s = lengths
+    return (f"at the paper's SGD steps (`results/{STEPS_GRID}.nc`, retention after "
+            f"{short * s:,} steps of task 2): ")
 
 
 def _epoch_matched_corners(g: StoredGrids, grid: str) -> str:
     """fig6AB's corners as evidence beside a verdict read on :data:`STEPS_GRID`."""
     if grid != STEPS_GRID or not g.has("fig6AB"):
         return ""
-    parts = [f"{w} at ({a:g}, {b:g}) {fmt_estimate(_estimate(*_common(g.values('fig6AB', 'vanilla', a, b, w))))}"
+    protocol = json.loads(g.datasets["fig6AB"].attrs["protocol"])
+    steps = int(protocol["retention_epochs"]) * steps_per_epoch(protocol)
+    parts = [f"{w} at ({a:g}, {b:g}) "
+             + fmt_estimate(_estimate(*_common(g.values("fig6AB", "vanilla", a, b, w))))
              for a, b in ((1.0, 0.0), (0.0, 1.0)) for w in ("transfer", "retention")]
-    return "; the epoch-matched fig6AB (130 SGD steps of task 2), evidence only: " + \
-        ", ".join(parts)
+    return (f"; the epoch-matched fig6AB ({steps:,} SGD steps of task 2), evidence only: "
+            + ", ".join(parts))
 
 
 def _p1(g: StoredGrids, ds: str) -> StatementVerdict:
