@@ -835,7 +835,9 @@ def test_lines_358_and_359_read_the_corners_at_the_paper_s_sgd_steps_when_they_a
     assert zero.verdict == "holds in the stated limit" and zero.n == 3
     assert "at the paper's SGD steps (`results/fig9CD_steps.nc`, retention after 2,002 steps " \
         "of task 2): at (0, 1): transfer" in zero.evidence
-    assert "the epoch-matched fig6AB (130 SGD steps of task 2), evidence only: " in \
+    # the steps come from the stored grid's protocol: this fig6AB is the digits' (10 epochs of
+    # 205 SGD steps), where the stored mnist-5k one is 130
+    assert "the epoch-matched fig6AB (2,050 SGD steps of task 2), evidence only: " in \
         zero.evidence
     assert "this row matches the paper's training length in SGD steps" in zero.training
     high = on_steps["pmnist.high_retention_under_permutation"]
