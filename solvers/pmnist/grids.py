@@ -44,6 +44,10 @@ fig9CD_steps  line 1361's corners (0, 1) and (1, 0), then line 361's rho_a in {0
 fig9EF_steps  fig9EF's 18 points at the paper's SGD steps: task 1 as in fig9CD_steps (the
           same first tasks), task 2 trained 2,000 steps (154 epochs on mnist-5k), where the
           W_2 amplitude acts (line 1434's condition); 3 seeds, 3 points per job
+fig6AB_steps  Fig. 6A, B at the paper's SGD steps: vanilla on the 6 x 6 grid rho_a, rho_b
+          in {0, 0.2, ..., 1} (fig6AB's every other point), task 1 as in fig9CD_steps (the
+          same first tasks), task 2 trained 2,000 steps (154 epochs on mnist-5k) and read
+          there; 3 seeds, 3 points per job (about a minute of one core per run)
 ========  =================================================================================
 
 Examples
@@ -78,7 +82,8 @@ ROOT_SEED = 2024
 """The root seed of every stored grid (run j of every point: ``sample_seed(ROOT_SEED, 0, j)``)."""
 
 GRID_NAMES: tuple[str, ...] = ("fig6AB", "fig6CD", "fig6EH", "fig9A", "fig9A_task1", "fig9CD",
-                               "fig9EF", "fig9CD_steps", "fig9EF_steps")
+                               "fig9EF", "fig9CD_steps", "fig9EF_steps",
+                               "fig6AB_steps")
 
 TASK1_EPOCHS = 3000
 """How long ``fig9A_task1`` trains task 1: past the paper's 20,000 SGD steps on either data
@@ -188,6 +193,10 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
         "fig9EF_steps", "line 1434 at the paper's SGD steps",
         tuple(_point(m, 0.5, 0.5, lam1=l1, lam2=l2) for m in ("fisher-layerwise", "fisher-diag")
               for l1 in layer_levels for l2 in layer_levels), seeds=3,
+        task2_epochs=short, retention_epochs=short, protocol={"epochs": long}, chunk=3))
+    specs.append(GridSpec(
+        "fig6AB_steps", "Fig. 6A, B at the paper's SGD steps (every other point)",
+        tuple(_point("vanilla", a, b) for b in fifth for a in fifth), seeds=3,
         task2_epochs=short, retention_epochs=short, protocol={"epochs": long}, chunk=3))
     out = {}
     for spec in specs:
