@@ -45,9 +45,11 @@ fig9EF_steps  fig9EF's 18 points at the paper's SGD steps: task 1 as in fig9CD_s
           same first tasks), task 2 trained 2,000 steps (154 epochs on mnist-5k), where the
           W_2 amplitude acts (line 1434's condition); 3 seeds, 3 points per job
 fig6AB_steps  Fig. 6A, B at the paper's SGD steps: vanilla on the 6 x 6 grid rho_a, rho_b
-          in {0, 0.2, ..., 1} (fig6AB's every other point), task 1 as in fig9CD_steps (the
-          same first tasks), task 2 trained 2,000 steps (154 epochs on mnist-5k) and read
-          there; 3 seeds, 3 points per job (about a minute of one core per run)
+          in {0, 0.2, ..., 1} (fig6AB's every other point), then rho_a in {0, 0.2, ..., 1}
+          at rho_b = 0.5 (line 360's row; a file of the first 36 points grows to 42); task 1
+          as in fig9CD_steps (the same first tasks), task 2 trained 2,000 steps (154 epochs
+          on mnist-5k) and read there; 3 seeds, 3 points per job (about a minute of one core
+          per run)
 ========  =================================================================================
 
 Examples
@@ -196,8 +198,10 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
         task2_epochs=short, retention_epochs=short, protocol={"epochs": long}, chunk=3))
     specs.append(GridSpec(
         "fig6AB_steps", "Fig. 6A, B at the paper's SGD steps (every other point)",
-        tuple(_point("vanilla", a, b) for b in fifth for a in fifth), seeds=3,
-        task2_epochs=short, retention_epochs=short, protocol={"epochs": long}, chunk=3))
+        tuple(_point("vanilla", a, b) for b in fifth for a in fifth)
+        + tuple(_point("vanilla", a, 0.5) for a in fifth),  # line 360's row, added after
+        seeds=3, task2_epochs=short, retention_epochs=short, protocol={"epochs": long},
+        chunk=3))
     out = {}
     for spec in specs:
         kw = dict(spec.__dict__)
