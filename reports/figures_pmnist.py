@@ -33,9 +33,10 @@ from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
 from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
                            palette, panel_label, theory_line)
-from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, SECONDARY_DATASET, StatementVerdict,
-                                 StoredGrids, ef_steps_lengths, predictions_phrase,
-                                 sec7_verdicts, steps_per_epoch, steps_row, with_secondary)
+from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, HEATMAP_STEPS_GRID, SECONDARY_DATASET,
+                                 TENTHS, StatementVerdict, StoredGrids, ef_steps_lengths,
+                                 heatmap_steps, predictions_phrase, sec7_verdicts,
+                                 steps_per_epoch, steps_row, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -43,9 +44,6 @@ __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "fi
 
 METHOD_COLORS = {"euclidean": "0.45", "fisher-layerwise": "tab:red", "fisher-diag": "tab:orange"}
 """The paper's colours in Figs. 6E-H: gray Euclidean, red layer-wise, orange diagonal."""
-
-TENTHS = tuple(k / 10 for k in range(11))
-
 
 def _stored(ctx: FigureContext) -> StoredGrids:
     if "pmnist-stored" not in ctx.cache:
@@ -209,30 +207,49 @@ def _dataset_phrase(g: StoredGrids, name: str) -> str:
 
 
 def figure_6_vanilla(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 6A, B: transfer and retention of the vanilla network on the 11 x 11 grid, beside
-    the linear model's Fig. 1D, F (``vanilla.transfer``, ``vanilla.retention``)."""
+    """Fig. 6A, B: transfer and retention of the vanilla network on the 11 x 11 grid (epochs
+    matched), on every other point at the paper's SGD steps when that grid is stored
+    (:data:`HEATMAP_STEPS_GRID`), beside the linear model's Fig. 1D, F
+    (``vanilla.transfer``, ``vanilla.retention``)."""
     g = _stored(ctx)
     title = "Fig. 6A, B: permuted MNIST, vanilla network"
     if not g.has("fig6AB"):
         return [_missing_figure("fig6_pmnist_vanilla", title, ["fig6AB"], (9.0, 3.8))]
-    fig, ax = new_figure(4, (12.0, 7.6), rows=2)
+    steps = heatmap_steps(g)
+    columns = 2 if steps is None else 3
+    fig, ax = new_figure(2 * columns, (6.0 * columns, 7.6), rows=2)
     for row, (which, letter, label, claim) in enumerate((
             ("transfer", "A", "$\\Delta\\epsilon_{TF}$", "vanilla.transfer"),
             ("retention", "B", "$\\Delta\\epsilon_{RT}$", "vanilla.retention"))):
-        values = _grid_means(g, "fig6AB", TENTHS, TENTHS, which)
-        heatmap(fig, ax[2 * row], values, extent=_extent(TENTHS), label=label, centred=True)
-        ax[2 * row].set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
-        panel_label(ax[2 * row], letter, f"{which}: network (mean over seeds)")
-        _linear_map(ax[2 * row + 1], fig, claim, label)
-        panel_label(ax[2 * row + 1], letter, f"{which}: linear model ({claim})")
+        maps = [("fig6AB", TENTHS, f"{which}: network, epochs matched")]
+        if steps is not None:
+            maps.append((HEATMAP_STEPS_GRID, FIFTHS, f"{which}: network, the paper's SGD steps"))
+        for k, (grid, axis, text) in enumerate(maps):
+            cell = ax[columns * row + k]
+            heatmap(fig, cell, _grid_means(g, grid, axis, axis, which), extent=_extent(axis),
+                    label=label, centred=True)
+            cell.set(xlabel="$\\rho_a$", ylabel="$\\rho_b$")
+            panel_label(cell, letter, text)
+        _linear_map(ax[columns * row + columns - 1], fig, claim, label)
+        panel_label(ax[columns * row + columns - 1], letter, f"{which}: linear model ({claim})")
     p = _protocol(g, "fig6AB")
+    at_steps = ""
+    if steps is not None:
+        task1, task2, s = steps
+        at_steps = (f" Middle: the same network at the paper's SGD steps "
+                    f"(`results/{HEATMAP_STEPS_GRID}.nc`, {_seeds_done(g, HEATMAP_STEPS_GRID)} "
+                    f"seeds per point, paired with the left's first seeds): task 1 trained "
+                    f"{task1 * s:,} steps ({task1:,} epochs of {s}), task 2 {task2 * s:,} "
+                    f"({task2} epochs), on every other point of the grid (rho_a, rho_b in "
+                    f"{{0, 0.2, ..., 1}}); lines 357 and 360 are judged on it, the left "
+                    f"stays as evidence.")
     caption = (
         f"**Fig. 6A, B (permuted MNIST with a latent, Sec. 7; vanilla network).** Left: the "
         f"one-hidden-layer ReLU network of Appendix E.2 trained by SGD on task 1, then task 2 "
         f"({_dataset_phrase(g, 'fig6AB')}; `results/fig6AB.nc`), on the paper's 11 x 11 grid; "
         f"**A** transfer eps_2[W_o] - eps_2[W_1], **B** retention eps_1[W_o] - eps_1[W_2] "
-        f"(eq_def_delta_epsilon_TF_RT). Right: the linear teacher-student model's prediction "
-        f"at leading order in Ns/Nx (Fig. 1D, F). "
+        f"(eq_def_delta_epsilon_TF_RT).{at_steps} Right: the linear teacher-student model's "
+        f"prediction at leading order in Ns/Nx (Fig. 1D, F). "
         + predictions_phrase("P1", "P2", "P3") + ".\n\n"
         + settings_table(p, seeds=_seeds_done(g, "fig6AB")) + "\n\n" + matched_sentence(p)
         + " The initial weights follow the paper's text (standard deviations 1/Nh and 1/Ny), "

@@ -708,35 +708,116 @@ def _row(g: StoredGrids, grid: str, rho_b: float, axis: Sequence[float], which: 
 TENTHS = tuple(k / 10 for k in range(11))
 
 
+HEATMAP_STEPS_GRID = "fig6AB_steps"
+"""Fig. 6A, B at the paper's SGD steps: every other point of the 11 x 11 grid, then line 360's
+row rho_b = 0.5 (:func:`tasksim.solvers.pmnist.grids.paper_grids`)."""
+
+_HEATMAP_ROWS = (0.4, 0.5, 0.6, 1.0)
+"""The rows of rho_b that lines 357 and 360 read (line 360's three around 0.5; the dip's)."""
+
+
+def heatmap_steps(g: StoredGrids) -> Optional[tuple[int, int, int]]:
+    """:data:`HEATMAP_STEPS_GRID`'s task 1 and task 2 (epochs, retention and transfer read
+    after the latter) and its SGD steps per epoch; None when that grid is not stored, its
+    settings miss the paper's SGD steps (within 10 %: 20,000 of task 1, 2,000 of task 2), it
+    lacks a point of :data:`_HEATMAP_ROWS` (a file of the 6 x 6 grid only) or a point has
+    fewer than two finished seeds."""
+    if not g.has(HEATMAP_STEPS_GRID):
+        return None
+    ds = g.datasets[HEATMAP_STEPS_GRID]
+    settings, protocol = json.loads(ds.attrs["settings"]), json.loads(ds.attrs["protocol"])
+    task1, task2, s = int(protocol["epochs"]), int(settings["retention_epochs"]), \
+        steps_per_epoch(protocol)
+    from tasksim.solvers.pmnist.grids import PAPER_SGD_STEPS
+
+    paper_short, paper_long = PAPER_SGD_STEPS
+    if task1 * s < 0.9 * paper_long or task2 * s < 0.9 * paper_short:
+        return None
+    try:
+        for b in _HEATMAP_ROWS:
+            for a in FIFTHS:
+                g.index(HEATMAP_STEPS_GRID, "vanilla", a, b)
+    except KeyError:
+        return None
+    return (task1, task2, s) if int(ds["done"].values.sum(axis=1).min()) >= 2 else None
+
+
+def heatmap_grid(g: StoredGrids) -> tuple[str, tuple[float, ...]]:
+    """Where lines 357 and 360 read Fig. 6A, B, and its rho_a axis: :data:`HEATMAP_STEPS_GRID`
+    on :data:`FIFTHS` when it is stored at the paper's SGD steps (:func:`heatmap_steps`), else
+    the epoch-matched fig6AB on :data:`TENTHS`."""
+    if heatmap_steps(g) is not None:
+        return HEATMAP_STEPS_GRID, FIFTHS
+    return "fig6AB", TENTHS
+
+
+def heatmap_source(g: StoredGrids, grid: str) -> str:
+    """The evidence's opening words for a statement read on ``grid`` ("" for fig6AB)."""
+    if grid != HEATMAP_STEPS_GRID:
+        return ""
+    task1, task2, s = heatmap_steps(g)
+    return (f"at the paper's SGD steps (`results/{HEATMAP_STEPS_GRID}.nc`: task 1 trained "
+            f"{task1 * s:,} steps, then task 2 {task2 * s:,}, where both are read; rho_a in "
+            f"{{0, 0.2, ..., 1}}): ")
+
+
+def _peak_rows(g: StoredGrids, grid: str, axis: Sequence[float]) -> dict[float, tuple[str, str]]:
+    return {b: interior_peak(axis, _row(g, grid, b, axis, "transfer")) for b in (0.4, 0.5, 0.6)}
+
+
 def _p3(g: StoredGrids, ds: str) -> StatementVerdict:
-    rows = (0.4, 0.5, 0.6)
-    found = {b: interior_peak(TENTHS, _row(g, "fig6AB", b, TENTHS, "transfer")) for b in rows}
+    """Line 360: transfer peaks at an interior rho_a on a row around rho_b = 0.5 (0.4, 0.5 or
+    0.6; :func:`interior_peak`), read on :func:`heatmap_grid`; at the paper's SGD steps the
+    epoch-matched fig6AB's rows stay as evidence."""
+    grid, axis = heatmap_grid(g)
+    found = _peak_rows(g, grid, axis)
+    rows = tuple(found)
     shown = [b for b in rows if found[b][0] == "holds"]
     word = "holds in the stated limit" if shown else "not decided"  # 'around rho_b = 0.5'
-    t = _row(g, "fig6AB", 0.5, TENTHS, "transfer")
+    t = _row(g, grid, 0.5, axis, "transfer")
     k = 1 + int(np.argmax(t.mean(axis=1)[1:-1]))
     peak = min(paired_difference(t[k], t[0]), paired_difference(t[k], t[-1]),
                key=lambda d: d.mean)
+    epochs = ""
+    if grid != "fig6AB" and g.has("fig6AB"):
+        steps = _epoch_matched_steps(g)
+        epochs = (f"; the epoch-matched fig6AB ({steps:,} SGD steps of task 2, rho_a in steps "
+                  f"of 0.1), evidence only: " + "; ".join(
+                      f"rho_b = {b:g}: {w}" for b, (_, w) in _peak_rows(g, "fig6AB",
+                                                                        TENTHS).items()))
     return StatementVerdict(360, "pmnist.transfer_non_monotonic", PREDICTIONS["P3"], word,
                             peak.mean, peak.sem, peak.n, ds,
-                            "; ".join(f"rho_b = {b:g}: {found[b][1]}" for b in rows)
+                            heatmap_source(g, grid)
+                            + "; ".join(f"rho_b = {b:g}: {found[b][1]}" for b in rows)
                             + "; effect: the interior peak's smaller lead over the two ends at "
                             "rho_b = 0.5" + (f"; not resolved at rho_b = "
                                              f"{', '.join(f'{b:g}' for b in rows if b not in shown)}"
                                              f" with {peak.n} seeds"
-                                             if shown and len(shown) < len(rows) else ""),
-                            "",
+                                             if shown and len(shown) < len(rows) else "")
+                            + epochs, "",
                             claim="interior peak minus each end > 0 at rho_b = 0.5")
 
 
-def _short_dip(g: StoredGrids) -> Part:
+def _epoch_matched_steps(g: StoredGrids) -> int:
+    """The SGD steps of task 2 after which fig6AB reads transfer and retention."""
+    protocol = json.loads(g.datasets["fig6AB"].attrs["protocol"])
+    return int(protocol["retention_epochs"]) * steps_per_epoch(protocol)
+
+
+def _short_dip(g: StoredGrids, grid: str = "fig6AB", axis: Sequence[float] = TENTHS) -> Part:
     """Line 361's first half (and the retention half of line 357's "non-monotonic"): after
-    10 epochs of task 2, at rho_b = 1, retention dips at an interior rho_a: end minus lowest
-    interior point > 0 at both ends, a sign."""
-    word, gap = retention_dip(TENTHS, _row(g, "fig6AB", 1.0, TENTHS, "retention"))
+    the short training of task 2 (fig6AB's 10 epochs, or the paper's 2,000 SGD steps on
+    :data:`HEATMAP_STEPS_GRID`), at rho_b = 1, retention dips at an interior rho_a: end
+    minus lowest interior point > 0 at both ends, a sign."""
+    word, gap = retention_dip(axis, _row(g, grid, 1.0, axis, "retention"))
     state = {"dip": 1, "no dip": -1}.get(word, 0)  # both ends shown above it, or one below
-    return _Decided(gap, "after 10 epochs, end minus lowest interior point > 0",
-                    text=f"retention after 10 epochs of task 2 ({gap.n} seeds) shows "
+    if grid == "fig6AB":
+        after = "after 10 epochs"
+    else:
+        task1, task2, s = heatmap_steps(g)
+        after = f"after {task2 * s:,} SGD steps"
+    return _Decided(gap, f"{after}, end minus lowest interior point > 0",
+                    text=f"retention {after} of task 2 ({gap.n} seeds) shows "
                          f"{dip_phrase(word, gap)}", decided_state=state)
 
 
@@ -1065,16 +1146,18 @@ def _line_366_poor(g: StoredGrids, ds: str) -> StatementVerdict:
 
 def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 357, a conjunction: transfer and retention both asymmetric ((0, 1) minus (1, 0)
-    > 0, paired) and non-monotonic (transfer: line 360's test; retention: the dip after 10
-    epochs of line 361's first half). It holds only when every part is shown."""
-    rt01, rt10 = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
-                         g.values("fig6AB", "vanilla", 1.0, 0.0, "retention"))
-    tf01, tf10 = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "transfer"),
-                         g.values("fig6AB", "vanilla", 1.0, 0.0, "transfer"))
+    > 0, paired) and non-monotonic (transfer: line 360's test; retention: the dip after the
+    short training of task 2, line 361's first half), read on :func:`heatmap_grid` (at the
+    paper's SGD steps when stored). It holds only when every part is shown."""
+    grid, axis = heatmap_grid(g)
+    rt01, rt10 = _common(g.values(grid, "vanilla", 0.0, 1.0, "retention"),
+                         g.values(grid, "vanilla", 1.0, 0.0, "retention"))
+    tf01, tf10 = _common(g.values(grid, "vanilla", 0.0, 1.0, "transfer"),
+                         g.values(grid, "vanilla", 1.0, 0.0, "transfer"))
     rt, tf = paired_difference(rt01, rt10), paired_difference(tf01, tf10)
     peak = _p3(g, ds)
     peak_state = {"holds in the stated limit": 1, "wrong": -1}.get(peak.verdict, 0)
-    dip = _short_dip(g)
+    dip = _short_dip(g, grid, axis)
     parts = [Part(rt, "retention (0, 1) minus (1, 0) > 0"),
              Part(tf, "transfer (0, 1) minus (1, 0) > 0"),
              # line 360's verdict over its rows of rho_b is the transfer's non-monotonic part
@@ -1083,18 +1166,22 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
                       + peak.claim, decided_state=peak_state), dip]
     word, lead = judge_parts(parts)
     shown = [p.claim.split(" (line")[0].split(":")[0] for p in parts if p.state() == 1]
-    claim = (f"{lead.claim}, Fig. 6B's retention dip (the part not resolved; shown: "
-             f"{'; '.join(shown)})" if word == "not decided" and lead is dip and shown
-             else lead.claim)
+    dip_name = ("Fig. 6B's retention dip" if grid == "fig6AB"
+                else "the retention dip at the paper's SGD steps")
+    claim = (f"{lead.claim}, {dip_name} (the part not resolved; shown: {'; '.join(shown)})"
+             if word == "not decided" and lead is dip and shown else lead.claim)
+    row = "Fig. 6B's row" if grid == "fig6AB" else "the row at the paper's SGD steps"
+    peak_rows = "; ".join(f"rho_b = {b:g}: {text}"
+                          for b, (_, text) in _peak_rows(g, grid, axis).items())
     return StatementVerdict(357, "pmnist.asymmetric_non_monotonic",
                             "transfer and retention depend asymmetrically and non-monotonically "
                             "on the similarities (conjunction: every part must be shown)", word,
                             lead.effect.mean, lead.effect.sem, lead.effect.n, ds,
-                            f"(0, 1) minus (1, 0): retention {fmt_estimate(rt)}, transfer "
-                            f"{fmt_estimate(tf)}; transfer non-monotonic (line 360): "
-                            f"{peak.evidence.split('; effect:')[0]}; retention non-monotonic "
-                            f"(Fig. 6B's row, as this line reads it): at rho_b = 1, {dip.text}"
-                            + _steps_aside(g),
+                            f"{heatmap_source(g, grid)}(0, 1) minus (1, 0): retention "
+                            f"{fmt_estimate(rt)}, transfer {fmt_estimate(tf)}; transfer "
+                            f"non-monotonic (line 360): {peak_rows}; retention non-monotonic "
+                            f"({row}, as this line reads it): at rho_b = 1, {dip.text}"
+                            + (_steps_aside(g) if grid == "fig6AB" else ""),
                             claim=claim, boundary=lead.boundary)
 
 
@@ -1453,17 +1540,19 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
     361: of the runs at the paper's SGD steps when they are judged on them)."""
     import json
 
-    if line == 1434 and ef_steps_lengths(grids) is not None:
-        task1, task2, s = ef_steps_lengths(grids)
+    def short_training(task1: int, task2: int, s: int) -> str:
         return (f"task 1: {task1:,} epochs = {task1 * s:,} SGD steps, task 2: {task2:,} "
                 f"epochs = {task2 * s:,} steps ({s} per epoch); this row matches the paper's "
                 f"training length in SGD steps (its 20,000 of task 1 and 2,000 of task 2), "
                 f"not its epochs")
+
+    if line == 1434 and ef_steps_lengths(grids) is not None:
+        return short_training(*ef_steps_lengths(grids))
     if line in (358, 359) and corner_grid(grids) == STEPS_GRID:
         short, long, s = _steps_lengths(grids)
-        return (f"task 1: {long:,} epochs = {long * s:,} SGD steps, task 2: {short:,} epochs = "
-                f"{short * s:,} steps ({s} per epoch); this row matches the paper's training "
-                f"length in SGD steps (its 20,000 of task 1 and 2,000 of task 2), not its epochs")
+        return short_training(long, short, s)
+    if line in (357, 360) and heatmap_grid(grids)[0] == HEATMAP_STEPS_GRID:
+        return short_training(*heatmap_steps(grids))
     on_steps = {1361: _at_paper_steps, 361: steps_row}.get(line, lambda _: None)(grids)
     if on_steps is not None:
         short, long, s = on_steps[:3]

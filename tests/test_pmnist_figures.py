@@ -343,3 +343,23 @@ def test_fig9e_and_f_draw_the_runs_at_the_paper_s_sgd_steps_when_they_are_stored
     alone = figure_9(_context({**base, "fig9EF": epochs}))[0]
     assert "`results/fig9EF.nc`, 3 seeds; same y axis" in alone.caption
     assert "fig9EF_steps" not in alone.caption
+
+
+def test_fig6ab_draws_the_grid_at_the_paper_s_sgd_steps_beside_the_epoch_matched_one():
+    """Issue 16: with fig6AB_steps stored, Fig. 6A, B draw it between the epoch-matched
+    11 x 11 grid and the linear model (three columns), its caption says which lines it judges;
+    without it, two columns as before."""
+    from test_pmnist_verdicts import _dip_and_linear, _heatmap_steps_grid
+
+    epochs = _grid("fig6AB", 3, _dip_and_linear)
+    both = figure_6_vanilla(_context({"fig6AB": epochs,
+                                      "fig6AB_steps": _heatmap_steps_grid(3, _dip_and_linear)}))[0]
+    images = [a.get_images() for a in both.figure.axes if a.get_images()]
+    assert [im[0].get_array().shape for im in images[:3]] == [(11, 11), (6, 6), (101, 101)]
+    assert ("Middle: the same network at the paper's SGD steps (`results/fig6AB_steps.nc`, 3 "
+            "seeds per point, paired with the left's first seeds): task 1 trained 20,007 steps "
+            "(1,539 epochs of 13), task 2 2,002 (154 epochs)") in both.caption
+    assert "lines 357 and 360 are judged on it" in both.caption
+    alone = figure_6_vanilla(_context({"fig6AB": epochs}))[0]
+    assert len([a for a in alone.figure.axes if a.get_images()]) == 4
+    assert "fig6AB_steps" not in alone.caption

@@ -848,3 +848,57 @@ def test_lines_358_and_359_read_the_corners_at_the_paper_s_sgd_steps_when_they_a
     alone = {v.claim_id: v for v in sec7_verdicts(StoredGrids({"fig6AB": epochs}))}
     assert alone["pmnist.zero_transfer_under_permutation"].verdict == "wrong"
     assert alone["pmnist.zero_transfer_under_permutation"].n == 5
+
+
+def _heatmap_steps_grid(done_seeds: int, value, noise: float = 0.01) -> object:
+    """A stored fig6AB_steps (mnist-5k: task 1 trained 1,539 epochs of 13 SGD steps, task 2
+    154) whose transfer and retention are ``value(point, which, j)`` plus seed noise of sd
+    ``noise``; only the first ``done_seeds`` seeds finished."""
+    spec = paper_grids("mnist-5k", seeds=3)["fig6AB_steps"]
+    points = resolved_points(spec)
+    ds = empty_grid(spec, points)
+    rng = np.random.default_rng(3)
+    for i, p in enumerate(points):
+        for j in range(done_seeds):
+            for which in ("transfer", "retention"):
+                ds[which].values[i, j] = value(p, which, j) + noise * rng.standard_normal()
+            ds["done"].values[i, j] = 1
+    return ds
+
+
+def test_lines_357_and_360_read_fig_6_at_the_paper_s_sgd_steps_when_it_is_stored():
+    """Issue 16: fig6AB matches epochs (130 SGD steps of task 2 on mnist-5k, task 1 60 % above
+    its plateau); where fig6AB_steps holds Fig. 6A, B at the paper's steps (task 1 20,007,
+    task 2 2,002) on every other point and line 360's row, lines 357 and 360 are judged on it
+    and fig6AB's rows stay as evidence. The verdict follows the steps grid, not fig6AB."""
+    epochs = _grid("fig6AB", 5, _dip_and_linear)  # a peak at rho_b = 0.5, a dip at rho_b = 1
+    flat = _heatmap_steps_grid(3, lambda p, w, j: 0.9 - 0.5 * p["rho_a"] * (1 - p["rho_b"]))
+    grids = StoredGrids({"fig6AB": epochs, "fig6AB_steps": flat})
+    by_id = {v.claim_id: v for v in sec7_verdicts(grids)}
+    peak = by_id["pmnist.transfer_non_monotonic"]
+    assert peak.verdict == "not decided" and peak.n == 3  # monotonic on the steps grid
+    assert ("at the paper's SGD steps (`results/fig6AB_steps.nc`: task 1 trained 20,007 steps, "
+            "then task 2 2,002, where both are read; rho_a in {0, 0.2, ..., 1}): rho_b = 0.4: "
+            "peak not resolved") in peak.evidence
+    assert "; the epoch-matched fig6AB (2,050 SGD steps of task 2, rho_a in steps of 0.1), " \
+        "evidence only: rho_b = 0.4: peak shown" in peak.evidence
+    assert "this row matches the paper's training length in SGD steps" in peak.training
+    conj = by_id["pmnist.asymmetric_non_monotonic"]
+    assert conj.n == 3 and "the row at the paper's SGD steps" in conj.evidence
+    assert "after 2,002 SGD steps of task 2 (3 seeds) shows" in conj.evidence
+    assert "line 361 judges this dip" not in conj.evidence  # said once, on its own grid
+    # the same shapes as fig6AB on the steps grid: both hold there
+    shaped = _heatmap_steps_grid(3, _dip_and_linear)
+    both = {v.claim_id: v for v in sec7_verdicts(StoredGrids({"fig6AB": epochs,
+                                                              "fig6AB_steps": shaped}))}
+    assert both["pmnist.transfer_non_monotonic"].verdict == "holds in the stated limit"
+    assert both["pmnist.asymmetric_non_monotonic"].verdict == "holds in the stated limit"
+    assert both["pmnist.asymmetric_non_monotonic"].n == 3
+    # one finished seed, or a file of the 6 x 6 grid without line 360's row: fig6AB decides
+    one_seed = _heatmap_steps_grid(1, _dip_and_linear)
+    square = _heatmap_steps_grid(3, _dip_and_linear).isel(point=slice(0, 36))
+    for stored in (one_seed, square):
+        v = {x.claim_id: x for x in sec7_verdicts(StoredGrids({"fig6AB": epochs,
+                                                               "fig6AB_steps": stored}))}
+        assert v["pmnist.transfer_non_monotonic"].n == 5
+        assert "fig6AB_steps" not in v["pmnist.transfer_non_monotonic"].evidence
