@@ -1465,17 +1465,31 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                   f"at most {reach:.3f}, within +-{NEAR_ZERO:g}")
     moves = lambda2_moves(g, grid)
     resolved = sum(d.sign() == 1 for *_, d in moves)
+    largest = max(moves, key=lambda m: abs(m[2].mean))[2]
+    narrow = reach - NEAR_ZERO < largest.sem  # the margin is within the move's own spread
+    at = {l1: max(abs(d.mean) for _, level, d in moves if level == l1) for l1 in levels}
+    met = [l1 for l1 in levels if at[l1] > NEAR_ZERO]
+    decisive = next(l1 for l1, d in diffs.items() if d is lead)
+    where = ""
+    if decisive not in met:  # decided at a lambda_1 where lambda_2 moves retention too little
+        where = (f"met at lambda_1 = {', '.join(f'{l1:g}' for l1 in met)} only; at lambda_1 = "
+                 f"{decisive:g}, where the verdict is decided, lambda_2 moves retention by at "
+                 f"most {at[decisive]:.3f}, inside the band: the verdict reads lambda_2 = 100 "
+                 f"as 'sufficiently large' at every lambda_1")
+    margin = (f"met by {reach - NEAR_ZERO:.3f} above the +-{NEAR_ZERO:g} band (the largest "
+              f"mean move, {fmt_estimate(largest).lstrip('+')})")
+    caveat = ""
+    if narrow or where:
+        caveat = "its condition (a W_2 amplitude that acts) " + ", ".join(
+            x for x in ((margin if narrow else ""), where) if x)
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
                             lead.mean, lead.sem, lead.n, ds,
                             text + f"; the paper's condition is reached: {moved}; the largest "
                             f"move, {reach:.3f}, clears the +-{NEAR_ZERO:g} band by "
                             f"{reach - NEAR_ZERO:.3f} (the gate compares the mean move with the "
                             f"band; {resolved} of the {len(moves)} moves are "
-                            f"resolved above zero by the paired t-test), so the verdict rests "
-                            f"on a narrow margin of its condition", claim=claim,
-                            caveat=f"its condition (a W_2 amplitude that acts) met by "
-                                   f"{reach - NEAR_ZERO:.3f} above the +-{NEAR_ZERO:g} band "
-                                   f"(the largest mean move, {reach:.3f})")
+                            f"resolved above zero by the paired t-test)"
+                            + (f"; {caveat}" if caveat else ""), claim=claim, caveat=caveat)
 
 
 def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
