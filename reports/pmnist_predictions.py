@@ -73,7 +73,8 @@ def threshold(n: int) -> float:
         return math.inf
     return float(student_t.isf((1.0 - CONFIDENCE) / 2, n - 1))
 NEAR_ZERO = 0.05
-"""The band that reads a claimed equality ("zero transfer", "the dip disappears"): a mean is
+"""The band that reads a claimed equality ("zero transfer"; line 361's "became monotonic" is
+a sign, :func:`gone_part`, not a band): a mean is
 shown near zero when its 95 % confidence interval lies within +- NEAR_ZERO (5 % of the
 untrained error, which is 1 on average), and shown away from it when the interval lies wholly
 outside the band."""
@@ -147,8 +148,8 @@ PREDICTIONS: dict[str, str] = {
     "P3": "around rho_b = 0.5 transfer depends non-monotonically on rho_a",
     "P4": "under rho_b ~ 1 retention after a short training of task 2 (the paper's 10 "
           "epochs, 2,000 SGD steps) dips at intermediate rho_a, and after a long one (its 100, "
-          "20,000 steps) the dependence is monotonic: the dip gone, an end below every interior "
-          "point",
+          "20,000 steps) the dependence became monotonic, read as the dip gone: an end below "
+          "every interior point (the interior points' order is not tested)",
     "P5": "random activity gating of the input and hidden layers improves retention at the "
           "cost of transfer",
     "P6": "adaptive gating (probe trial) improves transfer at low gating levels, especially "
