@@ -677,9 +677,26 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
             numeric_points(ax_b, np.array(TENTHS), np.array([e[0] for e in est]),
                            np.array([e[1] for e in est]), color, label=f"$\\rho_b$ = {b:g}")
             ax_b.plot(TENTHS, [e[0] for e in est], color=color, linewidth=0.8)
+        steps = heatmap_steps(g)
+        at_steps = ""
+        if steps is not None:  # the same rows at the paper's SGD steps: open squares, dashed
+            for b, color in zip(rows_b, colors):
+                est = [_estimate(g.values(HEATMAP_STEPS_GRID, "vanilla", a, b, "transfer"))
+                       for a in FIFTHS]
+                numeric_points(ax_b, np.array(FIFTHS), np.array([e[0] for e in est]),
+                               np.array([e[1] for e in est]), color, marker="s", filled=False)
+                ax_b.plot(FIFTHS, [e[0] for e in est], color=color, linewidth=0.8,
+                          linestyle="--")
+            task1, task2, s = steps
+            at_steps = (f"; open squares, dashed: the same rows at the paper's SGD steps "
+                        f"(`results/{HEATMAP_STEPS_GRID}.nc`, "
+                        f"{_seeds_done(g, HEATMAP_STEPS_GRID)} seeds: task 1 trained "
+                        f"{task1 * s:,} steps, task 2 {task2 * s:,}), which judge line 360 "
+                        f"(its card)")
         ax_b.legend(fontsize=6)
         captions.append("**B**: the network's transfer against rho_a for each rho_b "
-                        "(`results/fig6AB.nc`, mean +- standard error); beside it the linear "
+                        "(`results/fig6AB.nc`, filled circles, mean +- standard error"
+                        f"{at_steps}); beside it the linear "
                         "model's leading-order transfer (eq_epsilon_vanilla, not a claim this "
                         "panel tests)")
     else:

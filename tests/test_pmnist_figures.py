@@ -363,3 +363,20 @@ def test_fig6ab_draws_the_grid_at_the_paper_s_sgd_steps_beside_the_epoch_matched
     alone = figure_6_vanilla(_context({"fig6AB": epochs}))[0]
     assert len([a for a in alone.figure.axes if a.get_images()]) == 4
     assert "fig6AB_steps" not in alone.caption
+
+
+def test_fig9b_draws_the_rows_at_the_paper_s_sgd_steps_beside_the_epoch_matched_ones():
+    """Issue 16: Fig. 9B's transfer rows come from fig6AB (filled circles); with fig6AB_steps
+    stored, the same rows at the paper's SGD steps are drawn with open squares, and the caption
+    says they judge line 360."""
+    from test_pmnist_verdicts import _dip_and_linear, _heatmap_steps_grid
+
+    stored = {"fig6AB": _grid("fig6AB", 3, _dip_and_linear)}
+    alone = figure_9(_context(stored))[0]
+    both = figure_9(_context({**stored,
+                              "fig6AB_steps": _heatmap_steps_grid(3, _dip_and_linear)}))[0]
+    assert "open squares, dashed: the same rows at the paper's SGD steps " \
+        "(`results/fig6AB_steps.nc`, 3 seeds: task 1 trained 20,007 steps, task 2 2,002), " \
+        "which judge line 360" in both.caption
+    assert "open squares" not in alone.caption
+    assert len(both.figure.axes[2].lines) > len(alone.figure.axes[2].lines)
