@@ -348,8 +348,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         f"cause{'' if confirmed == 1 else 's'})**, "
         "one row per cause, ranked by the largest change a reader of the printed form gets "
         f"wrong, in the statement's observable at the paper's sizes ({sizes}), maximised over "
-        "the parameters' domains (a cause whose measured correction is not confirmed: by the "
-        "measured deviation from the printed value, the derived size beside it):\n",
+        "the parameters' domains: the largest grid maximum among its statements (a size "
+        "measured at one point is listed, never ranked):\n",
         *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
         f"**Misprints ({sum(len(c.statements) for c in misprints)} statements in "
         f"{len(misprints)} causes, counted apart: the stated result is right"

@@ -99,6 +99,15 @@ class StatementVerdict:
         """Sized in the network's test error (Sec. 7), not in Delta eps of the linear model."""
         return self.observable.startswith("test error of the network")
 
+    @property
+    def grid_maximum(self) -> Optional[float]:
+        """``size`` when it is a derived maximum over a grid of the parameters' domains (the
+        errata's ranking measure); None for a size measured at one point, a margin, or none."""
+        if (self.size is None or self.margin or self.size_derived is not None
+                or self.size_reason.startswith("measured at ") or not self.size_point):
+            return None
+        return self.size
+
     def size_phrase(self) -> str:
         """ "grid maximum 0.00303 (at alpha = 0.1, alpha~ = 1, rho_a = 0.9); 0.0012 at 1/2" """
         if self.size is None:
@@ -838,7 +847,9 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
            ) -> list[Cause]:
     """The errata grouped by root cause, one :class:`Cause` per cause: the linear model's
     causes (sized in Delta eps) first, ``wrong`` ones ranked by size (largest first; sizes
-    unknown last), then the misprints likewise; the network's causes (sized in test error,
+    unknown last: a cause's size is its largest grid maximum, :attr:`StatementVerdict.
+    grid_maximum`, or its largest size when none of its statements has one), then the
+    misprints likewise; the network's causes (sized in test error,
     another unit) after them, never ranked among the others. The lines a cause touches
     include its step-level claims (``verdicts``) and the lines where the paper restates its
     statements (a reader correcting the paper has to correct them too)."""
@@ -855,14 +866,17 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
         verdict = "wrong" if any(m.verdict == "wrong" for m in members) else "misprint"
         members = [m for m in members if m.verdict == verdict] + [
             m for m in members if m.verdict != verdict]
-        sized = [m for m in members if m.size is not None]
-        top = max(sized, key=lambda m: m.size) if sized else None
+        # one measure for every cause (REFEREE24 m10): the largest grid maximum among its
+        # statements; a cause without one (a margin, a size measured at one point) by size
+        members = sorted(members, key=lambda m: (m.grid_maximum is None,
+                                                 -(m.size if m.size is not None else -1.0),
+                                                 m.line))
+        top = members[0] if members[0].size is not None else None
         own = {m.line for m in members} | step_lines.get(cause_id, set())
         restated = {line for m in members for line in m.restates} - own
-        out.append(Cause(cause_id, verdict, tuple(sorted(members, key=lambda m: (
-            -(m.size if m.size is not None else -1.0), m.line))), tuple(sorted(own | restated)),
-            None if top is None else top.size, "" if top is None else top.observable,
-            tuple(sorted(restated))))
+        out.append(Cause(cause_id, verdict, tuple(members), tuple(sorted(own | restated)),
+                     None if top is None else top.size, "" if top is None else top.observable,
+                     tuple(sorted(restated))))
     # errata ranked by size in Delta eps units; network causes (test error) apart, after them
     return sorted(out, key=lambda c: (c.network, c.verdict != "wrong",
                                       -(c.size if c.size is not None else -1.0), c.id))

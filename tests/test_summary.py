@@ -61,3 +61,20 @@ def test_a_shortened_figure_finding_is_cut_at_a_clause_outside_every_bracket():
     # a full stop inside a parenthesis ends no sentence
     assert brief("- Fig. 1: a (see Fig. 2. Then b) c. Next.") == \
         "- Fig. 1: a (see Fig. 2. Then b) c (the rest in the caption)."
+
+
+def test_errata_are_ranked_by_one_measure_the_largest_grid_maximum_of_each_cause():
+    """REFEREE24 m10: a deviation measured at one point is not a grid maximum, so it does not
+    rank its cause: a cause whose grid maximum is 0.5 ranks below one of 0.6, however large
+    its point measurement (0.9), which stays listed with its statement."""
+    from dataclasses import replace
+
+    measured = replace(_statement("point", "wrong", 0.9, "Delta eps_RT"),
+                       size_reason="measured at Nx = 3000")
+    gridded = replace(_statement("point", "wrong", 0.5, "Delta eps_RT"), line=13)
+    other = _statement("other", "wrong", 0.6, "Delta eps_RT")
+    ranked = causes([measured, gridded, other])
+    assert [c.id for c in ranked] == ["other", "point"]
+    assert ranked[1].size == 0.5 and ranked[1].statements[0] is gridded
+    assert measured in ranked[1].statements
+    assert measured.grid_maximum is None and gridded.grid_maximum == 0.5
