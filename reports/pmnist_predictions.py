@@ -252,6 +252,29 @@ def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
     return "not decided", next(p for p, x in zip(parts, states) if x == 0)
 
 
+def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
+    """The parts of a conjunction as rows: the claim, the effect with its standard error and
+    seeds, the p-value of its paired t-test against the part's boundary, and its state
+    (shown, contradicted, not resolved: :meth:`Part.state`; a part another judge decided
+    keeps that judge's state and has no p-value of its own here).
+
+    >>> row = parts_table([Part(Difference(0.2, 0.05, 5), "a > 0")])[0]
+    >>> row["state"], round(row["p"], 3)
+    ('shown', 0.016)
+    """
+    rows = []
+    for part in parts:
+        d = part.effect
+        finite = d.n >= 2 and math.isfinite(d.mean) and math.isfinite(d.sem)
+        own = not isinstance(part, _Decided)
+        rows.append({"part": part.claim, "effect": d.mean if finite else None,
+                     "se": d.sem if finite else None, "seeds": d.n,
+                     "p": (t_test_p(d.mean - part.boundary, d.sem, d.n)
+                           if finite and own else None),
+                     "state": {1: "shown", -1: "contradicted", 0: "not resolved"}[part.state()]})
+    return tuple(rows)
+
+
 def paired_difference(a: Sequence[float], b: Sequence[float]) -> Difference:
     """Mean and standard error of a - b over paired seeds."""
     est = Estimate.from_samples(np.asarray(a, float) - np.asarray(b, float))
@@ -489,6 +512,9 @@ class StatementVerdict:
     detail: str = field(default="", kw_only=True)
     """The numbers the judge measured, without the decision's words (:func:`decided` keeps
     them here): what a secondary row shows as evidence."""
+    parts: tuple[dict[str, Any], ...] = field(default=(), kw_only=True)
+    """For a conjunction, one row per part (:func:`parts_table`): what its card's table shows
+    (REFEREE24 m11); empty for a statement of one part."""
 
     def as_evidence(self) -> str:
         """The measurement as evidence only, no verdict word: the claim tested, effect, SE,
@@ -682,7 +708,8 @@ def _p2_retention(g: StoredGrids, ds: str) -> StatementVerdict:
                             word, lead.effect.mean, lead.effect.sem, lead.effect.n, ds,
                             f"{_corner_source(g, grid)}at (0, 1): retention "
                             f"{fmt_estimate(level.effect)}, {fmt_estimate(high.effect)} above "
-                            f"(1, 0)" + _epoch_matched_corners(g, grid), claim=lead.claim)
+                            f"(1, 0)" + _epoch_matched_corners(g, grid), claim=lead.claim,
+                            parts=parts_table([level, high]))
 
 
 def _p2_transfer(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -858,7 +885,8 @@ def _p4(g: StoredGrids, ds: str) -> StatementVerdict:
     return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
                             PREDICTIONS["P4"], word, lead.effect.mean, lead.effect.sem,
                             lead.effect.n, ds, f"at rho_b = 1, {short.text}, {long_text}", "",
-                            lead.claim, boundary=lead.boundary)
+                            lead.claim, boundary=lead.boundary,
+                            parts=parts_table(parts) if len(parts) > 1 else ())
 
 
 def _steps_aside(g: StoredGrids) -> str:
@@ -914,7 +942,8 @@ def _p4_at_paper_steps(g: StoredGrids, ds: str) -> Optional[StatementVerdict]:
                    f"evidence: {'; '.join(epochs)}" if epochs else ""))
     return StatementVerdict(361, "pmnist.retention_non_monotonic_then_monotonic",
                             PREDICTIONS["P4"], word, lead.effect.mean, lead.effect.sem,
-                            lead.effect.n, ds, evidence, "", lead.claim, boundary=lead.boundary)
+                            lead.effect.n, ds, evidence, "", lead.claim, boundary=lead.boundary,
+                            parts=parts_table([dip, gone]))
 
 
 def gone_part(gap: Difference, when: str, word: str = "") -> Part:
@@ -1183,7 +1212,7 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"non-monotonic (line 360): {peak_rows}; retention non-monotonic "
                             f"({row}, as this line reads it): at rho_b = 1, {dip.text}"
                             + (_steps_aside(g) if grid == "fig6AB" else ""),
-                            claim=claim, boundary=lead.boundary)
+                            claim=claim, boundary=lead.boundary, parts=parts_table(parts))
 
 
 @dataclass(frozen=True)
@@ -1365,7 +1394,7 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
                             "at high feature and low readout similarity, adaptive gating and "
                             "Fisher regularization help retention without sacrificing transfer",
                             word, lead.effect.mean, lead.effect.sem, lead.effect.n, ds,
-                            "; ".join(texts), claim=lead.claim)
+                            "; ".join(texts), claim=lead.claim, parts=parts_table(parts))
 
 
 def _lambda2_levels(g: StoredGrids, grid: str) -> tuple[list[float], list[float]]:

@@ -498,7 +498,11 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "with status 'measured' and its state under 'measured'; a "
                                     "run of the network (Sec. 7) with its 'dataset', paired "
                                     "'effect', standard error 'se' and 'seeds', and its "
-                                    "numbers in words under 'finding'",
+                                    "numbers in words under 'finding'; for a conjunction, "
+                                    "'parts': each part's claim ('part'), 'effect', 'se', "
+                                    "'seeds', the paired t-test's 'p' against its boundary "
+                                    "(null for a part another rule decides) and 'state' "
+                                    "(shown, contradicted, not resolved)",
                         "evidence_of": "on a step: the statement it is evidence under",
                         "finding": "on a step whose print differs from the model for a "
                                    "reason beyond the paper: the finding that explains it",

@@ -768,6 +768,8 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
              "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
              "finding": net.evidence}
+    if getattr(net, "parts", ()):
+        entry["parts"] = [dict(row) for row in net.parts]
     second = getattr(net, "secondary", None)
     rows = (entry,) if second is None else (entry, {
         "id": f"{s.id} (network runs, secondary row: {second.dataset})", "line": s.line,

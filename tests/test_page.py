@@ -703,3 +703,22 @@ def test_the_committed_page_shows_the_findings_beyond_the_paper_apart_from_the_f
     assert found and all(f"<strong>{f['id']}</strong>" in section for f in found)
     assert "<table" in section, "the exact 1/Nx coefficients' table"
     assert "not findings" in page[page.index('<details id="measured-here">'):]
+
+
+def test_a_conjunction_judged_on_network_runs_shows_its_parts_as_a_table():
+    """REFEREE24 m11: line 361's evidence is one long sentence; the parts of a conjunction
+    (claims.json's ``parts`` of a network evidence entry) come first on the card as a table
+    of part, effect +- SE, seeds, p-value and state."""
+    parts = [{"part": "after 2,002 SGD steps, end minus lowest interior point > 0",
+              "effect": -0.017, "se": 0.02, "seeds": 3, "p": 0.49, "state": "not resolved"},
+             {"part": "after 20,007 SGD steps, end minus lowest interior point < 0",
+              "effect": -0.071, "se": 0.034, "seeds": 3, "p": 0.17, "state": "not resolved"}]
+    entry = {"id": "p (network runs)", "line": 20, "effect": -0.017, "se": 0.02, "seeds": 3,
+             "dataset": "mnist-5k", "finding": "a long sentence", "parts": parts}
+    cards = _cards([_record("b", 20, "not decided", clause=0, evidence=[entry])])
+    card = next(c for c in cards if c.anchor == "line-20")
+    html_text = card.headlines[0].evidence[0]
+    assert html_text.startswith('<table class="parts">')
+    assert html_text.count("<tr>") == 3  # the header and one row per part
+    assert "<td>-0.017 ± 0.02</td><td>3</td><td>0.490</td><td>not resolved</td>" in html_text
+    assert html_text.endswith("a long sentence")

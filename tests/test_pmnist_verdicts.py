@@ -901,6 +901,10 @@ def test_lines_357_and_360_read_fig_6_at_the_paper_s_sgd_steps_when_it_is_stored
     assert conj.n == 3 and "the row at the paper's SGD steps" in conj.evidence
     assert "after 2,002 SGD steps of task 2 (3 seeds) shows" in conj.evidence
     assert "line 361 judges this dip" not in conj.evidence  # said once, on its own grid
+    # its four parts, each a row of the card's table (REFEREE24 m11)
+    assert [row["part"] for row in conj.parts][:2] == ["retention (0, 1) minus (1, 0) > 0",
+                                                       "transfer (0, 1) minus (1, 0) > 0"]
+    assert len(conj.parts) == 4 and conj.parts[2]["p"] is None  # line 360's own rule
     # the same shapes as fig6AB on the steps grid: both hold there
     shaped = _heatmap_steps_grid(3, _dip_and_linear)
     both = {v.claim_id: v for v in sec7_verdicts(StoredGrids({"fig6AB": epochs,

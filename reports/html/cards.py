@@ -465,6 +465,31 @@ def evidence_sentence(entry: Mapping[str, Any]) -> str:
     return f"{head}: {status}"
 
 
+def parts_table_html(rows: Sequence[Mapping[str, Any]],
+                     resolve: Callable[[str], str] = lambda text: text) -> str:
+    """A conjunction's parts (claims.json's ``parts`` of a network evidence entry) as a small
+    table: part, effect +- SE, seeds, p-value, state (REFEREE24 m11).
+
+    >>> html = parts_table_html([{"part": "a > 0", "effect": 0.2, "se": 0.05, "seeds": 5,
+    ...                           "p": 0.016, "state": "shown"}])
+    >>> "<td>+0.2 ± 0.05</td>" in html, "<td>0.016</td>" in html
+    (True, True)
+    """
+    def cell(row: Mapping[str, Any]) -> str:
+        if row.get("effect") is None:
+            return "-"
+        return f"{float(row['effect']):+.3g} ± {float(row['se']):.2g}"
+
+    body = "".join(
+        f"<tr><td>{words_html(resolve(str(row['part'])))}</td><td>{cell(row)}</td>"
+        f"<td>{row.get('seeds')}</td>"
+        f"<td>{'-' if row.get('p') is None else format(float(row['p']), '.3f')}</td>"
+        f"<td>{row.get('state')}</td></tr>" for row in rows)
+    return ('<table class="parts"><thead><tr><th>part (every one must be shown)</th>'
+            '<th>effect ± SE</th><th>seeds</th><th>p (paired t-test)</th><th>state</th></tr>'
+            f'</thead><tbody>{body}</tbody></table>')
+
+
 def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
               ) -> list[str]:
     out = []
@@ -473,7 +498,10 @@ def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
             text = evidence_sentence(entry)
         else:
             text = str(entry)
-        out.append(words_html(resolve(text)))
+        html = words_html(resolve(text))
+        if isinstance(entry, Mapping) and entry.get("parts"):
+            html = parts_table_html(entry["parts"], resolve) + html
+        out.append(html)
     return out
 
 
