@@ -257,3 +257,26 @@ def test_stored_grids_that_share_runs_hold_the_same_numbers():
                     ab["curves"].values[match[0], j, :111, 0].tolist()
                 compared += 1
     assert compared or not cd["done"].values.any()
+
+
+def test_the_grids_at_the_paper_s_sgd_steps_agree_where_they_share_runs():
+    """fig6AB_steps's runs at fig9CD_steps's points are that grid's first 2,002 SGD steps of
+    task 2 (the same seeds, the same task 1 of 20,007 steps): their test-error curves agree
+    number for number, although each grid learned its first tasks anew."""
+    from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid
+
+    paths = [grid_path(RESULTS_DIR, name) for name in ("fig6AB_steps", "fig9CD_steps")]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("results/fig6AB_steps.nc or results/fig9CD_steps.nc is not stored")
+    heat, row = (load_grid(p) for p in paths)
+    length = heat.sizes["epoch"]  # task 1, then the short training of task 2
+    compared = 0
+    for i in range(row.sizes["point"]):
+        match = np.flatnonzero(np.isclose(heat["rho_a"].values, float(row["rho_a"][i]))
+                               & np.isclose(heat["rho_b"].values, float(row["rho_b"][i])))
+        for j in range(min(row.sizes["seed"], heat.sizes["seed"])):
+            if row["done"].values[i, j] and heat["done"].values[match[0], j]:
+                np.testing.assert_array_equal(heat["curves"].values[match[0], j],
+                                              row["curves"].values[i, j, :length])
+                compared += 1
+    assert compared
