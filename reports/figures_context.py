@@ -75,19 +75,23 @@ class FigureContext:
         return self.cache[key]
 
     def prior_linear(self, panel: str, model: str, x_name: str, x_values: Sequence[float], *,
-                     first_task: Optional[str] = None) -> PointEstimates:
+                     first_task: Optional[str] = None, score: str = "averaged"
+                     ) -> PointEstimates:
         """:func:`tasksim.reports.figures_numerics.prior_average_sweep` at the configured sizes
         on the average grid (``average_side``), the paper's (appendix) generator, seeded by
         ``panel`` (a panel's pairs have the same tasks for every model seeded by it); cached
-        by its arguments. Points x-major over the midpoint grid, one sample each."""
+        by its arguments. Points x-major over the midpoint grid, one sample each; ``score``
+        as :func:`~tasksim.reports.figures_numerics.prior_average_sweep`'s."""
         c = self.config
-        key = ("prior", panel, model, x_name, tuple(float(x) for x in x_values), first_task)
+        key = ("prior", panel, model, x_name, tuple(float(x) for x in x_values), first_task,
+               score)
         if key not in self.cache:
             self.progress(f"figures: {panel}: {model}, {c.average_side ** 2} pairs x "
                           f"{len(x_values)} {x_name} values, one task draw per pair")
             self.cache[key] = prior_average_sweep(
                 model, x_name, x_values, c.average_side, nx=c.nx, ns=c.ns, ny=c.ny,
-                root=self.root(panel), executor=self.executor, first_task=first_task)
+                root=self.root(panel), executor=self.executor, first_task=first_task,
+                score=score)
         return self.cache[key]
 
     def soft_threshold(self, panel: str, points: Sequence[Mapping[str, float]]) -> PointEstimates:

@@ -221,11 +221,15 @@ def prior_average_sweep(
     generator: str = "appendix",
     executor: Optional[Executor] = None,
     first_task: Optional[str] = None,
+    score: str = "averaged",
 ) -> PointEstimates:
     """Transfer and retention at the points of an average panel
     (:func:`tasksim.reports.figures_config.grid_points`: every midpoint pair at each x,
     x-major), one sample per point; pair i's tasks drawn once, from the child seed (i, 0) of
-    ``root``, and shared by every x value (:func:`shared_tasks_samples`).
+    ``root``, and shared by every x value (:func:`shared_tasks_samples`). ``score``:
+    "averaged" (errors averaged exactly over B given A; adaptive gating always uses its
+    drawn B) or "drawn" (every model scored on the drawn B, to pair it with adaptive gating:
+    :func:`tasksim.solvers.api.errors_on_tasks`).
 
     Examples
     --------
@@ -242,9 +246,12 @@ def prior_average_sweep(
     if not x_values:
         raise ValueError("x_values must hold at least one value")
     a, b = midpoint_grid(side)
-    pairs = [{"points": [resolve_params(model, rho_a=float(ra), rho_b=float(rb), nx=nx, ns=ns,
-                                        ny=ny, seeds=1, generator=generator, gram="explicit",
-                                        **{x_name: x}) for x in x_values],
+    if score not in ("averaged", "drawn"):
+        raise ValueError(f"score must be 'averaged' or 'drawn', got {score!r}")
+    pairs = [{"points": [{**resolve_params(model, rho_a=float(ra), rho_b=float(rb), nx=nx,
+                                           ns=ns, ny=ny, seeds=1, generator=generator,
+                                           gram="explicit", **{x_name: x}), "score": score}
+                         for x in x_values],
               "first_task": first_task} for ra, rb in zip(a, b)]
     result = sweep(shared_tasks_samples, pairs, seeds=1, seed=root, executor=executor,
                    vectorized=True, chunk_size=1)

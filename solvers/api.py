@@ -331,7 +331,9 @@ def errors_on_tasks(params: Mapping[str, Any], tasks: Any, rng: np.random.Genera
     """The error matrix E[mu - 1, nu] = eps_mu[W_nu] of the model of ``params`` (the output
     of :func:`resolve_params`, explicit matrices) learned on the drawn ``tasks``, its own
     random inputs (gates, probes, GD's) drawn from ``rng``: what one sample of
-    :func:`simulate_samples` computes after drawing its tasks."""
+    :func:`simulate_samples` computes after drawing its tasks. The errors are averaged
+    exactly over the readouts B given A, except for adaptive gating and where
+    ``params["score"]`` is ``"drawn"``: then they are the errors on the drawn B."""
     model = params["model"]
     if model == "soft-threshold":
         from .soft_threshold import soft_threshold_solution
@@ -350,8 +352,9 @@ def errors_on_tasks(params: Mapping[str, Any], tasks: Any, rng: np.random.Genera
     from .metrics import error_matrix, readout_error_matrix
 
     solution = solve(model, tasks, seed=rng, **_linear_parameters(params))
-    if model == "adaptive-gating":
-        # g_2.. depend on the drawn B through the probes: average over nothing, use that B
+    if model == "adaptive-gating" or params.get("score") == "drawn":
+        # adaptive gating's g_2.. depend on the drawn B through the probes: average over
+        # nothing, use that B; "drawn" scores any model so (a comparison paired with it)
         return readout_error_matrix(solution)
     return error_matrix(solution, params["rho_b"], params["structure"])
 

@@ -293,9 +293,30 @@ def test_an_average_panel_refuses_an_x_that_is_not_a_level():
 
 
 def test_adaptive_and_random_gating_are_compared_on_the_same_tasks(quick_build):
-    """Fig. 3A: adaptive minus random gating is paired (the same panel seed: the same tasks
-    and first gates at every pair), and its verdict says so (referee 24 m1)."""
+    """Fig. 3A: adaptive minus random gating is paired (the same panel seed: the same tasks,
+    first gates and drawn readouts at every pair), and its verdict says so (referee 24 m1,
+    25 n1): at alpha = 1, where the two are one model, the difference is 0."""
     _, sections, _ = quick_build
     fig3 = next(s for s in sections if "Fig. 3" in s.split("\n", 1)[0])
     assert "standard errors of the paired gain" in fig3
-    assert "both on the same tasks and first gates at every pair" in fig3
+    assert ("both on the same tasks, first gates and drawn readouts at every pair, so that at "
+            "alpha = 1, where the two are one model, the difference is 0)") in fig3
+
+
+def test_scored_on_the_drawn_readouts_random_gating_at_alpha_one_is_adaptive_gating():
+    """The control of Fig. 3A's comparison: with ``score="drawn"`` random gating is scored on
+    the readouts adaptive gating draws, so at alpha = 1 (no gate) the two agree exactly on
+    every pair; averaged over B (the default), random gating differs by the readout draw."""
+    from tasksim.reports.figures_numerics import prior_average_sweep
+
+    def run(model, score="averaged"):
+        return prior_average_sweep(model, "alpha", (0.5, 1.0), 2, nx=80, ns=4, ny=3,
+                                   root=panel_seed(0, "averages.test"), score=score)
+
+    adaptive, drawn, averaged = (run("adaptive-gating"), run("random-gating", "drawn"),
+                                 run("random-gating"))
+    for which in ("transfer", "retention"):
+        assert np.array_equal(adaptive.mean(which)[4:], drawn.mean(which)[4:])
+        assert not np.allclose(adaptive.mean(which)[4:], averaged.mean(which)[4:])
+    with pytest.raises(ValueError, match="score"):
+        run("random-gating", "expected")
