@@ -300,7 +300,7 @@ def test_adaptive_and_random_gating_are_compared_on_the_same_tasks(quick_build):
     fig3 = next(s for s in sections if "Fig. 3" in s.split("\n", 1)[0])
     assert "standard errors of the paired gain" in fig3
     assert ("both on the same tasks, first gates and drawn readouts at every pair, so that at "
-            "alpha = 1, where the two are one model, the difference is 0)") in fig3
+            "alpha = 1, where the two are one model, the difference is 0") in fig3
 
 
 def test_scored_on_the_drawn_readouts_random_gating_at_alpha_one_is_adaptive_gating():
