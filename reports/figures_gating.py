@@ -274,7 +274,8 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
     control = "not measured"
     if (~gated).any():  # alpha = 1: one model scored twice; only rounding may separate them
         largest = float(np.max(np.abs(np.concatenate([gain[~gated], cost[~gated]]))))
-        control = (f"0 to rounding (at most {largest:.1e} in transfer and retention)"
+        control = ("0" if largest == 0 else
+                   f"0 to rounding (at most {largest:.1e} in transfer and retention)"
                    if largest < 1e-12 else fmt_number(largest))
     beats = (f"beats random gating on average transfer at {wins} of {int(gated.sum())} "
              f"measured alphas below 1 (by more than 2 standard errors of the paired gain at "
