@@ -255,8 +255,9 @@ def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
 def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
     """The parts of a conjunction as rows: the claim, the effect with its standard error and
     seeds, the p-value of its paired t-test against the part's boundary, and its state
-    (shown, contradicted, not resolved: :meth:`Part.state`; a part another judge decided
-    keeps that judge's state and has no p-value of its own here).
+    (shown, contradicted, not resolved: :meth:`Part.state`). A part another rule decides
+    (a dip: both ends; line 360: any row around rho_b = 0.5) keeps that rule's state, marked
+    "by its rule", beside the p-value of the effect it reports.
 
     >>> row = parts_table([Part(Difference(0.2, 0.05, 5), "a > 0")])[0]
     >>> row["state"], round(row["p"], 3)
@@ -266,12 +267,11 @@ def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
     for part in parts:
         d = part.effect
         finite = d.n >= 2 and math.isfinite(d.mean) and math.isfinite(d.sem)
-        own = not isinstance(part, _Decided)
+        state = {1: "shown", -1: "contradicted", 0: "not resolved"}[part.state()]
         rows.append({"part": part.claim, "effect": d.mean if finite else None,
                      "se": d.sem if finite else None, "seeds": d.n,
-                     "p": (t_test_p(d.mean - part.boundary, d.sem, d.n)
-                           if finite and own else None),
-                     "state": {1: "shown", -1: "contradicted", 0: "not resolved"}[part.state()]})
+                     "p": t_test_p(d.mean - part.boundary, d.sem, d.n) if finite else None,
+                     "state": state + (" (by its rule)" if isinstance(part, _Decided) else "")})
     return tuple(rows)
 
 

@@ -501,8 +501,9 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "numbers in words under 'finding'; for a conjunction, "
                                     "'parts': each part's claim ('part'), 'effect', 'se', "
                                     "'seeds', the paired t-test's 'p' against its boundary "
-                                    "(null for a part another rule decides) and 'state' "
-                                    "(shown, contradicted, not resolved)",
+                                    "and 'state' (shown, contradicted, not resolved; 'by its "
+                                    "rule' where another rule decides the part: a dip needs "
+                                    "both ends)",
                         "evidence_of": "on a step: the statement it is evidence under",
                         "finding": "on a step whose print differs from the model for a "
                                    "reason beyond the paper: the finding that explains it",

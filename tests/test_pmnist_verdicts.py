@@ -904,7 +904,8 @@ def test_lines_357_and_360_read_fig_6_at_the_paper_s_sgd_steps_when_it_is_stored
     # its four parts, each a row of the card's table (REFEREE24 m11)
     assert [row["part"] for row in conj.parts][:2] == ["retention (0, 1) minus (1, 0) > 0",
                                                        "transfer (0, 1) minus (1, 0) > 0"]
-    assert len(conj.parts) == 4 and conj.parts[2]["p"] is None  # line 360's own rule
+    assert len(conj.parts) == 4 and conj.parts[2]["state"].endswith("(by its rule)")
+    assert conj.parts[0]["p"] < 0.05 and conj.parts[0]["state"] == "shown"
     # the same shapes as fig6AB on the steps grid: both hold there
     shaped = _heatmap_steps_grid(3, _dip_and_linear)
     both = {v.claim_id: v for v in sec7_verdicts(StoredGrids({"fig6AB": epochs,
