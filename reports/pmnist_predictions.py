@@ -257,7 +257,9 @@ def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
     seeds, the p-value of its paired t-test against the part's boundary, and its state
     (shown, contradicted, not resolved: :meth:`Part.state`). A part another rule decides
     (a dip: both ends; line 360: any row around rho_b = 0.5) keeps that rule's state, marked
-    "by its rule", beside the p-value of the effect it reports.
+    "by its rule", beside the p-value of the effect it reports. An unresolved part also has
+    its ``trend`` (the side of the claim its effect is on) and the paired seeds that would
+    resolve it (:func:`seeds_to_decide`; a projection of the measured effect and spread).
 
     >>> row = parts_table([Part(Difference(0.2, 0.05, 5), "a > 0")])[0]
     >>> row["state"], round(row["p"], 3)
@@ -268,10 +270,14 @@ def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
         d = part.effect
         finite = d.n >= 2 and math.isfinite(d.mean) and math.isfinite(d.sem)
         state = {1: "shown", -1: "contradicted", 0: "not resolved"}[part.state()]
+        gap = d.mean - part.boundary
         rows.append({"part": part.claim, "effect": d.mean if finite else None,
                      "se": d.sem if finite else None, "seeds": d.n,
-                     "p": t_test_p(d.mean - part.boundary, d.sem, d.n) if finite else None,
-                     "state": state + (" (by its rule)" if isinstance(part, _Decided) else "")})
+                     "p": t_test_p(gap, d.sem, d.n) if finite else None,
+                     "state": state + (" (by its rule)" if isinstance(part, _Decided) else ""),
+                     "trend": "for" if part.wanted * gap > 0 else "against",
+                     "seeds_to_decide": (seeds_to_decide(gap, d.sem, d.n)
+                                         if finite and part.state() == 0 else None)})
     return tuple(rows)
 
 
@@ -1499,13 +1505,17 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     narrow = reach - NEAR_ZERO < largest.sem  # the margin is within the move's own spread
     at = {l1: max(abs(d.mean) for _, level, d in moves if level == l1) for l1 in levels}
     met = [l1 for l1 in levels if at[l1] > NEAR_ZERO]
-    decisive = next(l1 for l1, d in diffs.items() if d is lead)
+    decisive = [l1 for l1, d in diffs.items() if d.sign() == -1] or \
+        [next(l1 for l1, d in diffs.items() if d is lead)]
+    unmet_there = [l1 for l1 in decisive if l1 not in met]
     where = ""
-    if decisive not in met:  # decided at a lambda_1 where lambda_2 moves retention too little
+    if unmet_there:  # decided where lambda_2 moves retention too little
         where = (f"met at lambda_1 = {', '.join(f'{l1:g}' for l1 in met)} only; at lambda_1 = "
-                 f"{decisive:g}, where the verdict is decided, lambda_2 moves retention by at "
-                 f"most {at[decisive]:.3f}, inside the band: the verdict reads lambda_2 = 100 "
-                 f"as 'sufficiently large' at every lambda_1")
+                 f"{', '.join(f'{l1:g}' for l1 in unmet_there)}, where the statement is "
+                 f"{'contradicted' if word == 'wrong' else 'decided'}, lambda_2 moves "
+                 f"retention by at most "
+                 f"{', '.join(f'{at[l1]:.3f}' for l1 in unmet_there)}, inside the band: the "
+                 f"verdict reads lambda_2 = 100 as 'sufficiently large' at every lambda_1")
     margin = (f"met by {reach - NEAR_ZERO:.3f} above the +-{NEAR_ZERO:g} band (the largest "
               f"mean move, {fmt_estimate(largest).lstrip('+')})")
     caveat = ""
@@ -1711,6 +1721,11 @@ def decided(v: StatementVerdict) -> StatementVerdict:
     if t_test_p(gap, v.se, v.n) <= REJECT_P:  # the effect is resolved; the judge says why
         return replace(v, detail=v.evidence,                     # nothing is decided
                        evidence=f"{where}: {claim}: {numbers}; {v.evidence}")
+    open_parts = [r for r in v.parts if r["state"].startswith("not resolved")]
+    if open_parts:  # a conjunction: the first contradiction, or the last part shown, decides
+        return replace(v, detail=v.evidence, evidence=(
+            f"{where}: {claim}, not resolved: {numbers}; would decide: "
+            f"{conjunction_projection(open_parts, v.n)}; {v.evidence}"))
     need = seeds_to_decide(gap, v.se, v.n)
     return replace(v, detail=v.evidence, evidence=(
         f"{where}: {claim}, not resolved: {numbers}; would decide: "
@@ -1719,6 +1734,33 @@ def decided(v: StatementVerdict) -> StatementVerdict:
            f"{'against' if _against(v, gap) else 'for'} the paper's claim"
            if need is not None else "more paired seeds")
         + f"; {v.evidence}"))
+
+
+def conjunction_projection(open_parts: Sequence[Mapping[str, Any]], n: int) -> str:
+    """How many paired seeds would decide a conjunction whose ``open_parts`` (rows of
+    :func:`parts_table`) are not resolved, if every effect and spread stay: the fewest that
+    resolve a part against the claim (a contradiction decides it, REFEREE26 M1), else the
+    most that the parts for it need (every part must be shown); each part's count beside.
+
+    >>> rows = [{"part": "a > 0", "trend": "for", "seeds_to_decide": 4},
+    ...         {"part": "b > 0", "trend": "against", "seeds_to_decide": 19}]
+    >>> print(conjunction_projection(rows, 3)[:93])
+    about 19 paired seeds (now 3), if the effects and their spreads stay: b > 0 would be resolved
+    """
+    against = [r for r in open_parts if r["trend"] == "against" and r["seeds_to_decide"]]
+    each = "; ".join(f"{r['part']}: about {r['seeds_to_decide']} ({r['trend']} the claim)"
+                     if r["seeds_to_decide"] else f"{r['part']}: more seeds" for r in open_parts)
+    if against:
+        first = min(against, key=lambda r: r["seeds_to_decide"])
+        verdict = "resolved against the paper's claim, which decides the conjunction"
+    elif all(r["seeds_to_decide"] for r in open_parts):
+        first = max(open_parts, key=lambda r: r["seeds_to_decide"])
+        verdict = "shown, the last of the parts, for the paper's claim"
+    else:
+        return f"more paired seeds (now {n}); the unresolved parts: {each}"
+    return (f"about {first['seeds_to_decide']} paired seeds (now {n}), if the effects and "
+            f"their spreads stay: {first['part']} would be {verdict} (the unresolved parts: "
+            f"{each})")
 
 
 def unresolved(parts: Mapping[float, Difference], name: str) -> str:
