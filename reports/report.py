@@ -503,7 +503,9 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "'seeds', the paired t-test's 'p' against its boundary "
                                     "and 'state' (shown, contradicted, not resolved; 'by its "
                                     "rule' where another rule decides the part: a dip needs "
-                                    "both ends)",
+                                    "both ends), its 'trend' (the side of the claim its "
+                                    "effect is on) and, when not resolved, "
+                                    "'seeds_to_decide' (if effect and spread stay)",
                         "evidence_of": "on a step: the statement it is evidence under",
                         "finding": "on a step whose print differs from the model for a "
                                    "reason beyond the paper: the finding that explains it",

@@ -173,6 +173,10 @@ class Cause:
     restated: tuple[int, ...] = ()
     """Those of ``lines`` where the paper only restates a statement of the cause (a sentence
     that may say other things too, judged on their own cards)."""
+    rank: Optional[float] = None
+    """What ranks the cause among the errata: the largest value with every parameter at 1/2
+    among its statements sized by a grid (REFEREE26 m3: one measure, away from the domain's
+    edges), else its size."""
 
     @property
     def network(self) -> bool:
@@ -849,8 +853,8 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
            ) -> list[Cause]:
     """The errata grouped by root cause, one :class:`Cause` per cause: the linear model's
     causes (sized in Delta eps) first, ``wrong`` ones ranked by size (largest first; sizes
-    unknown last: a cause's size is its largest grid maximum, :attr:`StatementVerdict.
-    grid_maximum`, or its largest size when none of its statements has one), then the
+    unknown last: :attr:`Cause.rank`, the largest value with every parameter at 1/2 among
+    its statements sized by a grid, or its largest size when none has one), then the
     misprints likewise; the network's causes (sized in test error,
     another unit) after them, never ranked among the others. The lines a cause touches
     include its step-level claims (``verdicts``) and the lines where the paper restates its
@@ -868,20 +872,26 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
         verdict = "wrong" if any(m.verdict == "wrong" for m in members) else "misprint"
         members = [m for m in members if m.verdict == verdict] + [
             m for m in members if m.verdict != verdict]
-        # one measure for every cause (REFEREE24 m10): the largest grid maximum among its
-        # statements; a cause without one (a margin, a size measured at one point) by size
-        members = sorted(members, key=lambda m: (m.grid_maximum is None,
-                                                 -(m.size if m.size is not None else -1.0),
-                                                 m.line))
+        # one measure for every cause (REFEREE24 m10, 26 m3): the value with every parameter
+        # at 1/2 of its statements sized by a grid; a cause without one (a margin, a size
+        # measured at one point) by size
+        def typical(m: StatementVerdict) -> Optional[float]:
+            return m.typical if m.grid_maximum is not None else None
+
+        members = sorted(members, key=lambda m: (
+            typical(m) is None, -(typical(m) or 0.0),
+            -(m.size if m.size is not None else -1.0), m.line))
         top = members[0] if members[0].size is not None else None
         own = {m.line for m in members} | step_lines.get(cause_id, set())
         restated = {line for m in members for line in m.restates} - own
+        rank = (typical(members[0]) if typical(members[0]) is not None
+                else None if top is None else top.size)
         out.append(Cause(cause_id, verdict, tuple(members), tuple(sorted(own | restated)),
                      None if top is None else top.size, "" if top is None else top.observable,
-                     tuple(sorted(restated))))
-    # errata ranked by size in Delta eps units; network causes (test error) apart, after them
+                     tuple(sorted(restated)), rank))
+    # errata ranked in Delta eps units; network causes (test error) apart, after them
     return sorted(out, key=lambda c: (c.network, c.verdict != "wrong",
-                                      -(c.size if c.size is not None else -1.0), c.id))
+                                      -(c.rank if c.rank is not None else -1.0), c.id))
 
 
 # -- one claim's statement, for captions (evaluates only what it needs) ----------------------

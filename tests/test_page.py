@@ -710,7 +710,8 @@ def test_a_conjunction_judged_on_network_runs_shows_its_parts_as_a_table():
     (claims.json's ``parts`` of a network evidence entry) come first on the card as a table
     of part, effect +- SE, seeds, p-value and state."""
     parts = [{"part": "after 2,002 SGD steps, end minus lowest interior point > 0",
-              "effect": -0.017, "se": 0.02, "seeds": 3, "p": 0.49, "state": "not resolved"},
+              "effect": -0.017, "se": 0.02, "seeds": 3, "p": 0.49, "state": "not resolved",
+              "trend": "against", "seeds_to_decide": 19},
              {"part": "after 20,007 SGD steps, end minus lowest interior point < 0",
               "effect": -0.071, "se": 0.034, "seeds": 3, "p": 0.17, "state": "not resolved"}]
     entry = {"id": "p (network runs)", "line": 20, "effect": -0.017, "se": 0.02, "seeds": 3,
@@ -720,5 +721,6 @@ def test_a_conjunction_judged_on_network_runs_shows_its_parts_as_a_table():
     html_text = card.headlines[0].evidence[0]
     assert html_text.startswith('<table class="parts">')
     assert html_text.count("<tr>") == 3  # the header and one row per part
-    assert "<td>-0.017 ± 0.02</td><td>3</td><td>0.490</td><td>not resolved</td>" in html_text
+    assert ("<td>-0.017 ± 0.02</td><td>3</td><td>0.490</td><td>not resolved</td>"
+            "<td>about 19, against the claim</td>") in html_text
     assert html_text.endswith("a long sentence")

@@ -175,8 +175,9 @@ def statements():
 def test_an_unconfirmed_correction_is_sized_by_its_measured_deviation_never_ranked_by_it(
         statements):
     """Its size is the measured deviation from the printed value (the derived size beside);
-    its cause is ranked by the largest grid maximum among its statements (one measure for
-    every cause, REFEREE24 m10), where this statement is listed with its own size."""
+    its cause is ranked by its statements' values with every parameter at 1/2 (one measure
+    for every cause, REFEREE24 m10, 26 m3), where this statement is listed with its own
+    size."""
     from tasksim.reports.summary import statement_size
     from tasksim.reports.verdicts import causes
 
@@ -188,8 +189,8 @@ def test_an_unconfirmed_correction_is_sized_by_its_measured_deviation_never_rank
     assert gap.size_point["Nx"] == 3000 and gap.size_point["alpha"] == 0.3
     cause = next(x for x in causes(statements) if x.id == gap.cause)
     assert gap.grid_maximum is None and gap in cause.statements
-    assert cause.size == max(s.grid_maximum for s in cause.statements
-                             if s.grid_maximum is not None)
+    assert cause.rank == max(s.typical for s in cause.statements
+                             if s.grid_maximum is not None and s.typical is not None)
     text = statement_size(gap)
     assert "correction not confirmed" in text and f"derived {gap.size_derived:.4g}" in text
     confirmed = next(s for s in statements if s.id == "fisher.rho1.retention")

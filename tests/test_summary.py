@@ -63,18 +63,21 @@ def test_a_shortened_figure_finding_is_cut_at_a_clause_outside_every_bracket():
         "- Fig. 1: a (see Fig. 2. Then b) c (the rest in the caption)."
 
 
-def test_errata_are_ranked_by_one_measure_the_largest_grid_maximum_of_each_cause():
-    """REFEREE24 m10: a deviation measured at one point is not a grid maximum, so it does not
-    rank its cause: a cause whose grid maximum is 0.5 ranks below one of 0.6, however large
-    its point measurement (0.9), which stays listed with its statement."""
+def test_errata_are_ranked_by_one_measure_the_value_with_every_parameter_at_one_half():
+    """REFEREE24 m10, 26 m3: causes are ranked by their statements' value with every parameter
+    at 1/2 (a grid maximum may sit at a domain's edge): a cause of grid maximum 4 but 0.375 at
+    1/2 ranks below one of 0.6 and 0.55; a deviation measured at one point (0.9) ranks
+    nothing, and stays listed with its statement."""
     from dataclasses import replace
 
     measured = replace(_statement("point", "wrong", 0.9, "Delta eps_RT"),
-                       size_reason="measured at Nx = 3000")
-    gridded = replace(_statement("point", "wrong", 0.5, "Delta eps_RT"), line=13)
-    other = _statement("other", "wrong", 0.6, "Delta eps_RT")
-    ranked = causes([measured, gridded, other])
-    assert [c.id for c in ranked] == ["other", "point"]
-    assert ranked[1].size == 0.5 and ranked[1].statements[0] is gridded
-    assert measured in ranked[1].statements
-    assert measured.grid_maximum is None and gridded.grid_maximum == 0.5
+                       size_reason="measured at Nx = 3000", typical=None)
+    gridded = replace(_statement("point", "wrong", 0.6, "Delta eps_RT"), line=13,
+                      typical=0.55)
+    edge = _statement("edge", "wrong", 4.0, "Delta eps_RT")  # 0.375 at 1/2
+    ranked = causes([measured, gridded, edge])
+    assert [c.id for c in ranked] == ["point", "edge"]
+    assert ranked[0].rank == 0.55 and ranked[0].statements[0] is gridded
+    assert ranked[1].rank == 0.375 and ranked[1].size == 4.0
+    assert measured in ranked[0].statements
+    assert measured.grid_maximum is None and gridded.grid_maximum == 0.6

@@ -484,10 +484,19 @@ def parts_table_html(rows: Sequence[Mapping[str, Any]],
         f"<tr><td>{words_html(resolve(str(row['part'])))}</td><td>{cell(row)}</td>"
         f"<td>{row.get('seeds')}</td>"
         f"<td>{'-' if row.get('p') is None else format(float(row['p']), '.3f')}</td>"
-        f"<td>{row.get('state')}</td></tr>" for row in rows)
+        f"<td>{row.get('state')}</td><td>{_would_decide(row)}</td></tr>" for row in rows)
     return ('<table class="parts"><thead><tr><th>part (every one must be shown)</th>'
-            '<th>effect ± SE</th><th>seeds</th><th>p (paired t-test)</th><th>state</th></tr>'
+            '<th>effect ± SE</th><th>seeds</th><th>p (paired t-test)</th><th>state</th>'
+            '<th>seeds that would resolve it</th></tr>'
             f'</thead><tbody>{body}</tbody></table>')
+
+
+def _would_decide(row: Mapping[str, Any]) -> str:
+    """An unresolved part's projected seeds and the side it would fall on ("" once resolved)."""
+    if not str(row.get("state", "")).startswith("not resolved"):
+        return ""
+    need = row.get("seeds_to_decide")
+    return f"about {need}, {row.get('trend')} the claim" if need else "more"
 
 
 def _evidence(record: Record, resolve: Callable[[str], str] = lambda text: text
