@@ -167,6 +167,8 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
         theory.leading(f"gating.{w}").subs(alpha_t, alpha_tilde),
         (rho_a, rho_b, alpha)) for w in ("transfer", "retention")}
     adaptive_avg = prior_average(adaptive_est, c.alphas, "alpha", c.average_side, adaptive_fn)
+    # the series the gain and cost sentences compare with adaptive gating (drawn in A, B)
+    drawn_avg = prior_average(random_drawn, c.alphas, "alpha", c.average_side, {})
     texts = []
     for axis, which, letter in ((ax[0], "transfer", "A"), (ax[1], "retention", "B")):
         color = TF_COLOR if which == "transfer" else RT_COLOR
@@ -179,6 +181,8 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
                        adaptive_avg.sem[which], color, label="adaptive (numerics)")
         numeric_points(axis, random_avg.x, random_avg.numeric[which], random_avg.sem[which],
                        color, marker="s", filled=False, label="random (numerics)")
+        numeric_points(axis, drawn_avg.x, drawn_avg.numeric[which], None, color, marker="x",
+                       label="random, on adaptive's drawn readouts")
         baseline(axis, vanilla[which], "0.5", label="vanilla")
         axis.set(xlabel="gating level $\\alpha$",
                  ylabel=f"average $\\Delta\\epsilon_{{{'TF' if which == 'transfer' else 'RT'}}}$")
@@ -306,8 +310,9 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
         f"(the paper prints no value: {theory.status('averages.adaptive.transfer')}) and its retention step `averages.adaptive.retention`; filled markers) and random gating (dashed line: `averages.random.*`; open "
         f"squares: the numerics of Fig. 2D); grey dashed: vanilla. Adaptive numerics: probe "
         f"trial on the drawn readouts, rho_g = max(0, 1 - eps_pb/eps_o), errors on the drawn "
-        f"readouts (random gating's open squares average over the readouts; the gain and "
-        f"cost in the sentence above compare both on the drawn readouts, pair by pair); "
+        f"readouts (random gating's open squares average over the readouts; its crosses are "
+        f"scored on adaptive gating's drawn readouts, the series the gain and cost in the "
+        f"sentence above compare with, pair by pair); "
         f"{averages_phrase(ctx)}. {'; '.join(texts)}. "
         f"**C**: plasticity gating; lines: the derived `plasticity.transfer` "
         f"({theory.status('plasticity.transfer')}) and `plasticity.retention` "

@@ -241,8 +241,10 @@ def figure_6_vanilla(ctx: FigureContext) -> list[FigureResult]:
                     f"seeds per point, paired with the left's first seeds): task 1 trained "
                     f"{task1 * s:,} steps ({task1:,} epochs of {s}), task 2 {task2 * s:,} "
                     f"({task2} epochs), on every other point of the grid (rho_a, rho_b in "
-                    f"{{0, 0.2, ..., 1}}); lines 357 and 360 are judged on it, the left "
-                    f"stays as evidence.")
+                    f"{{0, 0.2, ..., 1}}; line 360's row rho_b = 0.5, also in the file, is "
+                    f"drawn in Fig. 9B); lines 357 and 360 are judged on it, the left stays as "
+                    f"evidence. The settings table is the left column's; each panel has its "
+                    f"own colour scale.")
     caption = (
         f"**Fig. 6A, B (permuted MNIST with a latent, Sec. 7; vanilla network).** Left: the "
         f"one-hidden-layer ReLU network of Appendix E.2 trained by SGD on task 1, then task 2 "
@@ -680,18 +682,22 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
         steps = heatmap_steps(g)
         at_steps = ""
         if steps is not None:  # the same rows at the paper's SGD steps: open squares, dashed
-            for b, color in zip(rows_b, colors):
+            # line 360's row rho_b = 0.5 is in the steps grid only: black
+            for b, color in (*zip(rows_b, colors), (0.5, "black")):
                 est = [_estimate(g.values(HEATMAP_STEPS_GRID, "vanilla", a, b, "transfer"))
                        for a in FIFTHS]
                 numeric_points(ax_b, np.array(FIFTHS), np.array([e[0] for e in est]),
-                               np.array([e[1] for e in est]), color, marker="s", filled=False)
+                               np.array([e[1] for e in est]), color, marker="s", filled=False,
+                               label=("$\\rho_b$ = 0.5, the paper's SGD steps" if b == 0.5
+                                      else ""))
                 ax_b.plot(FIFTHS, [e[0] for e in est], color=color, linewidth=0.8,
                           linestyle="--")
             task1, task2, s = steps
             at_steps = (f"; open squares, dashed: the same rows at the paper's SGD steps "
                         f"(`results/{HEATMAP_STEPS_GRID}.nc`, "
                         f"{_seeds_done(g, HEATMAP_STEPS_GRID)} seeds: task 1 trained "
-                        f"{task1 * s:,} steps, task 2 {task2 * s:,}), which judge line 360 "
+                        f"{task1 * s:,} steps, task 2 {task2 * s:,}), with line 360's row "
+                        f"rho_b = 0.5 in black; its rows 0.4, 0.5 and 0.6 judge line 360 "
                         f"(its card)")
         ax_b.legend(fontsize=6)
         captions.append("**B**: the network's transfer against rho_a for each rho_b "

@@ -377,6 +377,7 @@ def test_fig9b_draws_the_rows_at_the_paper_s_sgd_steps_beside_the_epoch_matched_
                               "fig6AB_steps": _heatmap_steps_grid(3, _dip_and_linear)}))[0]
     assert "open squares, dashed: the same rows at the paper's SGD steps " \
         "(`results/fig6AB_steps.nc`, 3 seeds: task 1 trained 20,007 steps, task 2 2,002), " \
-        "which judge line 360" in both.caption
+        "with line 360's row rho_b = 0.5 in black; its rows 0.4, 0.5 and 0.6 judge line 360" \
+        in both.caption
     assert "open squares" not in alone.caption
     assert len(both.figure.axes[2].lines) > len(alone.figure.axes[2].lines)
