@@ -689,7 +689,9 @@ def _p1(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"{_corner_source(g, grid)}at (1, 0): transfer {fmt_estimate(tf)}, "
                             f"retention {fmt_estimate(rt)} (n = {tf.n}); effect: the larger of "
                             f"the two" + _epoch_matched_corners(g, grid),
-                            claim=f"{'transfer' if worst is tf else 'retention'} at (1, 0) < 0")
+                            claim=f"{'transfer' if worst is tf else 'retention'} at (1, 0) < 0",
+                            parts=parts_table([Part(tf, "transfer at (1, 0) < 0", wanted=-1),
+                                               Part(rt, "retention at (1, 0) < 0", wanted=-1)]))
 
 
 def _p2_parts(g: StoredGrids, grid: str = "fig6AB") -> tuple[Part, Part, Part]:
@@ -1324,7 +1326,10 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
             f"epochs; {_p_phrase(out[0])}), {fmt_estimate(out[1])} after {long * s:,} (its "
             f"100; {_p_phrase(out[1])}); both must be shown",
             claim=f"retention (0, 1) minus (1, 0) after {(short, long)[k] * s:,} SGD steps of "
-                  f"task 2 > 0")
+                  f"task 2 > 0",
+            parts=parts_table([Part(d, f"retention (0, 1) minus (1, 0) after {n * s:,} SGD "
+                                       f"steps of task 2 > 0")
+                               for d, n in zip(out, (short, long))]))
     out = []
     for after in (10, 100):
         a, b = _common(g.values("fig9CD", "vanilla", 0.0, 1.0, after=after),
@@ -1529,7 +1534,10 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"{reach - NEAR_ZERO:.3f} (the gate compares the mean move with the "
                             f"band; {resolved} of the {len(moves)} moves are "
                             f"resolved above zero by the paired t-test)"
-                            + (f"; {caveat}" if caveat else ""), claim=claim, caveat=caveat)
+                            + (f"; {caveat}" if caveat else ""), claim=claim, caveat=caveat,
+                            parts=parts_table([Part(d, f"layer-wise minus diagonal retention "
+                                                       f"at lambda_1 = {l1:g}, lambda_2 = 100 "
+                                                       f"> 0") for l1, d in diffs.items()]))
 
 
 def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
