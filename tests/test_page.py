@@ -724,3 +724,21 @@ def test_a_conjunction_judged_on_network_runs_shows_its_parts_as_a_table():
     assert ("<td>-0.017 ± 0.02</td><td>3</td><td>0.490</td><td>not resolved</td>"
             "<td>about 19, against the claim</td>") in html_text
     assert html_text.endswith("a long sentence")
+
+
+def test_the_page_ranks_the_errata_as_report_md_does():
+    """REFEREE27 N1: the page's "what is wrong" list ranks causes by the value with every
+    parameter at 1/2 (as REPORT.md, :func:`tasksim.reports.verdicts.causes`), not by the grid
+    maximum, and lists the network's cause (test error, another unit) after the others."""
+    from tasksim.reports.html.cards import build_summary
+
+    records = [_record("edge", 11, "wrong", clause=0, cause="edge",
+                       size={"value": 4.0}, size_at={"g": 1.0}, size_typical=0.375,
+                       observable="Delta eps_RT"),
+               _record("half", 20, "wrong", clause=0, cause="half",
+                       size={"value": 0.6}, size_at={"a": 0.1}, size_typical=0.55,
+                       observable="Delta eps_RT"),
+               _record("net", 20, "wrong", clause=1, cause="net", size={"value": 9.0},
+                       size_at={}, observable="test error of the network (mnist-5k)")]
+    summary = build_summary(_cards(records), records, [])
+    assert [group[0].cause for group in summary.wrong] == ["half", "edge", "net"]

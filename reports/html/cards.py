@@ -802,6 +802,10 @@ class SummaryEntry:
     """The verdict's condition as HTML (a derived stronger condition, the paper's regime)."""
     clause: str = ""
     """"clause 2" when the card's line carries several statements (counted from 1)."""
+    rank: Optional[float] = None
+    """What ranks its cause (:func:`rank_value`, as :func:`tasksim.reports.verdicts.causes`)."""
+    network: bool = False
+    """Sized in the network's test error: its cause is listed after those in Delta eps."""
 
 
 @dataclass
@@ -830,11 +834,30 @@ class Summary:
     on this list."""
 
 
+def rank_value(record: Record) -> Optional[float]:
+    """The value with every parameter at 1/2 of a size taken over a grid, which ranks an
+    erratum's cause as :func:`tasksim.reports.verdicts.causes` ranks it in REPORT.md; None
+    for another size (a margin, a deviation measured at one point: the cause then ranks by
+    its size).
+
+    >>> rank_value({"size": {"value": 4.0}, "size_at": {"g": 1.0}, "size_typical": 0.375})
+    0.375
+    >>> rank_value({"size": {"value": 0.1}, "size_at": {}, "size_typical": None}) is None
+    True
+    """
+    typical = record.get("size_typical")
+    if typical is not None and record.get("size_at") and record.get("size_derived") is None:
+        return float(typical)
+    return None
+
+
 def _entry(card: Card, view: ClaimView, record: Record) -> SummaryEntry:
     several = len(card.headlines) > 1 and view.clause is not None
     return SummaryEntry(card.anchor, card.line, card.place, view.id, view.size,
                         size_value(record), str(record.get("cause") or view.id), view.note,
-                        view.condition, f"clause {view.clause + 1}" if several else "")
+                        view.condition, f"clause {view.clause + 1}" if several else "",
+                        rank_value(record),
+                        str(record.get("observable", "")).startswith("test error of the network"))
 
 
 def build_summary(cards: Sequence[Card], records: Sequence[Record],
@@ -842,7 +865,8 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
     """The summary of :class:`Summary` from the cards (anchors) and records (sizes, causes).
 
     Errata and misprints are grouped by ``cause`` (one group per claim when the records have
-    none) and the groups ranked by their largest size, largest first; unknown sizes last."""
+    none) and the groups ranked as REPORT.md ranks them (:func:`rank_value`, largest first;
+    unknown last; the network's causes, in another unit, after the others)."""
     from ..summary import NETWORK_LIMIT, VERDICT_DEFINITIONS  # summary imports this module
 
     by_id = {str(r["id"]): r for r in records}
@@ -865,9 +889,11 @@ def build_summary(cards: Sequence[Card], records: Sequence[Record],
             elif view.verdict == "not decided":
                 undecided.append(_entry(card, view, record))
 
-    def rank(group: list[SummaryEntry]) -> tuple[float, int]:
-        sizes = [e.size_value for e in group if e.size_value is not None]
-        return (-max(sizes) if sizes else math.inf, group[0].line)
+    def rank(group: list[SummaryEntry]) -> tuple[bool, float, int]:
+        ranks = ([e.rank for e in group if e.rank is not None]
+                 or [e.size_value for e in group if e.size_value is not None])
+        return (all(e.network for e in group), -max(ranks) if ranks else math.inf,
+                group[0].line)
 
     shown = {v.id for card in cards for v in card.headlines + card.steps}
     taken = {a for card in cards for a in [card.anchor, *card.aliases]}
