@@ -181,7 +181,9 @@ def figure_3(ctx: FigureContext) -> list[FigureResult]:
                        adaptive_avg.sem[which], color, label="adaptive (numerics)")
         numeric_points(axis, random_avg.x, random_avg.numeric[which], random_avg.sem[which],
                        color, marker="s", filled=False, label="random (numerics)")
-        numeric_points(axis, drawn_avg.x, drawn_avg.numeric[which], None, color, marker="x",
+        drawn = random_drawn.samples[which].reshape(len(drawn_avg.x), -1)
+        numeric_points(axis, drawn_avg.x, drawn_avg.numeric[which],
+                       drawn.std(axis=1, ddof=1) / np.sqrt(drawn.shape[1]), color, marker="x",
                        label="random, on adaptive's drawn readouts")
         baseline(axis, vanilla[which], "0.5", label="vanilla")
         axis.set(xlabel="gating level $\\alpha$",

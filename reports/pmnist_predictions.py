@@ -237,8 +237,11 @@ class Part:
 
 def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
     """A conjunction under the module's rule: the verdict word and the part that decides it
-    (wrong: the part contradicted at the smallest p; not decided: the first part not
-    resolved; holds: the part shown by the smallest margin in standard errors)."""
+    (wrong: the part contradicted at the smallest p; holds: the part shown by the smallest
+    margin in standard errors; not decided: the part that more seeds would decide it by, if
+    every effect and spread stay (REFEREE27 N2, as :func:`conjunction_projection` says): the
+    first to be resolved against the claim, else the last to be shown, else the first part
+    not resolved)."""
     states = [p.state() for p in parts]
 
     def z(p: Part) -> float:
@@ -249,7 +252,15 @@ def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
         return "wrong", max((p for p, x in zip(parts, states) if x == -1), key=z)
     if parts and all(x == 1 for x in states):
         return "holds in the stated limit", min(parts, key=z)
-    return "not decided", next(p for p, x in zip(parts, states) if x == 0)
+    open_ = [p for p, x in zip(parts, states) if x == 0]
+    need = {id(p): seeds_to_decide(p.effect.mean - p.boundary, p.effect.sem, p.effect.n)
+            for p in open_}
+    against = [p for p in open_ if need[id(p)] and p.wanted * (p.effect.mean - p.boundary) < 0]
+    if against:
+        return "not decided", min(against, key=lambda p: (need[id(p)], -z(p)))
+    if all(need[id(p)] for p in open_):
+        return "not decided", max(open_, key=lambda p: (need[id(p)], -z(p)))
+    return "not decided", open_[0]
 
 
 def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
@@ -1206,8 +1217,11 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
     shown = [p.claim.split(" (line")[0].split(":")[0] for p in parts if p.state() == 1]
     dip_name = ("Fig. 6B's retention dip" if grid == "fig6AB"
                 else "the retention dip at the paper's SGD steps")
-    claim = (f"{lead.claim}, {dip_name} (the part not resolved; shown: {'; '.join(shown)})"
-             if word == "not decided" and lead is dip and shown else lead.claim)
+    alone = sum(p.state() == 0 for p in parts) == 1
+    claim = (f"{lead.claim}, {dip_name} (the part "
+             f"{'not resolved' if alone else 'that more seeds would decide it by'}; shown: "
+             f"{'; '.join(shown)})" if word == "not decided" and lead is dip and shown
+             else lead.claim)
     row = "Fig. 6B's row" if grid == "fig6AB" else "the row at the paper's SGD steps"
     peak_rows = "; ".join(f"rho_b = {b:g}: {text}"
                           for b, (_, text) in _peak_rows(g, grid, axis).items())
@@ -1758,11 +1772,11 @@ def conjunction_projection(open_parts: Sequence[Mapping[str, Any]], n: int) -> s
     against = [r for r in open_parts if r["trend"] == "against" and r["seeds_to_decide"]]
     each = "; ".join(f"{r['part']}: about {r['seeds_to_decide']} ({r['trend']} the claim)"
                      if r["seeds_to_decide"] else f"{r['part']}: more seeds" for r in open_parts)
-    if against:
-        first = min(against, key=lambda r: r["seeds_to_decide"])
+    if against:  # ties: the part further from its boundary (smaller p) is resolved first
+        first = min(against, key=lambda r: (r["seeds_to_decide"], r.get("p") or 0.0))
         verdict = "resolved against the paper's claim, which decides the conjunction"
-    elif all(r["seeds_to_decide"] for r in open_parts):
-        first = max(open_parts, key=lambda r: r["seeds_to_decide"])
+    elif all(r["seeds_to_decide"] for r in open_parts):  # ties: the larger p is shown last
+        first = max(open_parts, key=lambda r: (r["seeds_to_decide"], r.get("p") or 0.0))
         verdict = "shown, the last of the parts, for the paper's claim"
     else:
         return f"more paired seeds (now {n}); the unresolved parts: {each}"
