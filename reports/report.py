@@ -518,7 +518,7 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
         "verdicts": dict(VERDICT_DEFINITIONS),
         "claims": claim_records(verdicts, paper, measured, statements),
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
-                    "size_phrase": c.size_phrase or None, "network": c.network,
+                    "rank": c.rank, "size_phrase": c.size_phrase or None, "network": c.network,
                     "observable": c.observable, "lines": list(c.lines),
                     "restated_at": list(c.restated),
                     "statements": [s.id for s in c.statements]}
