@@ -45,6 +45,7 @@ __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "fi
 METHOD_COLORS = {"euclidean": "0.45", "fisher-layerwise": "tab:red", "fisher-diag": "tab:orange"}
 """The paper's colours in Figs. 6E-H: gray Euclidean, red layer-wise, orange diagonal."""
 
+
 def _stored(ctx: FigureContext) -> StoredGrids:
     if "pmnist-stored" not in ctx.cache:
         ctx.cache["pmnist-stored"] = StoredGrids.load(RESULTS_DIR)

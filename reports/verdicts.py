@@ -186,7 +186,8 @@ class Cause:
 
     @property
     def size_phrase(self) -> str:
-        """Its largest statement's size: grid maximum (at point), typical value beside."""
+        """Its top-ranked statement's size (:attr:`rank`): grid maximum (at point), typical
+        value beside."""
         top = [s for s in self.statements if s.size is not None]
         return top[0].size_phrase() if top else ""
 
