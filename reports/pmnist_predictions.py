@@ -768,10 +768,26 @@ def heatmap_steps(g: StoredGrids) -> Optional[tuple[int, int, int]]:
     after the latter) and its SGD steps per epoch; None when that grid is not stored, its
     settings miss the paper's SGD steps (within 10 %: 20,000 of task 1, 2,000 of task 2), it
     lacks a point of :data:`_HEATMAP_ROWS` (a file of the 6 x 6 grid only) or a point has
-    fewer than two finished seeds."""
+    fewer than two finished seeds (:func:`short_training_at_paper_steps`)."""
     if not g.has(HEATMAP_STEPS_GRID):
         return None
-    ds = g.datasets[HEATMAP_STEPS_GRID]
+    try:
+        for b in _HEATMAP_ROWS:
+            for a in FIFTHS:
+                g.index(HEATMAP_STEPS_GRID, "vanilla", a, b)
+    except KeyError:
+        return None
+    return short_training_at_paper_steps(g, HEATMAP_STEPS_GRID)
+
+
+def short_training_at_paper_steps(g: StoredGrids, grid: str) -> Optional[tuple[int, int, int]]:
+    """``grid``'s task-1 and task-2 training (epochs; task 2 read after its
+    ``retention_epochs``) and its SGD steps per epoch; None when it is not stored, misses the
+    paper's SGD steps (within 10 %: 20,000 of task 1, 2,000 of task 2) or has a point with
+    fewer than two finished seeds."""
+    if not g.has(grid):
+        return None
+    ds = g.datasets[grid]
     settings, protocol = json.loads(ds.attrs["settings"]), json.loads(ds.attrs["protocol"])
     task1, task2, s = int(protocol["epochs"]), int(settings["retention_epochs"]), \
         steps_per_epoch(protocol)
@@ -780,13 +796,8 @@ def heatmap_steps(g: StoredGrids) -> Optional[tuple[int, int, int]]:
     paper_short, paper_long = PAPER_SGD_STEPS
     if task1 * s < 0.9 * paper_long or task2 * s < 0.9 * paper_short:
         return None
-    try:
-        for b in _HEATMAP_ROWS:
-            for a in FIFTHS:
-                g.index(HEATMAP_STEPS_GRID, "vanilla", a, b)
-    except KeyError:
-        return None
-    return (task1, task2, s) if int(ds["done"].values.sum(axis=1).min()) >= 2 else None
+    finished = np.asarray(ds["done"].values).astype(bool).sum(axis=1)
+    return (task1, task2, s) if finished.min() >= 2 else None
 
 
 def heatmap_grid(g: StoredGrids) -> tuple[str, tuple[float, ...]]:
@@ -1465,19 +1476,7 @@ def ef_steps_lengths(g: StoredGrids) -> Optional[tuple[int, int, int]]:
     """:data:`EF_STEPS_GRID`'s task-1 and task-2 training (epochs) and its SGD steps per epoch;
     None when it is not stored, misses the paper's SGD steps (within 10 %: 20,000 of task 1,
     2,000 of task 2) or has fewer than two seeds finished at a point line 1434 reads."""
-    if not g.has(EF_STEPS_GRID):
-        return None
-    ds = g.datasets[EF_STEPS_GRID]
-    settings, protocol = json.loads(ds.attrs["settings"]), json.loads(ds.attrs["protocol"])
-    task1, task2, s = int(protocol["epochs"]), int(settings["retention_epochs"]), \
-        steps_per_epoch(protocol)
-    from tasksim.solvers.pmnist.grids import PAPER_SGD_STEPS
-
-    paper_short, paper_long = PAPER_SGD_STEPS
-    if task1 * s < 0.9 * paper_long or task2 * s < 0.9 * paper_short:
-        return None
-    finished = np.asarray(ds["done"].values).astype(bool).sum(axis=1)
-    return (task1, task2, s) if finished.min() >= 2 else None
+    return short_training_at_paper_steps(g, EF_STEPS_GRID)
 
 
 def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
