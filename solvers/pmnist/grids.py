@@ -50,6 +50,10 @@ fig6AB_steps  Fig. 6A, B at the paper's SGD steps: vanilla on the 6 x 6 grid rho
           as in fig9CD_steps (the same first tasks), task 2 trained 2,000 steps (154 epochs
           on mnist-5k) and read there; 3 seeds, 3 points per job (about a minute of one core
           per run)
+fig6CD_steps  Fig. 6C, D at the paper's SGD steps: fig6CD's 18 points, task 1 trained
+          20,000 steps (1,539 epochs on mnist-5k) with its gates (one first task per alpha
+          and seed: 9), task 2 trained 2,000 steps (154 epochs) and read there; its vanilla
+          reference is fig6AB_steps (the same seeds); 3 seeds, 3 points per job
 ========  =================================================================================
 
 Examples
@@ -85,7 +89,7 @@ ROOT_SEED = 2024
 
 GRID_NAMES: tuple[str, ...] = ("fig6AB", "fig6CD", "fig6EH", "fig9A", "fig9A_task1", "fig9CD",
                                "fig9EF", "fig9CD_steps", "fig9EF_steps",
-                               "fig6AB_steps")
+                               "fig6AB_steps", "fig6CD_steps")
 
 TASK1_EPOCHS = 3000
 """How long ``fig9A_task1`` trains task 1: past the paper's 20,000 SGD steps on either data
@@ -200,6 +204,12 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
         "fig6AB_steps", "Fig. 6A, B at the paper's SGD steps (every other point)",
         tuple(_point("vanilla", a, b) for b in fifth for a in fifth)
         + tuple(_point("vanilla", a, 0.5) for a in fifth),  # line 360's row, added after
+        seeds=3, task2_epochs=short, retention_epochs=short, protocol={"epochs": long},
+        chunk=3))
+    specs.append(GridSpec(
+        "fig6CD_steps", "Fig. 6C, D at the paper's SGD steps",
+        tuple(_point(m, 1.0, b, alpha=al) for m in ("random-gating", "adaptive-gating")
+              for al in alphas for b in (0.0, 0.5, 1.0)),
         seeds=3, task2_epochs=short, retention_epochs=short, protocol={"epochs": long},
         chunk=3))
     out = {}
