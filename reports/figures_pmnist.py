@@ -33,9 +33,9 @@ from . import figures_theory as theory
 from .figures_context import FigureContext, FigureResult
 from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
                            palette, panel_label, theory_line)
-from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, HEATMAP_STEPS_GRID, SECONDARY_DATASET,
-                                 TENTHS, StatementVerdict, StoredGrids, ef_steps_lengths,
-                                 heatmap_steps, predictions_phrase, sec7_verdicts,
+from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, GATING_EPOCH_GRIDS, HEATMAP_STEPS_GRID,
+                                 SECONDARY_DATASET, TENTHS, StatementVerdict, StoredGrids,
+                                 ef_steps_lengths, gating_grids, heatmap_steps, predictions_phrase, sec7_verdicts,
                                  steps_per_epoch, steps_row, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
@@ -268,8 +268,10 @@ def _gating_linear(which: str, adaptive: bool):
 
 
 def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
-    """Fig. 6C, D: random (dashed) and adaptive (solid) gating against alpha at rho_a = 1,
-    beside the linear model's Figs. 2 and 3 at the same similarities."""
+    """Fig. 6C, D: random (dashed) and adaptive (solid) gating against alpha at rho_a = 1
+    (epochs matched; at the paper's SGD steps too when that grid is stored:
+    :func:`~tasksim.reports.pmnist_predictions.gating_grids`), beside the linear model's
+    Figs. 2 and 3 at the same similarities."""
     g = _stored(ctx)
     title = "Fig. 6C, D: permuted MNIST, activity gating"
     if not (g.has("fig6CD") and g.has("fig6AB")):
@@ -279,30 +281,50 @@ def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
     rho_bs = (0.0, 0.5, 1.0)
     colors = dict(zip(rho_bs, palette(len(rho_bs), "plasma")))
     fine = np.linspace(0.02, 1, 100)
-    fig, ax = new_figure(4, (12.0, 7.4), rows=2)
+    sources = [(GATING_EPOCH_GRIDS, "network, epochs matched")]
+    if gating_grids(g) != GATING_EPOCH_GRIDS:
+        sources.append((gating_grids(g), "network, the paper's SGD steps"))
+    columns = len(sources) + 1
+    fig, ax = new_figure(2 * columns, (6.0 * columns, 7.4), rows=2)
     for row, (which, letter) in enumerate((("transfer", "C"), ("retention", "D"))):
-        net, lin = ax[2 * row], ax[2 * row + 1]
+        lin = ax[columns * row + columns - 1]
+        for k, ((gated, vanilla), text) in enumerate(sources):
+            net = ax[columns * row + k]
+            for b, color in colors.items():
+                for method, style, marker, filled in (("random-gating", "--", "s", False),
+                                                      ("adaptive-gating", "-", "o", True)):
+                    est = [_estimate(g.values(gated, method, 1.0, b, which, alpha=al))
+                           for al in alphas] + [_estimate(g.values(vanilla, "vanilla", 1.0, b,
+                                                                   which))]
+                    means = np.array([e[0] for e in est])
+                    net.plot(levels, means, style, color=color, linewidth=1.0)
+                    numeric_points(net, levels, means, np.array([e[1] for e in est]), color,
+                                   label=f"$\\rho_b$ = {b:g}" if filled else "", marker=marker,
+                                   filled=filled)
+            panel_label(net, letter, f"{which}, {text}, $\\rho_a$ = 1")
         for b, color in colors.items():
-            for method, style, marker, filled in (("random-gating", "--", "s", False),
-                                                  ("adaptive-gating", "-", "o", True)):
-                est = [_estimate(g.values("fig6CD", method, 1.0, b, which, alpha=al))
-                       for al in alphas] + [_estimate(g.values("fig6AB", "vanilla", 1.0, b,
-                                                               which))]
-                means = np.array([e[0] for e in est])
-                net.plot(levels, means, style, color=color, linewidth=1.0)
-                numeric_points(net, levels, means, np.array([e[1] for e in est]), color,
-                               label=f"$\\rho_b$ = {b:g}" if filled else "", marker=marker,
-                               filled=filled)
+            for method, style in (("random-gating", "--"), ("adaptive-gating", "-")):
                 fn = _gating_linear(which, method == "adaptive-gating")
                 theory_line(lin, fine, fn(np.ones_like(fine), b * np.ones_like(fine), fine),
-                            color, label=f"$\\rho_b$ = {b:g}" if filled else "", linestyle=style)
+                            color, label=f"$\\rho_b$ = {b:g}" if style == "-" else "",
+                            linestyle=style)
         sym = "TF" if which == "transfer" else "RT"
-        for a in (net, lin):
+        for a in ax[columns * row: columns * row + columns]:
             a.axhline(0, color="0.8", linewidth=0.6)
-            a.set(xlabel="gating level $\\alpha$ (1: vanilla)", ylabel=f"$\\Delta\\epsilon_{{{sym}}}$")
+            a.set(xlabel="gating level $\\alpha$ (1: vanilla)",
+                  ylabel=f"$\\Delta\\epsilon_{{{sym}}}$")
             a.legend(fontsize=6.5)
-        panel_label(net, letter, f"{which}, network, $\\rho_a$ = 1")
         panel_label(lin, letter, f"{which}, linear model, $\\rho_a$ = 1")
+    at_steps = ""
+    if len(sources) == 2:
+        (gated, vanilla), _ = sources[1]
+        task1, task2, s = heatmap_steps(g)
+        at_steps = (f" Middle: the same network at the paper's SGD steps (`results/{gated}.nc`, "
+                    f"{_seeds_done(g, gated)} seeds per point; alpha = 1 from "
+                    f"`results/{vanilla}.nc`, the same seeds): task 1 trained {task1 * s:,} "
+                    f"steps ({task1:,} epochs of {s}) with its gates, task 2 {task2 * s:,} "
+                    f"({task2} epochs); lines 363 and 364 are judged on it, the left stays as "
+                    f"evidence.")
     caption = (
         f"**Fig. 6C, D (permuted MNIST; random and adaptive activity gating of the input and "
         f"hidden layers, Secs. 5.1, 5.2).** Left: transfer (**C**) and retention (**D**) of the "
@@ -310,9 +332,10 @@ def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
         f"dashed, open squares: random gating; solid, filled circles: adaptive gating (probe "
         f"trial on task 2's training data, rho_g = 1 - eps_pb/eps_o); alpha = 1 is vanilla "
         f"(`results/fig6AB.nc`, the same seeds). {_dataset_phrase(g, 'fig6CD')} "
-        f"(`results/fig6CD.nc`). Right: the linear model at leading order (`gating.transfer.random`, "
-        f"`gating.retention.random`; adaptive: `gating.transfer`/`gating.retention` at "
-        f"`gating.adaptive_alpha_tilde`). " + predictions_phrase("P5", "P6") + ".")
+        f"(`results/fig6CD.nc`).{at_steps} Right: the linear model at leading order "
+        f"(`gating.transfer.random`, `gating.retention.random`; adaptive: "
+        f"`gating.transfer`/`gating.retention` at `gating.adaptive_alpha_tilde`). "
+        + predictions_phrase("P5", "P6") + ".")
     return [FigureResult("fig6_pmnist_gating", title, caption, fig,
                          _verdict_text(ctx, (363, 364)))]
 

@@ -1023,20 +1023,72 @@ def gone_phrase(gone: Part) -> str:
                if need is not None else ""))
 
 
-def _gating_pair(g: StoredGrids, method: str, alpha: float, rho_b: float, which: str
-                 ) -> Difference:
-    """method at alpha minus vanilla (fig6AB) at (1, rho_b), paired."""
-    a, b = _common(g.values("fig6CD", method, 1.0, rho_b, which, alpha=alpha),
-                   g.values("fig6AB", "vanilla", 1.0, rho_b, which))
+GATING_STEPS_GRID = "fig6CD_steps"
+"""Fig. 6C, D at the paper's SGD steps (:func:`tasksim.solvers.pmnist.grids.paper_grids`);
+its vanilla reference (alpha = 1) is :data:`HEATMAP_STEPS_GRID`, with the same seeds."""
+
+GATING_EPOCH_GRIDS = ("fig6CD", "fig6AB")
+"""Fig. 6C, D matched in epochs, and its vanilla reference."""
+
+
+def gating_grids(g: StoredGrids) -> tuple[str, str]:
+    """Where lines 363 and 364 read Fig. 6C, D and its vanilla reference: (
+    :data:`GATING_STEPS_GRID`, :data:`HEATMAP_STEPS_GRID`) when both are stored at the paper's
+    SGD steps with the same training lengths and at least two finished seeds at every point
+    (:func:`short_training_at_paper_steps`), else :data:`GATING_EPOCH_GRIDS`."""
+    gated = short_training_at_paper_steps(g, GATING_STEPS_GRID)
+    if gated is not None and gated == heatmap_steps(g):
+        return GATING_STEPS_GRID, HEATMAP_STEPS_GRID
+    return GATING_EPOCH_GRIDS
+
+
+def gating_source(g: StoredGrids, grids: tuple[str, str]) -> str:
+    """The evidence's opening words for a gating statement read on ``grids`` ("" for the
+    epoch-matched ones)."""
+    if grids == GATING_EPOCH_GRIDS:
+        return ""
+    task1, task2, s = short_training_at_paper_steps(g, grids[0])
+    return (f"at the paper's SGD steps (`results/{grids[0]}.nc`, alpha = 1 from "
+            f"`results/{grids[1]}.nc`: task 1 trained {task1 * s:,} steps with its gates, then "
+            f"task 2 {task2 * s:,}, where both are read): ")
+
+
+def _epoch_matched_gating(g: StoredGrids, grids: tuple[str, str], judge) -> str:
+    """Where a gating statement is read at the paper's SGD steps, the same reading on the
+    epoch-matched Fig. 6C, D (evidence only); "" otherwise or where those are not stored."""
+    if grids == GATING_EPOCH_GRIDS or not all(g.has(n) for n in GATING_EPOCH_GRIDS):
+        return ""
+    other = judge(g, "", GATING_EPOCH_GRIDS)
+    return (f"; the epoch-matched `results/fig6CD.nc` (task 2 read after "
+            f"{_task2_steps(g, 'fig6CD'):,} SGD steps), evidence only: {other.verdict} "
+            f"({other.claim}: {fmt_estimate(Difference(other.effect, other.se, other.n))})")
+
+
+def _task2_steps(g: StoredGrids, grid: str) -> int:
+    """The SGD steps of task 2 after which ``grid`` reads transfer and retention."""
+    ds = g.datasets[grid]
+    settings, protocol = json.loads(ds.attrs["settings"]), json.loads(ds.attrs["protocol"])
+    return int(settings["retention_epochs"]) * steps_per_epoch(protocol)
+
+
+def _gating_pair(g: StoredGrids, grids: tuple[str, str], method: str, alpha: float,
+                 rho_b: float, which: str) -> Difference:
+    """method at alpha minus vanilla at (1, rho_b), paired, on ``grids`` (gated, vanilla)."""
+    gated, vanilla = grids
+    a, b = _common(g.values(gated, method, 1.0, rho_b, which, alpha=alpha),
+                   g.values(vanilla, "vanilla", 1.0, rho_b, which))
     return paired_difference(a, b)
 
 
 ALPHAS = (0.1, 0.3, 0.6)
 
 
-def _p5(g: StoredGrids, ds: str) -> StatementVerdict:
-    gain = {al: _gating_pair(g, "random-gating", al, 0.0, "retention") for al in ALPHAS}
-    cost = {al: _gating_pair(g, "random-gating", al, 1.0, "transfer") for al in ALPHAS}
+def _p5(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> StatementVerdict:
+    """Line 363, on :func:`gating_grids` (or ``grids``)."""
+    at = gating_grids(g) if grids is None else grids
+    pair = lambda *args: _gating_pair(g, at, *args)
+    gain = {al: pair("random-gating", al, 0.0, "retention") for al in ALPHAS}
+    cost = {al: pair("random-gating", al, 1.0, "transfer") for al in ALPHAS}
     both = [al for al in ALPHAS if gain[al].sign() == 1 and cost[al].sign() == -1]
     against = [al for al in ALPHAS if gain[al].sign() == -1]
     # one significance rule for every gating level (95 % t-test); a level the seeds do not
@@ -1049,10 +1101,11 @@ def _p5(g: StoredGrids, ds: str) -> StatementVerdict:
     power = unresolved({al: (gain[al] if gain[al].sign() == 0 else cost[al])
                         for al in ALPHAS if al not in both}, "alpha")
     # where gating costs retention too: at rho_b = 1 (rho_b >= rho_a), as Eq. (5b) predicts
-    loss = {al: _gating_pair(g, "random-gating", al, 1.0, "retention") for al in ALPHAS}
+    loss = {al: pair("random-gating", al, 1.0, "retention") for al in ALPHAS}
     return StatementVerdict(363, "pmnist.random_gating_tradeoff", PREDICTIONS["P5"], word,
                             lead.mean, lead.sem, lead.n, ds,
-                            "random gating minus vanilla at rho_a = 1: retention at rho_b = 0 "
+                            gating_source(g, at)
+                            + "random gating minus vanilla at rho_a = 1: retention at rho_b = 0 "
                             + ", ".join(f"{fmt_estimate(gain[al])} (alpha = {al:g})"
                                         for al in ALPHAS)
                             + "; transfer at rho_b = 1 "
@@ -1061,16 +1114,20 @@ def _p5(g: StoredGrids, ds: str) -> StatementVerdict:
                             + "; the retention gain is read at rho_b = 0, where Eq. (5b) "
                               "predicts it; at rho_b = 1 gating lowers retention, as Eq. (5b) "
                               "also predicts: " + ", ".join(fmt_estimate(loss[al])
-                                                            for al in ALPHAS),
+                                                            for al in ALPHAS)
+                            + (_epoch_matched_gating(g, at, _p5) if grids is None else ""),
                             "", claim="random gating minus vanilla retention at rho_b = 0 > 0"
                             + (f" (alpha = {', '.join(f'{a:g}' for a in both)})"
                                if both and len(both) < len(ALPHAS) else ""))
 
 
-def _p6(g: StoredGrids, ds: str) -> StatementVerdict:
+def _p6(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> StatementVerdict:
+    """Line 364, on :func:`gating_grids` (or ``grids``)."""
+    at = gating_grids(g) if grids is None else grids
+
     def gap(al: float, b: float) -> Difference:
-        a, r = _common(g.values("fig6CD", "adaptive-gating", 1.0, b, "transfer", alpha=al),
-                       g.values("fig6CD", "random-gating", 1.0, b, "transfer", alpha=al))
+        a, r = _common(g.values(at[0], "adaptive-gating", 1.0, b, "transfer", alpha=al),
+                       g.values(at[0], "random-gating", 1.0, b, "transfer", alpha=al))
         return paired_difference(a, r)
 
     low = (0.1, 0.3)
@@ -1087,12 +1144,14 @@ def _p6(g: StoredGrids, ds: str) -> StatementVerdict:
     power = unresolved({al: high[al] for al in low if al not in shown}, "alpha")
     return StatementVerdict(364, "pmnist.adaptive_gating", PREDICTIONS["P6"], word, lead.mean,
                             lead.sem, lead.n, ds,
-                            "adaptive minus random transfer at rho_a = 1, rho_b = 1: "
+                            gating_source(g, at)
+                            + "adaptive minus random transfer at rho_a = 1, rho_b = 1: "
                             + ", ".join(f"{fmt_estimate(high[al])} (alpha = {al:g})"
                                         for al in ALPHAS)
                             + "; at rho_b = 0: " + ", ".join(fmt_estimate(zero[al])
                                                              for al in ALPHAS)
-                            + (f"; {power}" if power else ""),
+                            + (f"; {power}" if power else "")
+                            + (_epoch_matched_gating(g, at, _p6) if grids is None else ""),
                             "", claim="adaptive minus random transfer at rho_b = 1, low alpha > 0"
                             + (f" (alpha = {', '.join(f'{a:g}' for a in shown)})"
                                if shown and len(shown) < len(low) else ""))
@@ -1399,9 +1458,13 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     amplitude) raises retention over vanilla. The gating levels are a range, judged by line
     363's rule (the same runs: at (1, 0) adaptive gating is random gating): shown at the
     levels the seeds resolve and contradicted at none; an unresolved level is a power
-    statement."""
-    gain = {al: _gating_pair(g, "adaptive-gating", al, 0.0, "retention") for al in ALPHAS}
-    cost = {al: _gating_pair(g, "adaptive-gating", al, 0.0, "transfer") for al in ALPHAS}
+    statement. Both parts are read on the epoch-matched runs (fig6CD, fig6EH and their
+    vanilla fig6AB), so that the card has one training length, until Fig. 6E-H is stored at
+    the paper's SGD steps."""
+    gain = {al: _gating_pair(g, GATING_EPOCH_GRIDS, "adaptive-gating", al, 0.0, "retention")
+            for al in ALPHAS}
+    cost = {al: _gating_pair(g, GATING_EPOCH_GRIDS, "adaptive-gating", al, 0.0, "transfer")
+            for al in ALPHAS}
     # "without sacrificing transfer": only a transfer shown lower contradicts
     shown = [al for al in ALPHAS if gain[al].sign() == 1 and cost[al].sign() >= 0]
     against = [al for al in ALPHAS if gain[al].sign() == -1 or cost[al].sign() == -1]
@@ -1627,6 +1690,8 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
         short, long, s = _steps_lengths(grids)
         return short_training(long, short, s)
     if line in (357, 360) and heatmap_grid(grids)[0] == HEATMAP_STEPS_GRID:
+        return short_training(*heatmap_steps(grids))
+    if line in (363, 364) and gating_grids(grids)[0] == GATING_STEPS_GRID:
         return short_training(*heatmap_steps(grids))
     on_steps = {1361: _at_paper_steps, 361: steps_row}.get(line, lambda _: None)(grids)
     if on_steps is not None:

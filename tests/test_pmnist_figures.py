@@ -11,7 +11,7 @@ import pytest
 
 from tasksim.reports.figures_config import FigureConfig
 from tasksim.reports.figures_context import FigureContext
-from tasksim.reports.figures_pmnist import figure_6_vanilla, figure_9
+from tasksim.reports.figures_pmnist import figure_6_gating, figure_6_vanilla, figure_9
 from tasksim.reports.pmnist_predictions import StoredGrids
 
 from test_pmnist_verdicts import _dip, _dipped, _flat, _grid, _linear_like, _long_grid
@@ -363,6 +363,31 @@ def test_fig6ab_draws_the_grid_at_the_paper_s_sgd_steps_beside_the_epoch_matched
     alone = figure_6_vanilla(_context({"fig6AB": epochs}))[0]
     assert len([a for a in alone.figure.axes if a.get_images()]) == 4
     assert "fig6AB_steps" not in alone.caption
+
+
+def test_fig6cd_draws_the_gating_runs_at_the_paper_s_sgd_steps_beside_the_epoch_matched_ones():
+    """Issue 16: with fig6CD_steps and fig6AB_steps stored, Fig. 6C, D draw them between the
+    epoch-matched runs and the linear model (three columns), each network panel with alpha =
+    1 from its own vanilla grid; without them, two columns as before."""
+    from test_pmnist_verdicts import _gating_helps, _heatmap_steps_grid
+
+    epochs = {"fig6AB": _grid("fig6AB", 3, _gating_helps(0.5)),
+              "fig6CD": _grid("fig6CD", 3, _gating_helps(0.5))}
+    steps = {"fig6AB_steps": _heatmap_steps_grid(3, _gating_helps(-0.3), noise=0.0),
+             "fig6CD_steps": _heatmap_steps_grid(3, _gating_helps(-0.3), noise=0.0,
+                                                 name="fig6CD_steps")}
+    both = figure_6_gating(_context({**epochs, **steps}))[0]
+    assert len(both.figure.axes) == 6
+    middle_retention = both.figure.axes[4]  # row D, middle column: rho_b = 0 loses retention
+    ys = [line.get_ydata() for line in middle_retention.get_lines() if len(line.get_ydata()) == 4]
+    assert any(np.allclose(y, [-0.5 - 0.3 * 0.9, -0.5 - 0.3 * 0.7, -0.5 - 0.3 * 0.4, -0.5])
+               for y in ys)
+    assert ("Middle: the same network at the paper's SGD steps (`results/fig6CD_steps.nc`, 3 "
+            "seeds per point; alpha = 1 from `results/fig6AB_steps.nc`, the same seeds): task 1 "
+            "trained 20,007 steps (1,539 epochs of 13) with its gates, task 2 2,002 (154 "
+            "epochs); lines 363 and 364 are judged on it") in both.caption
+    alone = figure_6_gating(_context(epochs))[0]
+    assert len(alone.figure.axes) == 4 and "fig6CD_steps" not in alone.caption
 
 
 def test_fig9b_draws_the_rows_at_the_paper_s_sgd_steps_beside_the_epoch_matched_ones():
