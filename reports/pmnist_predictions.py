@@ -1596,7 +1596,9 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                  f"{'contradicted' if word == 'wrong' else 'decided'}, lambda_2 moves "
                  f"retention by at most "
                  f"{', '.join(f'{at[l1]:.3f}' for l1 in unmet_there)}, inside the band: the "
-                 f"verdict reads lambda_2 = 100 as 'sufficiently large' at every lambda_1")
+                 f"verdict reads lambda_2 = 100 as 'sufficiently large' at every lambda_1"
+                 + "".join(f"; where it is met, at lambda_1 = {l1:g}, "
+                           + _met_reading(diffs[l1]) for l1 in met if l1 not in decisive))
     margin = (f"met by {reach - NEAR_ZERO:.3f} above the +-{NEAR_ZERO:g} band (the largest "
               f"mean move, {fmt_estimate(largest).lstrip('+')})")
     caveat = ""
@@ -1614,6 +1616,20 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                             parts=parts_table([Part(d, f"layer-wise minus diagonal retention "
                                                        f"at lambda_1 = {l1:g}, lambda_2 = 100 "
                                                        f"> 0") for l1, d in diffs.items()]))
+
+
+def _met_reading(d: Difference) -> str:
+    """One part of line 1434 in words, where its condition is met: the difference and which
+    way it points (REFEREE27 n1: a verdict resting on unmet levels says what the met ones
+    show)."""
+    state = d.sign()
+    if state:
+        return (f"layer-wise minus diagonal {fmt_estimate(d)} "
+                f"{'shows' if state == 1 else 'contradicts'} the statement")
+    need = seeds_to_decide(d.mean, d.sem, d.n)
+    return (f"layer-wise minus diagonal {fmt_estimate(d)} is not resolved"
+            + (f" (about {need} paired seeds would resolve it, "
+               f"{'for' if d.mean > 0 else 'against'} the statement)" if need else ""))
 
 
 def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
@@ -1932,8 +1948,21 @@ def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[Stat
         keep = s is not None and s.n > 0 and (s.verdict != v.verdict
                                               or v.line in LONG_TRAINING
                                               or v.condition_unmet)
-        out.append(replace(v, secondary=s) if keep else v)
+        out.append(_firmer_secondary(replace(v, secondary=s)) if keep else v)
     return out
+
+
+def _firmer_secondary(v: StatementVerdict) -> StatementVerdict:
+    """Line 1434 (REFEREE27 n1): where the primary verdict decides at amplitudes that do not
+    meet its condition (its caveat) and the secondary row reaches the same word with the
+    condition met wherever it decides (no caveat), the caveat points to that row."""
+    s = v.secondary
+    if not (v.line == 1434 and v.caveat and not s.caveat and not s.condition_unmet
+            and s.verdict == v.verdict and v.verdict != "not decided"):
+        return v
+    pointer = (f"; the {s.dataset} row below, which meets the condition wherever it "
+               f"decides, is {s.verdict} too")
+    return replace(v, caveat=v.caveat + pointer, evidence=v.evidence + pointer)
 
 
 def sec7_verdicts_with_secondary(folder: Any = None, secondary_folder: Any = None

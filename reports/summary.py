@@ -349,8 +349,9 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         f"cause{'' if confirmed == 1 else 's'})**, "
         "one row per cause, ranked by the change a reader of the printed form gets wrong, "
         f"in the statement's observable at the paper's sizes ({sizes}), with every parameter "
-        "at 1/2 (one measure for every cause, away from the domains' edges; the grid maximum "
-        "is beside it; a size measured at one point is listed, never ranked):\n",
+        "at 1/2 (one measure for every cause, away from the domains' edges; an observable "
+        "that averages a parameter over its prior keeps the average; the cause's largest grid "
+        "maximum is beside it; a size measured at one point is listed, never ranked):\n",
         *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
         f"**Misprints ({sum(len(c.statements) for c in misprints)} statements in "
         f"{len(misprints)} causes, counted apart: the stated result is right"

@@ -162,7 +162,8 @@ class StatementVerdict:
 @dataclass(frozen=True)
 class Cause:
     """One root cause of errata: its statements (headline verdicts ``wrong`` or ``misprint``),
-    the lines it touches (steps included) and its size, the largest among its statements."""
+    the lines it touches (steps included) and its size, the largest grid maximum among its
+    statements (else its top-ranked statement's size)."""
 
     id: str
     verdict: str
@@ -186,10 +187,28 @@ class Cause:
 
     @property
     def size_phrase(self) -> str:
-        """Its top-ranked statement's size (:attr:`rank`): grid maximum (at point), typical
-        value beside."""
-        top = [s for s in self.statements if s.size is not None]
-        return top[0].size_phrase() if top else ""
+        """Its size (:attr:`size`, the largest of its statements': grid maximum at its point,
+        typical value beside), and, when another statement ranks it (:attr:`rank`), that
+        statement's value with every parameter at 1/2 (REFEREE27 N3: the top-ranked statement's
+        own grid maximum under-reported the cause's)."""
+        sized = [s for s in self.statements if s.size is not None]
+        if not sized:
+            return ""
+        top, largest = sized[0], largest_grid_member(self.statements) or sized[0]
+        if largest.size == top.size:
+            return top.size_phrase()
+        unit = f", in {largest.observable}" if largest.observable != top.observable else ""
+        ranked_by = (f"{top.typical:.3g} with every parameter at 1/2" if top.typical is not None
+                     else top.size_phrase())
+        return (f"{largest.size_phrase()} (line {largest.line}{unit}); ranked by line "
+                f"{top.line}'s {ranked_by}")
+
+
+def largest_grid_member(members: Sequence[StatementVerdict]) -> Optional[StatementVerdict]:
+    """The statement of largest grid maximum (:attr:`StatementVerdict.grid_maximum`), the
+    first of equals; None when none is sized by a grid."""
+    gridded = [m for m in members if m.grid_maximum is not None]
+    return max(gridded, key=lambda m: m.grid_maximum) if gridded else None
 
     @property
     def confirmed(self) -> bool:
@@ -887,8 +906,10 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
         restated = {line for m in members for line in m.restates} - own
         rank = (typical(members[0]) if typical(members[0]) is not None
                 else None if top is None else top.size)
+        largest = largest_grid_member(members) or top
         out.append(Cause(cause_id, verdict, tuple(members), tuple(sorted(own | restated)),
-                     None if top is None else top.size, "" if top is None else top.observable,
+                     None if largest is None else largest.size,
+                     "" if top is None else top.observable,
                      tuple(sorted(restated)), rank))
     # errata ranked in Delta eps units; network causes (test error) apart, after them
     return sorted(out, key=lambda c: (c.network, c.verdict != "wrong",

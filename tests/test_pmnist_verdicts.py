@@ -824,6 +824,21 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
     assert ("met at lambda_1 = 100 only; at lambda_1 = 1, where the statement is contradicted, "
             "lambda_2 moves retention by at most 0.03") in edge.caveat
     assert edge.caveat in edge.evidence
+    # what the one amplitude that meets the condition shows (REFEREE27 n1)
+    assert "; where it is met, at lambda_1 = 100, layer-wise minus diagonal +0.0" in edge.caveat
+    assert "is not resolved" in edge.caveat.split("where it is met")[1]
+    # a secondary row that is wrong where the condition is met everywhere it decides: the
+    # caveat points to it; the verdict stays the primary's
+    from dataclasses import replace as _replace
+
+    from tasksim.reports.pmnist_predictions import with_secondary
+
+    pointed = with_secondary([edge], [_replace(worse, dataset="digits")])[0]
+    assert pointed.verdict == "wrong" and pointed.secondary.dataset == "digits"
+    assert pointed.caveat.endswith("; the digits row below, which meets the condition wherever "
+                                   "it decides, is wrong too")
+    assert pointed.caveat in pointed.evidence
+    assert with_secondary([worse], [_replace(worse, dataset="digits")])[0].caveat == ""
     assert worse.training.startswith("task 1: 1,539 epochs = 20,007 SGD steps, task 2: 154 "
                                      "epochs = 2,002 steps (13 per epoch); this row matches")
     better = verdict(_ef_grid("fig9EF_steps", "mnist-5k", _acting_w2(+0.05)))

@@ -81,3 +81,24 @@ def test_errata_are_ranked_by_one_measure_the_value_with_every_parameter_at_one_
     assert ranked[1].rank == 0.375 and ranked[1].size == 4.0
     assert measured in ranked[0].statements
     assert measured.grid_maximum is None and gridded.grid_maximum == 0.6
+
+
+def test_a_cause_shows_its_largest_grid_maximum_and_the_statement_that_ranks_it():
+    """REFEREE27 N3: a cause ranked by one statement's value at 1/2 but with a larger grid
+    maximum at another statement reports the larger one (its size), names the line, and says
+    which statement ranks it."""
+    from dataclasses import replace
+
+    ranks = replace(_statement("moments", "misprint", 0.00167, "Delta eps_TF"), line=619,
+                    typical=0.000333)
+    largest = replace(_statement("moments", "misprint", 0.00293, "Delta eps_RT",
+                                 point={"rho_a": 0.9, "rho_b": 1.0}), line=1212,
+                      typical=0.000145)
+    cause = causes([largest, ranks])[0]
+    assert cause.statements[0] is ranks and cause.rank == 0.000333 and cause.size == 0.00293
+    assert cause.size_phrase == (
+        "grid maximum 0.00293 (at rho_a = 0.9, rho_b = 1); 0.000145 with every parameter at "
+        "1/2 (line 1212, in Delta eps_RT); ranked by line 619's 0.000333 with every parameter "
+        "at 1/2")
+    alone = causes([ranks])[0]
+    assert alone.size == 0.00167 and "ranked by" not in alone.size_phrase
