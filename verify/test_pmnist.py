@@ -41,6 +41,8 @@ the same predictions at its own scale). Measured at these seeds (mean +- standar
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -231,31 +233,69 @@ def test_every_sec7_statement_gets_a_verdict_word_naming_the_data_set():
             assert v.n >= 2 and np.isfinite(v.se) and "mnist-5k" in v.dataset
 
 
+def _shared_runs(longer: Any, shorter: Any):
+    """(i, k, j) for every finished seed j of point i of ``longer`` and point k of
+    ``shorter`` at the same (rho_a, rho_b) (vanilla grids)."""
+    for i in range(longer.sizes["point"]):
+        match = np.flatnonzero(np.isclose(shorter["rho_a"].values, float(longer["rho_a"][i]))
+                               & np.isclose(shorter["rho_b"].values, float(longer["rho_b"][i])))
+        for j in range(min(longer.sizes["seed"], shorter.sizes["seed"])):
+            if len(match) and longer["done"].values[i, j] and shorter["done"].values[match[0], j]:
+                yield i, int(match[0]), j
+
+
+def _stored_grid_names() -> list[str]:
+    from tasksim.reports.pmnist_results import RESULTS_DIR
+
+    return sorted(p.stem for p in RESULTS_DIR.glob("fig*.nc"))
+
+
+@pytest.mark.parametrize("name", _stored_grid_names() or ["none stored"])
+def test_every_run_of_a_seed_and_regime_starts_from_the_same_task_1(name):
+    """Task 1 depends on the seed and on its regime only (vanilla and Fisher: plain; gating:
+    alpha; Euclidean: its amplitudes), never on rho_a, rho_b or the method beyond that
+    (:func:`tasksim.solvers.pmnist.run.first_task_regime`): in every stored grid, the task-1
+    test-error curves of one seed and regime agree number for number."""
+    import json
+
+    from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid
+    from tasksim.solvers.pmnist.run import first_task_regime
+
+    if name == "none stored":
+        pytest.skip("no grid is stored in results/")
+    ds = load_grid(grid_path(RESULTS_DIR, name))
+    epochs = int(json.loads(ds.attrs["protocol"])["epochs"])
+    groups: dict[tuple, list[int]] = {}
+    for i in range(ds.sizes["point"]):
+        point = {k: (str(ds[k].values[i]) if k == "method" else float(ds[k].values[i]))
+                 for k in ("method", "alpha", "lam1", "lam2")}
+        groups.setdefault(first_task_regime(point), []).append(i)
+    done = ds["done"].values.astype(bool)
+    task1 = ds["curves"].values[:, :, :epochs + 1, 0]
+    compared = 0
+    for members in groups.values():
+        for j in range(ds.sizes["seed"]):
+            rows = [task1[i, j] for i in members if done[i, j]]
+            for row in rows[1:]:
+                np.testing.assert_array_equal(row, rows[0])
+                compared += 1
+    assert compared or done.sum() <= len(groups) * ds.sizes["seed"]
+
+
 def test_stored_grids_that_share_runs_hold_the_same_numbers():
-    """fig9CD's first 10 epochs of task 2 are fig6AB's runs at the same points and seeds, and
-    every vanilla run of a seed starts from the same task 1: the stored files agree."""
+    """fig9CD's first 10 epochs of task 2 are fig6AB's runs at the same points and seeds: the
+    stored files agree."""
     from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid
 
-    if not (grid_path(RESULTS_DIR, "fig6AB").is_file()):
-        pytest.skip("results/fig6AB.nc is not stored")
-    ab = load_grid(grid_path(RESULTS_DIR, "fig6AB"))
-    done = ab["done"].values.astype(bool)
-    task1 = ab["curves"].values[:, :, :101, 0]
-    for j in np.flatnonzero(done.any(axis=0)):
-        rows = task1[done[:, j], j]
-        assert np.all(rows == rows[0])  # one task 1 per seed
-    if not grid_path(RESULTS_DIR, "fig9CD").is_file():
-        return
-    cd = load_grid(grid_path(RESULTS_DIR, "fig9CD"))
+    paths = [grid_path(RESULTS_DIR, name) for name in ("fig9CD", "fig6AB")]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("results/fig6AB.nc or results/fig9CD.nc is not stored")
+    cd, ab = (load_grid(p) for p in paths)
     compared = 0
-    for i in range(cd.sizes["point"]):
-        match = np.flatnonzero(np.isclose(ab["rho_a"].values, float(cd["rho_a"][i]))
-                               & np.isclose(ab["rho_b"].values, float(cd["rho_b"][i])))
-        for j in range(min(cd.sizes["seed"], ab.sizes["seed"])):
-            if cd["done"].values[i, j] and ab["done"].values[match[0], j]:
-                assert cd["curves"].values[i, j, :111, 0].tolist() == \
-                    ab["curves"].values[match[0], j, :111, 0].tolist()
-                compared += 1
+    for i, k, j in _shared_runs(cd, ab):
+        assert cd["curves"].values[i, j, :111, 0].tolist() == \
+            ab["curves"].values[k, j, :111, 0].tolist()
+        compared += 1
     assert compared or not cd["done"].values.any()
 
 
@@ -265,18 +305,14 @@ def test_the_grids_at_the_paper_s_sgd_steps_agree_where_they_share_runs():
     number for number, although each grid learned its first tasks anew."""
     from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid
 
-    paths = [grid_path(RESULTS_DIR, name) for name in ("fig6AB_steps", "fig9CD_steps")]
+    paths = [grid_path(RESULTS_DIR, name) for name in ("fig9CD_steps", "fig6AB_steps")]
     if not all(p.is_file() for p in paths):
         pytest.skip("results/fig6AB_steps.nc or results/fig9CD_steps.nc is not stored")
-    heat, row = (load_grid(p) for p in paths)
+    row, heat = (load_grid(p) for p in paths)
     length = heat.sizes["epoch"]  # task 1, then the short training of task 2
     compared = 0
-    for i in range(row.sizes["point"]):
-        match = np.flatnonzero(np.isclose(heat["rho_a"].values, float(row["rho_a"][i]))
-                               & np.isclose(heat["rho_b"].values, float(row["rho_b"][i])))
-        for j in range(min(row.sizes["seed"], heat.sizes["seed"])):
-            if row["done"].values[i, j] and heat["done"].values[match[0], j]:
-                np.testing.assert_array_equal(heat["curves"].values[match[0], j],
-                                              row["curves"].values[i, j, :length])
-                compared += 1
+    for i, k, j in _shared_runs(row, heat):
+        np.testing.assert_array_equal(heat["curves"].values[k, j],
+                                      row["curves"].values[i, j, :length])
+        compared += 1
     assert compared
