@@ -43,7 +43,8 @@ is a few lines: write the two functions and add an entry.
 [--restart] [--workers N] [--dask ADDRESS]``
     run the stored Sec. 7 grids (:mod:`tasksim.solvers.pmnist.grids`: fig6AB, fig6CD, fig6EH,
     fig9A, fig9A_task1, fig9CD, fig9EF, the ones at the paper's SGD steps fig9CD_steps,
-    fig9EF_steps, fig6AB_steps, fig6CD_steps, or ``all``) on mnist-5k into ``results/<FIGURE>.nc``
+    fig9EF_steps, fig6AB_steps, fig6CD_steps, fig6EH_steps, or ``all``) on mnist-5k into
+    ``results/<FIGURE>.nc``
     (:mod:`tasksim.reports.pmnist_results`); resumable: the same command continues an
     interrupted grid, with the same numbers; progress per finished job on stderr.
 ``tasksim bench [--quick] [--json]``

@@ -54,6 +54,11 @@ fig6CD_steps  Fig. 6C, D at the paper's SGD steps: fig6CD's 18 points, task 1 tr
           20,000 steps (1,539 epochs on mnist-5k) with its gates (one first task per alpha
           and seed: 9), task 2 trained 2,000 steps (154 epochs) and read there; its vanilla
           reference is fig6AB_steps (the same seeds); 3 seeds, 3 points per job
+fig6EH_steps  Fig. 6E-H at the paper's SGD steps: fig6EH's 27 points, task 1 trained
+          20,000 steps (plain, shared with fig9CD_steps, or under the Euclidean amplitudes:
+          3 more first tasks per seed), task 2 trained 2,000 steps and read there; its
+          vanilla reference is fig6AB_steps; 3 seeds, 3 points per job (about 75 minutes of
+          one core per seed)
 ========  =================================================================================
 
 Examples
@@ -89,7 +94,7 @@ ROOT_SEED = 2024
 
 GRID_NAMES: tuple[str, ...] = ("fig6AB", "fig6CD", "fig6EH", "fig9A", "fig9A_task1", "fig9CD",
                                "fig9EF", "fig9CD_steps", "fig9EF_steps",
-                               "fig6AB_steps", "fig6CD_steps")
+                               "fig6AB_steps", "fig6CD_steps", "fig6EH_steps")
 
 TASK1_EPOCHS = 3000
 """How long ``fig9A_task1`` trains task 1: past the paper's 20,000 SGD steps on either data
@@ -210,6 +215,12 @@ def paper_grids(dataset: str = "mnist-5k", *, seeds: Optional[int] = None) -> di
         "fig6CD_steps", "Fig. 6C, D at the paper's SGD steps",
         tuple(_point(m, 1.0, b, alpha=al) for m in ("random-gating", "adaptive-gating")
               for al in alphas for b in (0.0, 0.5, 1.0)),
+        seeds=3, task2_epochs=short, retention_epochs=short, protocol={"epochs": long},
+        chunk=3))
+    specs.append(GridSpec(
+        "fig6EH_steps", "Fig. 6E-H at the paper's SGD steps",
+        tuple(_point(m, a, b, lam1=lam, lam2=lam) for a, b in pairs
+              for m in ("euclidean", "fisher-layerwise", "fisher-diag") for lam in amplitudes),
         seeds=3, task2_epochs=short, retention_epochs=short, protocol={"epochs": long},
         chunk=3))
     out = {}
