@@ -34,9 +34,10 @@ from .figures_context import FigureContext, FigureResult
 from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
                            palette, panel_label, theory_line)
 from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, GATING_EPOCH_GRIDS, HEATMAP_STEPS_GRID,
-                                 SECONDARY_DATASET, TENTHS, StatementVerdict, StoredGrids,
-                                 ef_steps_lengths, gating_grids, heatmap_steps, predictions_phrase, sec7_verdicts,
-                                 steps_per_epoch, steps_row, with_secondary)
+                                 REGULARIZED_EPOCH_GRIDS, SECONDARY_DATASET, TENTHS,
+                                 StatementVerdict, StoredGrids, ef_steps_lengths, gating_grids,
+                                 heatmap_steps, predictions_phrase, regularized_grids,
+                                 sec7_verdicts, steps_per_epoch, steps_row, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -366,36 +367,54 @@ def _regularized_linear(which: str, method: str, pair: tuple[float, float], lams
 
 def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
     """Fig. 6E-H: Euclidean, layer-wise and diagonal Fisher against the amplitude (both
-    layers), beside the linear model's Figs. 4 and 5 (Euclidean and exact Fisher)."""
+    layers; epochs matched, and at the paper's SGD steps when that grid is stored:
+    :func:`~tasksim.reports.pmnist_predictions.regularized_grids`), beside the linear model's
+    Figs. 4 and 5 (Euclidean and exact Fisher)."""
     g = _stored(ctx)
     title = "Fig. 6E-H: permuted MNIST, weight regularization"
     if not g.has("fig6EH"):
         return [_missing_figure("fig6_pmnist_regularization", title, ["fig6EH"], (9.0, 3.6))]
     panels = [("transfer", PAIRS[0])] + [("retention", pair) for pair in PAIRS]
-    fig, ax = new_figure(8, (17.0, 7.4), rows=2)
+    sources = [("fig6EH", "network, epochs matched")]
+    if regularized_grids(g) != REGULARIZED_EPOCH_GRIDS:
+        sources.append((regularized_grids(g)[0], "network, the paper's SGD steps"))
+    rows = len(sources) + 1
+    fig, ax = new_figure(4 * rows, (17.0, 3.7 * rows), rows=rows)
     lams = np.array(AMPLITUDES)
     fine = np.logspace(-2, 2, 60)
     for k, (which, pair) in enumerate(panels):
-        net, lin = ax[k], ax[4 + k]
+        lin = ax[4 * (rows - 1) + k]
+        for r, (grid, text) in enumerate(sources):
+            net = ax[4 * r + k]
+            for method, color in METHOD_COLORS.items():
+                est = [_estimate(g.values(grid, method, *pair, which, lam1=lam, lam2=lam))
+                       for lam in AMPLITUDES]
+                means = np.array([e[0] for e in est])
+                net.plot(lams, means, color=color, linewidth=1.0)
+                numeric_points(net, lams, means, np.array([e[1] for e in est]), color,
+                               label=method)
+            panel_label(net, "EFGH"[k], f"{which}, {text}, $(\\rho_a, \\rho_b) = "
+                                        f"({pair[0]:g}, {pair[1]:g})$")
         for method, color in METHOD_COLORS.items():
-            est = [_estimate(g.values("fig6EH", method, *pair, which, lam1=lam, lam2=lam))
-                   for lam in AMPLITUDES]
-            means = np.array([e[0] for e in est])
-            net.plot(lams, means, color=color, linewidth=1.0)
-            numeric_points(net, lams, means, np.array([e[1] for e in est]), color, label=method)
             line = _regularized_linear(which, method, pair, fine)
             if line is not None:
                 theory_line(lin, fine, line, color, label=method)
-        for a in (net, lin):
+        for a in ax[k::4]:
             a.set_xscale("log")
             a.axhline(0, color="0.8", linewidth=0.6)
             a.set(xlabel="amplitude $\\lambda$",
                   ylabel=f"$\\Delta\\epsilon_{{{'TF' if which == 'transfer' else 'RT'}}}$")
-        panel_label(net, "EFGH"[k], f"{which}, network, $(\\rho_a, \\rho_b) = ({pair[0]:g}, "
-                                    f"{pair[1]:g})$")
         panel_label(lin, "EFGH"[k], f"linear model, $({pair[0]:g}, {pair[1]:g})$")
     ax[0].legend(fontsize=6.5)
-    ax[4].legend(fontsize=6.5)
+    ax[4 * (rows - 1)].legend(fontsize=6.5)
+    at_steps = ""
+    if len(sources) == 2:
+        task1, task2, s = heatmap_steps(g)
+        at_steps = (f" Middle row: the same network at the paper's SGD steps "
+                    f"(`results/{sources[1][0]}.nc`, {_seeds_done(g, sources[1][0])} seeds per "
+                    f"point): task 1 trained {task1 * s:,} steps ({task1:,} epochs of {s}), "
+                    f"task 2 {task2 * s:,} ({task2} epochs); line 366 is judged on it, the top "
+                    f"row stays as evidence.")
     caption = (
         f"**Fig. 6E-H (permuted MNIST; weight regularization, Secs. 6.1, 6.2, Appendix E.2).** "
         f"Top: the network's transfer (**E**) and retention (**F-H**) against the amplitude "
@@ -404,12 +423,13 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
         f"layer-wise Fisher (Z_1 = ||W_2 W_2^T||_2 ||<x x^T>||_2, Z_2 = ||<phi phi^T>||_2); "
         f"orange: diagonal Fisher (Z_1, Z_2 the largest coefficients); the Fisher regularizers "
         f"act on task 2 only, so their transfer is vanilla's. {_dataset_phrase(g, 'fig6EH')} "
-        f"(`results/fig6EH.nc`). Bottom: the linear model at leading order against gamma = "
-        f"1/(1 + lambda) (the scale of its Fig. 4; the network's lambda is normalised by Z_1, "
-        f"Z_2 and is not the same number): Euclidean `euclidean.{{transfer,retention}}`, exact "
-        f"Fisher `fisher.retention` (rho_a < 1) and `fisher.rho1.retention.unregularized_first` "
-        f"(rho_a = 1); the linear model has no layer-wise or diagonal counterpart of the "
-        f"network's metrics. " + predictions_phrase("P7", "P8") + ".")
+        f"(`results/fig6EH.nc`).{at_steps} Bottom: the linear model at leading order against "
+        f"gamma = 1/(1 + lambda) (the scale of its Fig. 4; the network's lambda is normalised "
+        f"by Z_1, Z_2 and is not the same number): Euclidean `euclidean.{{transfer,retention}}`, "
+        f"exact Fisher `fisher.retention` (rho_a < 1) and "
+        f"`fisher.rho1.retention.unregularized_first` (rho_a = 1); the linear model has no "
+        f"layer-wise or diagonal counterpart of the network's metrics. "
+        + predictions_phrase("P7", "P8") + ".")
     return [FigureResult("fig6_pmnist_regularization", title, caption, fig,
                          _verdict_text(ctx, (366, 371)))]
 

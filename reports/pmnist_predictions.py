@@ -1053,17 +1053,6 @@ def gating_source(g: StoredGrids, grids: tuple[str, str]) -> str:
             f"task 2 {task2 * s:,}, where both are read): ")
 
 
-def _epoch_matched_gating(g: StoredGrids, grids: tuple[str, str], judge) -> str:
-    """Where a gating statement is read at the paper's SGD steps, the same reading on the
-    epoch-matched Fig. 6C, D (evidence only); "" otherwise or where those are not stored."""
-    if grids == GATING_EPOCH_GRIDS or not all(g.has(n) for n in GATING_EPOCH_GRIDS):
-        return ""
-    other = judge(g, "", GATING_EPOCH_GRIDS)
-    return (f"; the epoch-matched `results/fig6CD.nc` (task 2 read after "
-            f"{_task2_steps(g, 'fig6CD'):,} SGD steps), evidence only: {other.verdict} "
-            f"({other.claim}: {fmt_estimate(Difference(other.effect, other.se, other.n))})")
-
-
 def _task2_steps(g: StoredGrids, grid: str) -> int:
     """The SGD steps of task 2 after which ``grid`` reads transfer and retention."""
     ds = g.datasets[grid]
@@ -1115,7 +1104,8 @@ def _p5(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> Sta
                               "predicts it; at rho_b = 1 gating lowers retention, as Eq. (5b) "
                               "also predicts: " + ", ".join(fmt_estimate(loss[al])
                                                             for al in ALPHAS)
-                            + (_epoch_matched_gating(g, at, _p5) if grids is None else ""),
+                            + (_epoch_matched_reading(g, at, GATING_EPOCH_GRIDS, _p5)
+                               if grids is None else ""),
                             "", claim="random gating minus vanilla retention at rho_b = 0 > 0"
                             + (f" (alpha = {', '.join(f'{a:g}' for a in both)})"
                                if both and len(both) < len(ALPHAS) else ""))
@@ -1151,7 +1141,8 @@ def _p6(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> Sta
                             + "; at rho_b = 0: " + ", ".join(fmt_estimate(zero[al])
                                                              for al in ALPHAS)
                             + (f"; {power}" if power else "")
-                            + (_epoch_matched_gating(g, at, _p6) if grids is None else ""),
+                            + (_epoch_matched_reading(g, at, GATING_EPOCH_GRIDS, _p6)
+                               if grids is None else ""),
                             "", claim="adaptive minus random transfer at rho_b = 1, low alpha > 0"
                             + (f" (alpha = {', '.join(f'{a:g}' for a in shown)})"
                                if shown and len(shown) < len(low) else ""))
@@ -1160,16 +1151,58 @@ def _p6(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> Sta
 PAIRS = ((1.0, 0.0), (0.5, 0.5), (0.2, 0.8))
 AMPLITUDES = (0.01, 1.0, 100.0)
 
+REGULARIZED_STEPS_GRID = "fig6EH_steps"
+"""Fig. 6E-H at the paper's SGD steps (:func:`tasksim.solvers.pmnist.grids.paper_grids`);
+its vanilla reference is :data:`HEATMAP_STEPS_GRID`, with the same seeds."""
 
-def _regularized(g: StoredGrids, method: str, pair: tuple[float, float]) -> dict[float, dict]:
-    return {lam: g.values("fig6EH", method, *pair, "retention", lam1=lam, lam2=lam)
+REGULARIZED_EPOCH_GRIDS = ("fig6EH", "fig6AB")
+"""Fig. 6E-H matched in epochs, and its vanilla reference."""
+
+
+def regularized_grids(g: StoredGrids) -> tuple[str, str]:
+    """Where line 366 reads Fig. 6E-H and its vanilla reference: (
+    :data:`REGULARIZED_STEPS_GRID`, :data:`HEATMAP_STEPS_GRID`) when both are stored at the
+    paper's SGD steps with the same training lengths and at least two finished seeds at every
+    point, else :data:`REGULARIZED_EPOCH_GRIDS`."""
+    lengths = short_training_at_paper_steps(g, REGULARIZED_STEPS_GRID)
+    if lengths is not None and lengths == heatmap_steps(g):
+        return REGULARIZED_STEPS_GRID, HEATMAP_STEPS_GRID
+    return REGULARIZED_EPOCH_GRIDS
+
+
+def regularized_source(g: StoredGrids, grids: tuple[str, str]) -> str:
+    """The evidence's opening words for a statement read on ``grids`` ("" when epoch-matched)."""
+    if grids == REGULARIZED_EPOCH_GRIDS:
+        return ""
+    task1, task2, s = short_training_at_paper_steps(g, grids[0])
+    return (f"at the paper's SGD steps (`results/{grids[0]}.nc`: task 1 trained {task1 * s:,} "
+            f"steps, then task 2 {task2 * s:,}, where retention is read): ")
+
+
+def _epoch_matched_reading(g: StoredGrids, at: tuple[str, str], epoch_grids: tuple[str, str],
+                           judge) -> str:
+    """Where a statement is read at the paper's SGD steps, the same reading on the
+    epoch-matched grids (evidence only); "" otherwise or where those are not stored."""
+    if at == epoch_grids or not all(g.has(n) for n in epoch_grids):
+        return ""
+    other = judge(g, "", epoch_grids)
+    return (f"; the epoch-matched `results/{epoch_grids[0]}.nc` (task 2 read after "
+            f"{_task2_steps(g, epoch_grids[0]):,} SGD steps), evidence only: {other.verdict} "
+            f"({other.claim}: {fmt_estimate(Difference(other.effect, other.se, other.n))})")
+
+
+def _regularized(g: StoredGrids, method: str, pair: tuple[float, float],
+                 grid: str = "fig6EH") -> dict[float, dict]:
+    return {lam: g.values(grid, method, *pair, "retention", lam1=lam, lam2=lam)
             for lam in AMPLITUDES}
 
 
-def _p7(g: StoredGrids, ds: str) -> StatementVerdict:
+def _p7(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> StatementVerdict:
+    """Line 366's first clause, on :func:`regularized_grids` (or ``grids``)."""
+    at = regularized_grids(g) if grids is None else grids
     best, equal = [], []
     for pair in PAIRS:
-        lw, eu = _regularized(g, "fisher-layerwise", pair), _regularized(g, "euclidean", pair)
+        lw, eu = (_regularized(g, m, pair, at[0]) for m in ("fisher-layerwise", "euclidean"))
         keys = sorted(set.intersection(*(set(v) for v in lw.values()),
                                        *(set(v) for v in eu.values())))
         arr = lambda d: {lam: np.array([d[lam][j] for j in keys]) for lam in AMPLITUDES}
@@ -1180,23 +1213,27 @@ def _p7(g: StoredGrids, ds: str) -> StatementVerdict:
     lead = min((d for _, d, _, _ in best), key=lambda d: d.mean)
     return StatementVerdict(366, "pmnist.layerwise_fisher", PREDICTIONS["P7"], word, lead.mean,
                             lead.sem, lead.n, ds,
-                            "each at its best amplitude, layer-wise minus Euclidean retention "
+                            regularized_source(g, at)
+                            + "each at its best amplitude, layer-wise minus Euclidean retention "
                             + "; ".join(f"{fmt_estimate(d)} at ({p[0]:g}, {p[1]:g}) (lambda "
                                         f"{a:g} vs {b:g})" for p, d, a, b in best)
                             + f"; at equal amplitudes ahead in {equal.count(1)}, behind in "
-                            f"{equal.count(-1)} of {len(equal)}; effect: the smallest lead",
+                            f"{equal.count(-1)} of {len(equal)}; effect: the smallest lead"
+                            + (_epoch_matched_reading(g, at, REGULARIZED_EPOCH_GRIDS, _p7)
+                               if grids is None else ""),
                             "", "layer-wise minus Euclidean retention > 0")
 
 
-def _p8(g: StoredGrids, ds: str) -> StatementVerdict:
+def _p8(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> StatementVerdict:
     """Line 366: the diagonal approximation's retention "was closer to that of the layer-wise
     approximation" than to the Euclidean one (line 100 says so in full): per seed,
     |diagonal - Euclidean| minus |diagonal - layer-wise| > 0, averaged over the (pair,
-    amplitude) comparisons."""
+    amplitude) comparisons; on :func:`regularized_grids` (or ``grids``)."""
+    at = regularized_grids(g) if grids is None else grids
     per_seed = []
     for pair in PAIRS:
-        lw, eu, dg = (_regularized(g, m, pair) for m in ("fisher-layerwise", "euclidean",
-                                                         "fisher-diag"))
+        lw, eu, dg = (_regularized(g, m, pair, at[0]) for m in ("fisher-layerwise", "euclidean",
+                                                                "fisher-diag"))
         for lam in AMPLITUDES:
             a, e, d = _common(lw[lam], eu[lam], dg[lam])
             per_seed.append(np.abs(d - e) - np.abs(d - a))
@@ -1205,18 +1242,22 @@ def _p8(g: StoredGrids, ds: str) -> StatementVerdict:
     est = _estimate(closer)
     return StatementVerdict(366, "pmnist.diagonal_close_to_layerwise", PREDICTIONS["P8"],
                             _all([est.sign()]), est.mean, est.sem, est.n, ds,
-                            f"|diagonal - Euclidean| minus |diagonal - layer-wise| retention, "
+                            regularized_source(g, at)
+                            + f"|diagonal - Euclidean| minus |diagonal - layer-wise| retention, "
                             f"averaged over {len(per_seed)} (pair, amplitude) comparisons: "
-                            f"{fmt_estimate(est)}" + _w2_caveat(g),
+                            f"{fmt_estimate(est)}" + _w2_caveat(g, at)
+                            + (_epoch_matched_reading(g, at, REGULARIZED_EPOCH_GRIDS, _p8)
+                               if grids is None else ""),
                             claim="|diagonal - Euclidean| minus |diagonal - layer-wise| > 0")
 
 
-def _w2_caveat(g: StoredGrids) -> str:
+def _w2_caveat(g: StoredGrids, at: tuple[str, str] = REGULARIZED_EPOCH_GRIDS) -> str:
     """What a layer-wise versus diagonal comparison on these runs tests, where the stored
     Fig. 9E-F grid shows the W_2 amplitude barely moving retention (line 1434's condition not
     reached): mostly the two metrics' W_1 terms; empty where that grid is not stored or W_2
-    acts."""
-    if not g.has("fig9EF"):
+    acts, or where the comparison is read at the paper's SGD steps (``at``), where line 1434's
+    own card says how far W_2 acts."""
+    if not g.has("fig9EF") or at != REGULARIZED_EPOCH_GRIDS:
         return ""
     reach, _ = lambda2_reach(g)
     if reach > NEAR_ZERO:
@@ -1233,13 +1274,17 @@ points where the mean retention of the layer-wise and of the diagonal Fisher met
 at most this (the network forgets task 1 at least as much as it had learned it)."""
 
 
-def _line_366_poor(g: StoredGrids, ds: str) -> StatementVerdict:
+def _line_366_poor(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None
+                   ) -> StatementVerdict:
     """Line 366's second clause: the diagonal approximation "was slightly better when both
     methods performed poorly": diagonal minus layer-wise retention > 0, paired seeds,
-    averaged over the points where both perform poorly (:data:`POOR`)."""
+    averaged over the points where both perform poorly (:data:`POOR`); on
+    :func:`regularized_grids` (or ``grids``)."""
+    at = regularized_grids(g) if grids is None else grids
+    source = regularized_source(g, at)
     poor, shown = [], []
     for pair in PAIRS:
-        lw, dg = (_regularized(g, m, pair) for m in ("fisher-layerwise", "fisher-diag"))
+        lw, dg = (_regularized(g, m, pair, at[0]) for m in ("fisher-layerwise", "fisher-diag"))
         for lam in AMPLITUDES:
             a, d = _common(lw[lam], dg[lam])
             shown.append(f"({pair[0]:g}, {pair[1]:g}) lambda {lam:g}: layer-wise "
@@ -1250,16 +1295,19 @@ def _line_366_poor(g: StoredGrids, ds: str) -> StatementVerdict:
     if not poor:
         return StatementVerdict(366, "pmnist.diagonal_better_when_both_poor",
                                 PREDICTIONS["P8b"], "not decided", math.nan, math.nan, 0, ds,
-                                f"no (pair, amplitude) point where both mean retentions are "
-                                f"<= {POOR:g} ({'; '.join(shown)}); would decide: runs where "
+                                source + "no (pair, amplitude) point where both mean retentions "
+                                f"are <= {POOR:g} ({'; '.join(shown)}); would decide: runs where "
                                 "both methods perform poorly", claim=claim)
     n = min(len(x) for _, _, x in poor)
     est = _estimate(np.mean([x[:n] for _, _, x in poor], axis=0))
     where = ", ".join(f"({p[0]:g}, {p[1]:g}) lambda {lam:g}" for p, lam, _ in poor)
     return StatementVerdict(366, "pmnist.diagonal_better_when_both_poor", PREDICTIONS["P8b"],
                             _all([est.sign()]), est.mean, est.sem, est.n, ds,
-                            f"diagonal minus layer-wise retention where both mean retentions "
-                            f"are <= {POOR:g} ({where}): {fmt_estimate(est)}" + _w2_caveat(g),
+                            source + f"diagonal minus layer-wise retention where both mean "
+                            f"retentions are <= {POOR:g} ({where}): {fmt_estimate(est)}"
+                            + _w2_caveat(g, at)
+                            + (_epoch_matched_reading(g, at, REGULARIZED_EPOCH_GRIDS,
+                                                      _line_366_poor) if grids is None else ""),
                             claim=claim)
 
 
@@ -1452,18 +1500,28 @@ def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
                             claim="retention (0, 1) minus (1, 0) > 0")
 
 
+def line_371_grids(g: StoredGrids) -> tuple[tuple[str, str], tuple[str, str]]:
+    """Line 371's gating and regularization grids (each with its vanilla reference): both at
+    the paper's SGD steps when both are stored there (:func:`gating_grids`,
+    :func:`regularized_grids`), else both epoch-matched, so that one card has one training
+    length."""
+    gating, regularized = gating_grids(g), regularized_grids(g)
+    if gating == GATING_EPOCH_GRIDS or regularized == REGULARIZED_EPOCH_GRIDS:
+        return GATING_EPOCH_GRIDS, REGULARIZED_EPOCH_GRIDS
+    return gating, regularized
+
+
 def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 371, a conjunction at (1, 0) of two algorithms: adaptive gating raises retention
     over vanilla without lowering transfer, and the layer-wise Fisher metric (its best
     amplitude) raises retention over vanilla. The gating levels are a range, judged by line
     363's rule (the same runs: at (1, 0) adaptive gating is random gating): shown at the
     levels the seeds resolve and contradicted at none; an unresolved level is a power
-    statement. Both parts are read on the epoch-matched runs (fig6CD, fig6EH and their
-    vanilla fig6AB), so that the card has one training length, until Fig. 6E-H is stored at
-    the paper's SGD steps."""
-    gain = {al: _gating_pair(g, GATING_EPOCH_GRIDS, "adaptive-gating", al, 0.0, "retention")
+    statement. Both parts are read at one training length (:func:`line_371_grids`)."""
+    gating, regularized = line_371_grids(g)
+    gain = {al: _gating_pair(g, gating, "adaptive-gating", al, 0.0, "retention")
             for al in ALPHAS}
-    cost = {al: _gating_pair(g, GATING_EPOCH_GRIDS, "adaptive-gating", al, 0.0, "transfer")
+    cost = {al: _gating_pair(g, gating, "adaptive-gating", al, 0.0, "transfer")
             for al in ALPHAS}
     # "without sacrificing transfer": only a transfer shown lower contradicts
     shown = [al for al in ALPHAS if gain[al].sign() == 1 and cost[al].sign() >= 0]
@@ -1476,12 +1534,13 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     levels = f" (alpha = {', '.join(f'{a:g}' for a in shown)})" if shown else ""
     parts = [_Decided(lead_gain, f"adaptive gating minus vanilla retention at (1, 0) > 0 with "
                                  f"transfer not lower{levels}", decided_state=state)]
-    texts = ["adaptive gating minus vanilla at (1, 0): retention "
+    texts = [regularized_source(g, regularized)
+             + "adaptive gating minus vanilla at (1, 0): retention "
              + ", ".join(f"{fmt_estimate(gain[al])} (alpha = {al:g})" for al in ALPHAS)
              + "; transfer " + ", ".join(fmt_estimate(cost[al]) for al in ALPHAS)
              + (f"; {power}" if power else "")]
-    lw = _regularized(g, "fisher-layerwise", (1.0, 0.0))
-    vanilla = g.values("fig6AB", "vanilla", 1.0, 0.0, "retention")
+    lw = _regularized(g, "fisher-layerwise", (1.0, 0.0), regularized[0])
+    vanilla = g.values(regularized[1], "vanilla", 1.0, 0.0, "retention")
     best = max(AMPLITUDES, key=lambda lam: np.mean(list(lw[lam].values())))
     a, b = _common(lw[best], vanilla)
     fisher = paired_difference(a, b)
@@ -1708,6 +1767,10 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
     if line in (357, 360) and heatmap_grid(grids)[0] == HEATMAP_STEPS_GRID:
         return short_training(*heatmap_steps(grids))
     if line in (363, 364) and gating_grids(grids)[0] == GATING_STEPS_GRID:
+        return short_training(*heatmap_steps(grids))
+    if line == 366 and regularized_grids(grids)[0] == REGULARIZED_STEPS_GRID:
+        return short_training(*heatmap_steps(grids))
+    if line == 371 and line_371_grids(grids)[0] != GATING_EPOCH_GRIDS:
         return short_training(*heatmap_steps(grids))
     on_steps = {1361: _at_paper_steps, 361: steps_row}.get(line, lambda _: None)(grids)
     if on_steps is not None:

@@ -11,7 +11,8 @@ import pytest
 
 from tasksim.reports.figures_config import FigureConfig
 from tasksim.reports.figures_context import FigureContext
-from tasksim.reports.figures_pmnist import figure_6_gating, figure_6_vanilla, figure_9
+from tasksim.reports.figures_pmnist import (figure_6_gating, figure_6_regularization,
+                                            figure_6_vanilla, figure_9)
 from tasksim.reports.pmnist_predictions import StoredGrids
 
 from test_pmnist_verdicts import _dip, _dipped, _flat, _grid, _linear_like, _long_grid
@@ -388,6 +389,28 @@ def test_fig6cd_draws_the_gating_runs_at_the_paper_s_sgd_steps_beside_the_epoch_
             "epochs); lines 363 and 364 are judged on it") in both.caption
     alone = figure_6_gating(_context(epochs))[0]
     assert len(alone.figure.axes) == 4 and "fig6CD_steps" not in alone.caption
+
+
+def test_fig6eh_draws_the_regularized_runs_at_the_paper_s_sgd_steps_as_a_middle_row():
+    """Issue 16: with fig6EH_steps and fig6AB_steps stored, Fig. 6E-H draw them as a row
+    between the epoch-matched runs and the linear model; without them, two rows as before."""
+    from test_pmnist_verdicts import _heatmap_steps_grid, _metrics
+
+    epochs = {"fig6AB": _grid("fig6AB", 3, _metrics(0.8, 0.2, 0.7)),
+              "fig6EH": _grid("fig6EH", 3, _metrics(0.8, 0.2, 0.7))}
+    steps = {"fig6AB_steps": _heatmap_steps_grid(3, _metrics(0.2, 0.8, 0.7), noise=0.0),
+             "fig6EH_steps": _heatmap_steps_grid(3, _metrics(0.2, 0.8, 0.7), noise=0.0,
+                                                 name="fig6EH_steps")}
+    both = figure_6_regularization(_context({**epochs, **steps}))[0]
+    assert len(both.figure.axes) == 12
+    middle_f = both.figure.axes[5]  # retention at (1, 0), the paper's SGD steps
+    ys = [line.get_ydata() for line in middle_f.get_lines() if len(line.get_ydata()) == 3]
+    assert any(np.allclose(y, 0.2) for y in ys) and any(np.allclose(y, 0.8) for y in ys)
+    assert ("Middle row: the same network at the paper's SGD steps (`results/fig6EH_steps.nc`, "
+            "3 seeds per point): task 1 trained 20,007 steps (1,539 epochs of 13), task 2 2,002 "
+            "(154 epochs); line 366 is judged on it") in both.caption
+    alone = figure_6_regularization(_context(epochs))[0]
+    assert len(alone.figure.axes) == 8 and "fig6EH_steps" not in alone.caption
 
 
 def test_fig9b_draws_the_rows_at_the_paper_s_sgd_steps_beside_the_epoch_matched_ones():

@@ -986,3 +986,54 @@ def test_lines_363_and_364_read_fig_6cd_at_the_paper_s_sgd_steps_when_it_is_stor
         assert "fig6CD_steps" not in v["pmnist.random_gating_tradeoff"].evidence
         assert "matches the paper's training length" not in \
             v["pmnist.random_gating_tradeoff"].training
+
+
+def _metrics(lw: float, eu: float, dg: float, vanilla: float = -0.5):
+    """Retention lw, eu, dg for the three metrics at every pair and amplitude, ``vanilla``
+    for the vanilla network (and for the gating runs); transfer 0."""
+    table = {"fisher-layerwise": lw, "euclidean": eu, "fisher-diag": dg}
+
+    def value(p, which, j):
+        return 0.0 if which == "transfer" else table.get(p["method"], vanilla)
+    return value
+
+
+def test_line_366_reads_fig_6eh_at_the_paper_s_sgd_steps_when_it_is_stored():
+    """Issue 16: fig6EH matches epochs; where fig6EH_steps holds Fig. 6E-H at the paper's
+    steps and fig6AB_steps its vanilla reference, line 366's three clauses are judged on them
+    with the epoch-matched reading kept as evidence; line 371 moves to the paper's steps only
+    when both its algorithms are stored there (one training length per card)."""
+    epochs = {"fig6AB": _grid("fig6AB", 3, _metrics(0.8, 0.2, 0.7)),
+              "fig6EH": _grid("fig6EH", 3, _metrics(0.8, 0.2, 0.7)),
+              "fig6CD": _grid("fig6CD", 3, _metrics(0.8, 0.2, 0.7))}
+    steps = {"fig6AB_steps": _heatmap_steps_grid(3, _metrics(0.2, 0.8, 0.7)),
+             "fig6EH_steps": _heatmap_steps_grid(3, _metrics(0.2, 0.8, 0.7),
+                                                 name="fig6EH_steps")}
+    by_id = {v.claim_id: v for v in sec7_verdicts(StoredGrids({**epochs, **steps}))}
+    layerwise = by_id["pmnist.layerwise_fisher"]
+    assert layerwise.verdict == "wrong" and layerwise.n == 3  # Euclidean ahead at the steps
+    assert ("at the paper's SGD steps (`results/fig6EH_steps.nc`: task 1 trained 20,007 steps, "
+            "then task 2 2,002, where retention is read): each at its best amplitude") \
+        in layerwise.evidence
+    assert ("; the epoch-matched `results/fig6EH.nc` (task 2 read after 2,050 SGD steps), "
+            "evidence only: holds in the stated limit (layer-wise minus Euclidean retention "
+            "> 0: +0.6") in layerwise.evidence
+    assert "this row matches the paper's training length in SGD steps" in layerwise.training
+    closer = by_id["pmnist.diagonal_close_to_layerwise"]
+    assert closer.verdict == "wrong" and "`results/fig6EH_steps.nc`" in closer.evidence
+    assert "the W_2 term barely acts" not in closer.evidence
+    # line 371: gating is epoch-matched only, so both its parts stay epoch-matched
+    both = by_id["pmnist.discussion_gating_and_fisher_at_high_feature_low_readout"]
+    assert "fig6EH_steps" not in both.evidence
+    assert "matches the paper's training length" not in both.training
+    gated = _heatmap_steps_grid(3, _metrics(0.2, 0.8, 0.7), name="fig6CD_steps")
+    on_steps = {v.claim_id: v for v in sec7_verdicts(StoredGrids({**epochs, **steps,
+                                                                  "fig6CD_steps": gated}))}
+    both = on_steps["pmnist.discussion_gating_and_fisher_at_high_feature_low_readout"]
+    assert both.evidence.count("`results/fig6EH_steps.nc`") == 1
+    assert "this row matches the paper's training length in SGD steps" in both.training
+    # without the vanilla reference at the paper's steps: fig6EH
+    alone = {v.claim_id: v for v in sec7_verdicts(StoredGrids(
+        {**epochs, "fig6EH_steps": steps["fig6EH_steps"]}))}
+    assert alone["pmnist.layerwise_fisher"].verdict == "holds in the stated limit"
+    assert "fig6EH_steps" not in alone["pmnist.layerwise_fisher"].evidence
