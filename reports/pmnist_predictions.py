@@ -1490,13 +1490,23 @@ def _line_1361(g: StoredGrids, ds: str) -> StatementVerdict:
 
 
 def _line_372(g: StoredGrids, ds: str) -> StatementVerdict:
-    a, b = _common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
-                   g.values("fig6AB", "vanilla", 1.0, 0.0, "retention"))
+    """Line 372: retention at (0, 1) minus at (1, 0) > 0, paired, on the corners lines 358 and
+    359 read (:func:`corner_grid`: at the paper's SGD steps when stored)."""
+    grid = corner_grid(g)
+    a, b = _common(g.values(grid, "vanilla", 0.0, 1.0, "retention"),
+                   g.values(grid, "vanilla", 1.0, 0.0, "retention"))
     d = paired_difference(a, b)
+    epochs = ""
+    if grid != "fig6AB" and g.has("fig6AB"):
+        e = paired_difference(*_common(g.values("fig6AB", "vanilla", 0.0, 1.0, "retention"),
+                                       g.values("fig6AB", "vanilla", 1.0, 0.0, "retention")))
+        epochs = (f"; the epoch-matched fig6AB ({_task2_steps(g, 'fig6AB'):,} SGD steps of "
+                  f"task 2), evidence only: {fmt_estimate(e)}")
     return StatementVerdict(372, "pmnist.readout_remapping_forgets_more",
                             "a vanilla network forgets more under readout remapping (1, 0) than "
                             "under input permutation (0, 1)", _all([d.sign()]), d.mean, d.sem,
-                            d.n, ds, f"retention (0, 1) minus (1, 0): {fmt_estimate(d)}",
+                            d.n, ds, f"{_corner_source(g, grid)}retention (0, 1) minus (1, 0): "
+                            f"{fmt_estimate(d)}{epochs}",
                             claim="retention (0, 1) minus (1, 0) > 0")
 
 
@@ -1761,7 +1771,7 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
 
     if line == 1434 and ef_steps_lengths(grids) is not None:
         return short_training(*ef_steps_lengths(grids))
-    if line in (358, 359) and corner_grid(grids) == STEPS_GRID:
+    if line in (358, 359, 372) and corner_grid(grids) == STEPS_GRID:
         short, long, s = _steps_lengths(grids)
         return short_training(long, short, s)
     if line in (357, 360) and heatmap_grid(grids)[0] == HEATMAP_STEPS_GRID:

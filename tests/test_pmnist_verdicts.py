@@ -873,6 +873,13 @@ def test_lines_358_and_359_read_the_corners_at_the_paper_s_sgd_steps_when_they_a
     assert high.verdict == "holds in the stated limit" and high.n == 3
     below = on_steps["pmnist.below_zero_at_high_feature_low_readout"]
     assert below.n == 3 and "at (1, 0): transfer +0.000" in below.evidence
+    # line 372 reads the same corners (retention (0, 1) minus (1, 0): 0.8 - (-0.5))
+    forgets = on_steps["pmnist.readout_remapping_forgets_more"]
+    assert forgets.n == 3 and forgets.effect == pytest.approx(1.3, abs=0.05)
+    assert "at the paper's SGD steps (`results/fig9CD_steps.nc`" in forgets.evidence
+    assert "the epoch-matched fig6AB (2,050 SGD steps of task 2), evidence only: +0.0" in \
+        forgets.evidence
+    assert "this row matches the paper's training length in SGD steps" in forgets.training
     # on fig6AB alone: transfer 0.3 at (0, 1) is not near zero, and 5 seeds
     alone = {v.claim_id: v for v in sec7_verdicts(StoredGrids({"fig6AB": epochs}))}
     assert alone["pmnist.zero_transfer_under_permutation"].verdict == "wrong"
