@@ -1544,8 +1544,7 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     levels = f" (alpha = {', '.join(f'{a:g}' for a in shown)})" if shown else ""
     parts = [_Decided(lead_gain, f"adaptive gating minus vanilla retention at (1, 0) > 0 with "
                                  f"transfer not lower{levels}", decided_state=state)]
-    texts = [regularized_source(g, regularized)
-             + "adaptive gating minus vanilla at (1, 0): retention "
+    texts = [gating_source(g, gating) + "adaptive gating minus vanilla at (1, 0): retention "
              + ", ".join(f"{fmt_estimate(gain[al])} (alpha = {al:g})" for al in ALPHAS)
              + "; transfer " + ", ".join(fmt_estimate(cost[al]) for al in ALPHAS)
              + (f"; {power}" if power else "")]
@@ -1555,7 +1554,8 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     a, b = _common(lw[best], vanilla)
     fisher = paired_difference(a, b)
     parts.append(Part(fisher, "layer-wise Fisher minus vanilla retention at (1, 0) > 0"))
-    texts.append(f"layer-wise Fisher (lambda = {best:g}) minus vanilla retention at (1, 0): "
+    texts.append(regularized_source(g, regularized)
+                 + f"layer-wise Fisher (lambda = {best:g}) minus vanilla retention at (1, 0): "
                  f"{fmt_estimate(fisher)} (its transfer is vanilla's: task 1 is unregularized)")
     word, lead = judge_parts(parts)
     return StatementVerdict(371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout",

@@ -1038,6 +1038,7 @@ def test_line_366_reads_fig_6eh_at_the_paper_s_sgd_steps_when_it_is_stored():
                                                                   "fig6CD_steps": gated}))}
     both = on_steps["pmnist.discussion_gating_and_fisher_at_high_feature_low_readout"]
     assert both.evidence.count("`results/fig6EH_steps.nc`") == 1
+    assert both.evidence.count("`results/fig6CD_steps.nc`") == 1
     assert "this row matches the paper's training length in SGD steps" in both.training
     # without the vanilla reference at the paper's steps: fig6EH
     alone = {v.claim_id: v for v in sec7_verdicts(StoredGrids(
