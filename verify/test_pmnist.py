@@ -316,3 +316,19 @@ def test_the_grids_at_the_paper_s_sgd_steps_agree_where_they_share_runs():
                                       row["curves"].values[i, j, :length])
         compared += 1
     assert compared
+
+
+def test_the_legend_names_the_statements_judged_at_the_paper_s_sgd_steps():
+    """The verdicts' legend (REPORT.md, index.html: :data:`NETWORK_LIMIT`) lists the lines that
+    runs at the paper's SGD steps judge; on the stored grids those are exactly the statements
+    whose training length says so."""
+    import re
+
+    from tasksim.reports.pmnist_predictions import sec7_verdicts
+    from tasksim.reports.summary import NETWORK_LIMIT
+
+    listed = NETWORK_LIMIT.split("they judge it:")[1].split("The other verdicts")[0]
+    named = {int(x) for x in re.findall(r"\b\d{3,4}\b", listed) if int(x) >= 300}
+    at_steps = {v.line for v in sec7_verdicts()
+                if "matches the paper's training length in SGD steps" in v.training}
+    assert named == at_steps
