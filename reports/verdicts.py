@@ -159,6 +159,13 @@ class StatementVerdict:
         }
 
 
+def largest_grid_member(members: Sequence[StatementVerdict]) -> Optional[StatementVerdict]:
+    """The statement of largest grid maximum (:attr:`StatementVerdict.grid_maximum`), the
+    first of equals; None when none is sized by a grid."""
+    gridded = [m for m in members if m.grid_maximum is not None]
+    return max(gridded, key=lambda m: m.grid_maximum) if gridded else None
+
+
 @dataclass(frozen=True)
 class Cause:
     """One root cause of errata: its statements (headline verdicts ``wrong`` or ``misprint``),
@@ -202,13 +209,6 @@ class Cause:
                      else top.size_phrase())
         return (f"{largest.size_phrase()} (line {largest.line}{unit}); ranked by line "
                 f"{top.line}'s {ranked_by}")
-
-
-def largest_grid_member(members: Sequence[StatementVerdict]) -> Optional[StatementVerdict]:
-    """The statement of largest grid maximum (:attr:`StatementVerdict.grid_maximum`), the
-    first of equals; None when none is sized by a grid."""
-    gridded = [m for m in members if m.grid_maximum is not None]
-    return max(gridded, key=lambda m: m.grid_maximum) if gridded else None
 
     @property
     def confirmed(self) -> bool:
