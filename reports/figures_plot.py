@@ -208,7 +208,8 @@ def figure_data_csv(fig: Figure) -> str:
             if bars:
                 for j, segment in enumerate(bars[-1].get_segments()[:len(xs)]):
                     errors[j] = abs(segment[1][1] - segment[0][1]) / 2
-            series = container.get_label() or f"points {i + 1}"
+            series = getattr(container, "data_label", "") or container.get_label() or \
+                f"points {i + 1}"
             series = f"points {i + 1}" if series.startswith("_") else series
             for x, y, e in zip(xs, ys, errors):
                 writer.writerow(head + [series, "points", _number(x), _number(y), _number(e), ""])
@@ -220,7 +221,7 @@ def figure_data_csv(fig: Figure) -> str:
                 line.get_transform() is not ax.transData
             band = getattr(line, "band_half_width", None)
             kind = "baseline" if horizontal else "line" if band is None else "band"
-            series = line.get_label()
+            series = getattr(line, "data_label", "") or line.get_label()
             series = f"{kind} {i + 1}" if not series or series.startswith("_") else series
             if horizontal:
                 writer.writerow(head + [series, kind, "", _number(ys[0]), "", ""])
@@ -281,19 +282,23 @@ def palette(n: int, name: str = "viridis") -> list[tuple[float, float, float, fl
 
 
 def theory_line(ax: Axes, x: np.ndarray, y: np.ndarray, color: object, label: str = "",
-                **kwargs: object) -> None:
-    """A theory curve (solid line)."""
-    ax.plot(x, y, color=color, label=label or None, **kwargs)
+                data_label: str = "", **kwargs: object) -> None:
+    """A theory curve (solid line); ``data_label`` names its series in the figure's data
+    (:func:`figure_data_csv`) when the legend leaves it unlabelled."""
+    (line,) = ax.plot(x, y, color=color, label=label or None, **kwargs)
+    line.data_label = data_label
 
 
 def numeric_points(ax: Axes, x: np.ndarray, mean: np.ndarray, spread: Optional[np.ndarray],
                    color: object, label: str = "", marker: str = "o",
-                   filled: bool = True) -> None:
-    """Numerics: markers at the mean with error bars of ``spread`` (sd or sem)."""
+                   filled: bool = True, data_label: str = "") -> None:
+    """Numerics: markers at the mean with error bars of ``spread`` (sd or sem); ``data_label``
+    as in :func:`theory_line`."""
     face = color if filled else "white"
-    ax.errorbar(x, mean, yerr=spread, fmt=marker, color=color, markerfacecolor=face,
-                markeredgecolor=color, markeredgewidth=0.8, elinewidth=0.8,
-                label=label or None, zorder=3)
+    container = ax.errorbar(x, mean, yerr=spread, fmt=marker, color=color, markerfacecolor=face,
+                            markeredgecolor=color, markeredgewidth=0.8, elinewidth=0.8,
+                            label=label or None, zorder=3)
+    container.data_label = data_label
 
 
 def heatmap(fig: Figure, ax: Axes, values: np.ndarray, *, extent: tuple[float, float, float, float],

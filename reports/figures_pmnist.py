@@ -301,14 +301,14 @@ def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
                     net.plot(levels, means, style, color=color, linewidth=1.0)
                     numeric_points(net, levels, means, np.array([e[1] for e in est]), color,
                                    label=f"$\\rho_b$ = {b:g}" if filled else "", marker=marker,
-                                   filled=filled)
+                                   filled=filled, data_label=f"{method}, rho_b = {b:g}")
             panel_label(net, letter, f"{which}, {text}, $\\rho_a$ = 1")
         for b, color in colors.items():
             for method, style in (("random-gating", "--"), ("adaptive-gating", "-")):
                 fn = _gating_linear(which, method == "adaptive-gating")
                 theory_line(lin, fine, fn(np.ones_like(fine), b * np.ones_like(fine), fine),
                             color, label=f"$\\rho_b$ = {b:g}" if style == "-" else "",
-                            linestyle=style)
+                            data_label=f"{method}, rho_b = {b:g}", linestyle=style)
         sym = "TF" if which == "transfer" else "RT"
         for a in ax[columns * row: columns * row + columns]:
             a.axhline(0, color="0.8", linewidth=0.6)
@@ -332,7 +332,8 @@ def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
         f"network against the gating level alpha at rho_a = 1 for rho_b = 0, 0.5, 1 (colours); "
         f"dashed, open squares: random gating; solid, filled circles: adaptive gating (probe "
         f"trial on task 2's training data, rho_g = 1 - eps_pb/eps_o); alpha = 1 is vanilla "
-        f"(`results/fig6AB.nc`, the same seeds). {_dataset_phrase(g, 'fig6CD')} "
+        f"(`results/fig6AB.nc`: its {_seeds_done(g, 'fig6AB')} seeds, of which the gated runs "
+        f"share the first {_seeds_done(g, 'fig6CD')}). {_dataset_phrase(g, 'fig6CD')} "
         f"(`results/fig6CD.nc`).{at_steps} Right: the linear model at leading order "
         f"(`gating.transfer.random`, `gating.retention.random`; adaptive: "
         f"`gating.transfer`/`gating.retention` at `gating.adaptive_alpha_tilde`). "

@@ -389,6 +389,13 @@ def test_fig6cd_draws_the_gating_runs_at_the_paper_s_sgd_steps_beside_the_epoch_
             "epochs); lines 363 and 364 are judged on it") in both.caption
     alone = figure_6_gating(_context(epochs))[0]
     assert len(alone.figure.axes) == 4 and "fig6CD_steps" not in alone.caption
+    # every series is named in the figure's data, random gating too (REFEREE28 n6)
+    from tasksim.reports.figures_plot import figure_data_csv
+
+    data = figure_data_csv(both.figure)
+    assert '"random-gating, rho_b = 0",points,' in data
+    assert '"adaptive-gating, rho_b = 1",line,' in data
+    assert ",points 1," not in data
 
 
 def test_fig6eh_draws_the_regularized_runs_at_the_paper_s_sgd_steps_as_a_middle_row():

@@ -835,8 +835,8 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
 
     pointed = with_secondary([edge], [_replace(worse, dataset="digits")])[0]
     assert pointed.verdict == "wrong" and pointed.secondary.dataset == "digits"
-    assert pointed.caveat.endswith("; the digits row below, which meets the condition wherever "
-                                   "it decides, is wrong too")
+    assert pointed.caveat.endswith("; the card's secondary row, on digits, which meets the "
+                                   "condition wherever it decides, is wrong too")
     assert pointed.caveat in pointed.evidence
     assert with_secondary([worse], [_replace(worse, dataset="digits")])[0].caveat == ""
     assert worse.training.startswith("task 1: 1,539 epochs = 20,007 SGD steps, task 2: 154 "
@@ -916,7 +916,8 @@ def test_lines_357_and_360_read_fig_6_at_the_paper_s_sgd_steps_when_it_is_stored
     peak = by_id["pmnist.transfer_non_monotonic"]
     assert peak.verdict == "not decided" and peak.n == 3  # monotonic on the steps grid
     assert ("at the paper's SGD steps (`results/fig6AB_steps.nc`: task 1 trained 20,007 steps, "
-            "then task 2 2,002, where both are read; rho_a in {0, 0.2, ..., 1}): rho_b = 0.4: "
+            "then task 2 2,002; transfer is read at the switch, retention after task 2; rho_a in "
+            "{0, 0.2, ..., 1}): rho_b = 0.4: "
             "peak not resolved") in peak.evidence
     assert "; the epoch-matched fig6AB (2,050 SGD steps of task 2, rho_a in steps of 0.1), " \
         "evidence only: rho_b = 0.4: peak shown" in peak.evidence
@@ -975,14 +976,31 @@ def test_lines_363_and_364_read_fig_6cd_at_the_paper_s_sgd_steps_when_it_is_stor
     assert tradeoff.verdict == "wrong" and tradeoff.n == 3  # gating loses retention there
     assert ("at the paper's SGD steps (`results/fig6CD_steps.nc`, alpha = 1 from "
             "`results/fig6AB_steps.nc`: task 1 trained 20,007 steps with its gates, then task 2 "
-            "2,002, where both are read): random gating minus vanilla") in tradeoff.evidence
-    assert ("; the epoch-matched `results/fig6CD.nc` (task 2 read after 2,050 SGD steps), "
-            "evidence only: holds in the stated limit (random gating minus vanilla retention "
-            "at rho_b = 0 > 0: +0.") in tradeoff.evidence
+            "2,002; transfer is read at the switch, retention after task 2): random gating minus "
+            "vanilla") in tradeoff.evidence
+    assert ("; the epoch-matched `results/fig6CD.nc` (task 1 trained 20,500 SGD steps, task 2 "
+            "2,050), evidence only: holds in the stated limit (random gating minus vanilla "
+            "retention at rho_b = 0 > 0: +0.") in tradeoff.evidence
     assert "this row matches the paper's training length in SGD steps" in tradeoff.training
     adaptive = by_id["pmnist.adaptive_gating"]
     assert adaptive.verdict == "holds in the stated limit" and adaptive.n == 3
     assert "`results/fig6CD_steps.nc`" in adaptive.evidence
+    # "especially when the readout similarity is high": the gain at rho_b = 1 (0.27 at alpha
+    # = 0.1) minus at rho_b = 0.5 (0.135), paired (REFEREE28 m2)
+    assert ("especially when the readout similarity is high: the gain at rho_b = 1 minus at "
+            "rho_b = 0.5, paired, +0.1") in adaptive.evidence
+    # the transfer gain at rho_b = 0 is on line 363's card too (REFEREE28 m1)
+    assert "at rho_b = 0 gating raises transfer, as Eq. (5a) predicts: " in tradeoff.evidence
+
+    def flat(p, which, j):  # adaptive gating's gain the same at every rho_b > 0
+        value = _gating_helps(-0.3)(p, which, j)
+        if which == "transfer" and p["method"] == "adaptive-gating" and p["rho_b"] > 0:
+            value += 0.3 * (1 - p["alpha"]) * (1 - p["rho_b"])
+        return value
+    even = {v.claim_id: v for v in sec7_verdicts(StoredGrids(
+        {**epochs, "fig6AB_steps": steps["fig6AB_steps"],
+         "fig6CD_steps": _heatmap_steps_grid(3, flat, name="fig6CD_steps")}))}
+    assert even["pmnist.adaptive_gating"].verdict == "not decided"
     # without the vanilla reference at the paper's steps, or with one finished seed: fig6CD
     for stored in ({"fig6CD_steps": steps["fig6CD_steps"]},
                    {"fig6AB_steps": steps["fig6AB_steps"],
@@ -1022,7 +1040,8 @@ def test_line_366_reads_fig_6eh_at_the_paper_s_sgd_steps_when_it_is_stored():
     assert ("at the paper's SGD steps (`results/fig6EH_steps.nc`: task 1 trained 20,007 steps, "
             "then task 2 2,002, where retention is read): each at its best amplitude") \
         in layerwise.evidence
-    assert ("; the epoch-matched `results/fig6EH.nc` (task 2 read after 2,050 SGD steps), "
+    assert ("; the epoch-matched `results/fig6EH.nc` (task 1 trained 20,500 SGD steps, task 2 "
+            "2,050), "
             "evidence only: holds in the stated limit (layer-wise minus Euclidean retention "
             "> 0: +0.6") in layerwise.evidence
     assert "this row matches the paper's training length in SGD steps" in layerwise.training
