@@ -719,13 +719,36 @@ CLAIMS: list[Claim] = [
 # moment <g1 g2> = alpha alpha~ and (Ns/(alpha Nx))^2: Ns^3 alpha~/(alpha Nx) per unit.
 # These 1/(alpha Nx) terms are intermediate steps whose stated results (eq 624: gating.transfer,
 # eq 695: gating.retention) are right at leading order: misprints, counted apart from errata.
+@lru_cache(maxsize=None)
+def generator_part(term: str) -> sp.Expr:
+    """The appendix generator's share of ``term``'s derived - printed ("transfer.second",
+    Ns times its printed scale, or "retention.term3"): its derived form under the appendix
+    generator minus under the Gaussian one, which is line 619's error
+    (appendix-generator-moments), not this cause's. Sizing gated-fourth-moment's [appendix]
+    statements without it counts each error under one cause (REFEREE28 m3)."""
+    transfer = term.startswith("transfer")
+    scale = Ns if transfer else sp.Integer(1)
+    forms = [_truncated((transfer_terms(g) if transfer else retention_terms(g))[1], True,
+                        scale)[0] for g in ("appendix", "gaussian")]
+    return sp.expand(forms[0] - forms[1])
+
+
+def _own(term: str, generator: str):
+    """derived - printed of ``term`` with the generator's share taken out (:func:`generator_part`)."""
+    if generator == "gaussian":
+        return lambda d: d
+    return lambda d: d - generator_part(term)
+
+
 CLAIMS = annotate(CLAIMS, {
     **{f"gating.transfer.second_term[{g}]": dict(
-        cause="gated-fourth-moment", observable="Delta eps_TF", carry=lambda d: -d / Ns,
+        cause="gated-fourth-moment", observable="Delta eps_TF",
+        carry=lambda d, own=_own("transfer.second", g): -own(d) / Ns,
         misprint_of="gating.transfer")
        for g in ("gaussian", "appendix")},
     **{f"gating.retention.term3[{g}]": dict(
-        cause="gated-fourth-moment", observable="Delta eps_RT", carry=lambda d: -d,
+        cause="gated-fourth-moment", observable="Delta eps_RT",
+        carry=lambda d, own=_own("retention.term3", g): -own(d),
         misprint_of="gating.retention")
        for g in ("gaussian", "appendix")},
     "gating.aquad_isserlis[appendix]": dict(

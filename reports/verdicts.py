@@ -170,7 +170,7 @@ def largest_grid_member(members: Sequence[StatementVerdict]) -> Optional[Stateme
 class Cause:
     """One root cause of errata: its statements (headline verdicts ``wrong`` or ``misprint``),
     the lines it touches (steps included) and its size, the largest grid maximum among its
-    statements (else its top-ranked statement's size)."""
+    statements (else its top-ranked statement's size), in that statement's observable."""
 
     id: str
     verdict: str
@@ -204,11 +204,14 @@ class Cause:
         top, largest = sized[0], largest_grid_member(self.statements) or sized[0]
         if largest.size == top.size:
             return top.size_phrase()
-        unit = f", in {largest.observable}" if largest.observable != top.observable else ""
+        unit = f", in {top.observable}" if largest.observable != top.observable else ""
         ranked_by = (f"{top.typical:.3g} with every parameter at 1/2" if top.typical is not None
                      else top.size_phrase())
-        return (f"{largest.size_phrase()} (line {largest.line}{unit}); ranked by line "
-                f"{top.line}'s {ranked_by}")
+        grid = largest.size_phrase()  # "grid maximum x (at ...)...": its line beside the point
+        close = grid.index(")", grid.index("(at "))
+        grid = f"{grid[:close]}; line {largest.line}{grid[close:]}"
+        # the cause's observable is the grid maximum's (:func:`causes`), said after it
+        return f"ranked by line {top.line}'s {ranked_by}{unit}; {grid}"
 
     @property
     def confirmed(self) -> bool:
@@ -909,7 +912,7 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
         largest = largest_grid_member(members) or top
         out.append(Cause(cause_id, verdict, tuple(members), tuple(sorted(own | restated)),
                      None if largest is None else largest.size,
-                     "" if top is None else top.observable,
+                     "" if largest is None else largest.observable,
                      tuple(sorted(restated)), rank))
     # errata ranked in Delta eps units; network causes (test error) apart, after them
     return sorted(out, key=lambda c: (c.network, c.verdict != "wrong",

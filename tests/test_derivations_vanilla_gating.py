@@ -202,3 +202,28 @@ def test_the_surrogates_finite_size_term_is_not_the_models():
                       if c.id == "vanilla.transfer.surrogate_vs_exact_nlo[gaussian]"))
     assert v.status == "open"
     assert same(v.derived, rho_a**2 * (1 + 1 / Ns))
+
+
+def test_the_gated_fourth_moment_misprint_is_sized_without_the_appendix_generator_s_error():
+    """REFEREE28 m3: the [appendix] statements of lines 610 and 679 differ from the printed
+    form by two errors, the gate moment's (this cause's) and the appendix generator's fourth
+    moment (line 619's cause); their size carries only the first, the same as the Gaussian
+    variant's: alpha~ rho_a^2 (alpha alpha~ - 1)/(alpha Nx) in Delta eps_TF and Delta eps_RT
+    (-0.0000833 at alpha = rho_a = 1/2, alpha~ = 1, Nx = 3000)."""
+    import sympy as sp
+
+    from tasksim.derivations.gating import CLAIMS, generator_part
+    from tasksim.derivations.symbols import Nx, alpha, alpha_t, rho_a
+
+    by_id = {c.id: c for c in CLAIMS}
+    own = alpha_t * rho_a**2 * (alpha * alpha_t - 1) / (alpha * Nx)
+    for name in ("gating.transfer.second_term", "gating.retention.term3"):
+        for generator in ("gaussian", "appendix"):
+            claim = by_id[f"{name}[{generator}]"]
+            change = claim.carry(claim.derive().derived - claim.printed)
+            assert sp.simplify(change - own) == 0, (name, generator)
+    # the share taken out is line 619's error, not zero
+    assert sp.simplify(generator_part("retention.term3")
+                       - 2 * alpha_t * (rho_a - rho_a**2) / (alpha * Nx)) == 0
+    assert float(own.subs({alpha_t: 1, alpha: 0.5, rho_a: 0.5, Nx: 3000})) == \
+        pytest.approx(-0.125 / 1500)

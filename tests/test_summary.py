@@ -96,9 +96,12 @@ def test_a_cause_shows_its_largest_grid_maximum_and_the_statement_that_ranks_it(
                       typical=0.000145)
     cause = causes([largest, ranks])[0]
     assert cause.statements[0] is ranks and cause.rank == 0.000333 and cause.size == 0.00293
+    assert cause.observable == "Delta eps_RT"  # the size's own (REFEREE28 n4)
     assert cause.size_phrase == (
-        "grid maximum 0.00293 (at rho_a = 0.9, rho_b = 1); 0.000145 with every parameter at "
-        "1/2 (line 1212, in Delta eps_RT); ranked by line 619's 0.000333 with every parameter "
-        "at 1/2")
+        "ranked by line 619's 0.000333 with every parameter at 1/2, in Delta eps_TF; grid "
+        "maximum 0.00293 (at rho_a = 0.9, rho_b = 1; line 1212); 0.000145 with every "
+        "parameter at 1/2")
+    assert cause_line(cause, 1).startswith(f"1. **moments**: {cause.size_phrase}, in Delta "
+                                           "eps_RT; lines 619, 1212;")
     alone = causes([ranks])[0]
     assert alone.size == 0.00167 and "ranked by" not in alone.size_phrase
