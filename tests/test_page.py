@@ -742,3 +742,11 @@ def test_the_page_ranks_the_errata_as_report_md_does():
                        size_at={}, observable="test error of the network (mnist-5k)")]
     summary = build_summary(_cards(records), records, [])
     assert [group[0].cause for group in summary.wrong] == ["half", "edge", "net"]
+    # REFEREE28 m4: the network's cause is listed apart from the ranked list on the page
+    from tasksim.reports.html.page import render_page
+
+    html = render_page(_cards(records), summary, [], {}, mode="test")
+    ranked = html.split('<ol class="errata">')[1].split("</ol>")[0]
+    assert "<strong>half</strong>" in ranked and "<strong>net</strong>" not in ranked
+    apart = html.split("not ranked with the above)")[1].split("</ul>")[0]
+    assert "<strong>net</strong>" in apart
