@@ -1744,19 +1744,79 @@ def _met_reading(d: Difference) -> str:
                f"{'for' if d.mean > 0 else 'against'} the statement)" if need else ""))
 
 
+def task2_drops(curves: np.ndarray, short: int) -> tuple[np.ndarray, np.ndarray]:
+    """The drop of task 2's test error over its first ``short`` epochs and over the rest, per
+    run (``curves[run, epoch]``: task 2's error, task 1's epochs first, then as many of task
+    2's; the switch is the middle epoch).
+
+    >>> first, later = task2_drops(np.array([[np.nan, 1.0, 0.4, 0.3]]), 1)
+    >>> first.round(3).tolist(), later.round(3).tolist()
+    ([0.6], [0.1])
+    """
+    start = (curves.shape[1] - 1) // 2
+    return (curves[:, start] - curves[:, start + short],
+            curves[:, start + short] - curves[:, -1])
+
+
+def _line_1360_at_steps(g: StoredGrids) -> Optional[tuple[Difference, str]]:
+    """Line 1360 at the paper's SGD steps (REFEREE28 n1): on :data:`STEPS_GRID`'s points,
+    task 2's drop over its first 2,002 steps minus the drop over the 18,005 after, per seed
+    averaged over the points ("typically"), with each point's; None when that grid is not
+    stored at the paper's steps or a point has fewer than two finished seeds."""
+    lengths = _steps_lengths(g)
+    if lengths is None:
+        return None
+    short, long, s = lengths
+    data = g.datasets[STEPS_GRID]
+    done = np.asarray(data["done"].values).astype(bool)
+    seeds = np.flatnonzero(done.all(axis=0))
+    if len(seeds) < 2:
+        return None
+    curves = np.asarray(data["curves"].sel(task=2).values)
+    per_point = []
+    for i in range(data.sizes["point"]):
+        first, later = task2_drops(curves[i, seeds], short)
+        per_point.append(first - later)
+    if not np.all(np.isfinite(per_point)):  # task 2's curve not stored
+        return None
+    d = _estimate(np.mean(per_point, axis=0))
+    points = "; ".join(f"({float(data['rho_a'][i]):g}, {float(data['rho_b'][i]):g}) "
+                       f"{fmt_estimate(_estimate(x))}" for i, x in enumerate(per_point))
+    shown = sum(_estimate(x).sign() == 1 for x in per_point)
+    text = (f"at the paper's SGD steps (`results/{STEPS_GRID}.nc`: task 2 trained "
+            f"{long * s:,} steps after task 1's {long * s:,}): the drop of task 2's test error "
+            f"over its first {short * s:,} steps minus the drop over the {(long - short) * s:,} "
+            f"after, averaged over the {len(per_point)} points per seed: {fmt_estimate(d)}; "
+            f"at each point: {points} (shown at {shown} of {len(per_point)})")
+    return d, text
+
+
 def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
-    """Fig. 9A's task-2 test error (results/fig9A.nc, (rho_a, rho_b) = (0.8, 0.2)): the drop in
-    the first 10 epochs of task 2 against the drop over the 90 epochs after, paired by seed."""
+    """Line 1360: task 2's test error "typically drops significantly in the first 10 epochs
+    and shifts to gradual improvement afterward": the drop in the first 10 epochs of task 2
+    against the drop over the 90 epochs after, paired by seed, at the paper's SGD steps on
+    :data:`STEPS_GRID`'s points when stored (:func:`_line_1360_at_steps`), else on Fig. 9A's
+    curve (results/fig9A.nc, (rho_a, rho_b) = (0.8, 0.2)), kept as evidence."""
     curves = g.datasets["fig9A"]["curves"].isel(point=0).sel(task=2)
     done = np.asarray(g.datasets["fig9A"]["done"]).reshape(-1).astype(bool)
-    start = int(np.searchsorted(curves["epoch"].values, curves["epoch"].values.max() // 2))
-    error = np.asarray(curves.values)[done]
-    first = error[:, start] - error[:, start + 10]
-    later = error[:, start + 10] - error[:, -1]
+    first, later = task2_drops(np.asarray(curves.values)[done], 10)
     d = paired_difference(first, later)
     text = (f"drop over epochs 0-10 of task 2: {np.mean(first):.3f}, over epochs 10-100: "
             f"{np.mean(later):.3f}; paired difference {fmt_estimate(d)} (Fig. 9A, "
             f"(rho_a, rho_b) = (0.8, 0.2))")
+    at_steps = _line_1360_at_steps(g)
+    if at_steps is not None:
+        steps_effect, steps_text = at_steps
+        protocol = json.loads(g.datasets["fig9A"].attrs["protocol"])
+        s = steps_per_epoch(protocol)
+        return StatementVerdict(1360, "pmnist.task2_learning_curve",
+                                "the task-2 test error drops more in the first 10 epochs of "
+                                "task 2 than in the 90 epochs after", _all([steps_effect.sign()]),
+                                steps_effect.mean, steps_effect.sem, steps_effect.n, ds,
+                                f"{steps_text}; the epoch-matched Fig. 9A ({10 * s:,} and then "
+                                f"{90 * s:,} SGD steps), evidence only: " + text,
+                                claim="drop in the first 2,002 SGD steps of task 2 minus drop "
+                                      "afterwards > 0, averaged over the points")
     protocol = json.loads(g.datasets["fig9A"].attrs["protocol"])
     if not reaches_paper_length(protocol):
         s = steps_per_epoch(protocol)
@@ -1825,7 +1885,9 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
         return short_training(*heatmap_steps(grids))
     if line == 371 and line_371_grids(grids)[0] != GATING_EPOCH_GRIDS:
         return short_training(*heatmap_steps(grids))
-    on_steps = {1361: _at_paper_steps, 361: steps_row}.get(line, lambda _: None)(grids)
+    on_steps = {1361: _at_paper_steps, 361: steps_row,
+                1360: lambda g: _steps_lengths(g) if _line_1360_at_steps(g) else None
+                }.get(line, lambda _: None)(grids)
     if on_steps is not None:
         short, long, s = on_steps[:3]
         return (f"task 1: {long:,} epochs = {long * s:,} SGD steps, task 2: {short:,} and "

@@ -1064,3 +1064,47 @@ def test_line_366_reads_fig_6eh_at_the_paper_s_sgd_steps_when_it_is_stored():
         {**epochs, "fig6EH_steps": steps["fig6EH_steps"]}))}
     assert alone["pmnist.layerwise_fisher"].verdict == "holds in the stated limit"
     assert "fig6EH_steps" not in alone["pmnist.layerwise_fisher"].evidence
+
+
+def test_line_1360_reads_task_2_s_curves_at_the_paper_s_sgd_steps_when_they_are_stored():
+    """REFEREE28 n1: fig9CD_steps holds task 2's test error over the paper's 20,007 steps at
+    its points; line 1360 ("typically drops significantly in the first 10 epochs") is read
+    there, per seed averaged over the points, with Fig. 9A's epoch-matched curve as evidence.
+    A curve that keeps falling as fast after the first 2,002 steps is not decided or wrong."""
+    import json
+
+    def stored(fast: bool):
+        steps = _steps_grid(3, lambda p: 0.5, lambda p: 0.5)
+        epochs = json.loads(steps.attrs["protocol"])["epochs"]
+        rng = np.random.default_rng(5)
+        for i in range(steps.sizes["point"]):
+            for j in range(3):
+                # task 2's error: 1 at the switch, then 0.3 after 154 epochs (fast) or 0.85,
+                # then 0.2 at the end
+                after = 0.3 if fast else 0.85
+                curve = np.full(steps.sizes["epoch"], np.nan)
+                curve[epochs:] = np.linspace(1.0, after, 155).tolist() + np.linspace(
+                    after, 0.2, steps.sizes["epoch"] - epochs - 155).tolist()
+                steps["curves"].values[i, j, :, 1] = curve + 0.01 * rng.standard_normal()
+        return steps
+
+    fig9a = _grid("fig9A", 3, lambda p, w, j: 0.3)
+    fig9a["curves"].values[..., 1] = np.linspace(1.0, 0.2, fig9a.sizes["epoch"])
+    base = {"fig6AB": _grid("fig6AB", 3, _linear_like), "fig9A": fig9a}
+    fast = {v.claim_id: v for v in sec7_verdicts(StoredGrids({**base,
+                                                              "fig9CD_steps": stored(True)}))}
+    curve = fast["pmnist.task2_learning_curve"]
+    assert curve.verdict == "holds in the stated limit" and curve.n == 3
+    assert curve.effect == pytest.approx(0.7 - 0.1, abs=0.05)
+    assert "at the paper's SGD steps (`results/fig9CD_steps.nc`" in curve.evidence
+    assert "(shown at 7 of 7)" in curve.evidence
+    assert "the epoch-matched Fig. 9A (2,050 and then 18,450 SGD steps), evidence only" in \
+        curve.evidence
+    assert "2,000 and 20,000 of task 2" in curve.training
+    slow = {v.claim_id: v for v in sec7_verdicts(StoredGrids({**base,
+                                                              "fig9CD_steps": stored(False)}))}
+    assert slow["pmnist.task2_learning_curve"].verdict == "wrong"  # 0.15 then 0.65
+    # without task 2's curves in the steps grid: Fig. 9A decides
+    bare = {v.claim_id: v for v in sec7_verdicts(StoredGrids(
+        {**base, "fig9CD_steps": _steps_grid(3, lambda p: 0.5, lambda p: 0.5)}))}
+    assert "fig9CD_steps" not in bare["pmnist.task2_learning_curve"].evidence
