@@ -1723,7 +1723,11 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                             f"move, {reach:.3f}, clears the +-{NEAR_ZERO:g} band by "
                             f"{reach - NEAR_ZERO:.3f} (the gate compares the mean move with the "
                             f"band; {resolved} of the {len(moves)} moves are "
-                            f"resolved above zero by the paired t-test)"
+                            f"resolved above zero by the paired t-test"
+                            + (": " + ", ".join(
+                                f"{'layer-wise' if m == 'fisher-layerwise' else 'diagonal'} at "
+                                f"lambda_1 = {l1:g}" for m, l1, d in moves if d.sign() == 1)
+                               if 0 < resolved < len(moves) else "") + ")"
                             + (f"; {caveat}" if caveat else ""), claim=claim, caveat=caveat,
                             parts=parts_table([Part(d, f"layer-wise minus diagonal retention "
                                                        f"at lambda_1 = {l1:g}, lambda_2 = 100 "
