@@ -1115,8 +1115,8 @@ def _p5(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> Sta
                               "also predicts: " + ", ".join(fmt_estimate(loss[al])
                                                             for al in ALPHAS)
                             + "; the transfer cost is read at rho_b = 1 (rho_b >= rho_a, where "
-                              "Sec. 5.1 predicts it); at rho_b = 0 gating raises transfer, as "
-                              "Eq. (5a) predicts: " + ", ".join(
+                              "Sec. 5.1 predicts it); at rho_b = 0 Eq. (5a) predicts that "
+                              "gating raises transfer; measured: " + ", ".join(
                                   f"{fmt_estimate(raised[al])} ({_resolved_word(raised[al])})"
                                   for al in ALPHAS)
                             + (_epoch_matched_reading(g, at, GATING_EPOCH_GRIDS, _p5)
@@ -1185,7 +1185,8 @@ def _p6(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> Sta
                             + (f"; {power}" if power else "")
                             + (_epoch_matched_reading(g, at, GATING_EPOCH_GRIDS, _p6)
                                if grids is None else ""),
-                            "", claim="adaptive minus random transfer at rho_b = 1, low alpha > 0"
+                            "", claim="adaptive minus random transfer at rho_b = 1, low "
+                                      "alpha > 0, and larger than at rho_b = 0.5"
                             + (f" (alpha = {', '.join(f'{a:g}' for a in shown)})"
                                if shown and len(shown) < len(low) else ""))
 

@@ -990,7 +990,8 @@ def test_lines_363_and_364_read_fig_6cd_at_the_paper_s_sgd_steps_when_it_is_stor
     assert ("especially when the readout similarity is high: the gain at rho_b = 1 minus at "
             "rho_b = 0.5, paired, +0.1") in adaptive.evidence
     # the transfer gain at rho_b = 0 is on line 363's card too (REFEREE28 m1)
-    assert "at rho_b = 0 gating raises transfer, as Eq. (5a) predicts: " in tradeoff.evidence
+    assert "at rho_b = 0 Eq. (5a) predicts that gating raises transfer; measured: " in \
+        tradeoff.evidence
 
     def flat(p, which, j):  # adaptive gating's gain the same at every rho_b > 0
         value = _gating_helps(-0.3)(p, which, j)
