@@ -78,7 +78,7 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           picklable, remember_costs, sizes_job, timed)
 from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
-from .summary import (brief, confirmation_text, definitions_markdown, escape_cell,
+from .summary import (brief, cause_size, confirmation_text, definitions_markdown, escape_cell,
                       math, quote_markdown, readable, size_text)
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
@@ -979,7 +979,8 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
     mode = "quick (small sizes, few seeds)" if options.quick else "paper sizes"
     page = build_page(records=records, paper=paper, covered=covered, extras=extras,
                       figures=figures, findings=page_findings, provenance=record, mode=mode,
-                      beyond_paper=findings_markdown(found) if found else "")
+                      beyond_paper=findings_markdown(found) if found else "",
+                      cause_sizes={c.id: cause_size(c) for c in causes(statements, verdicts)})
     (folder / "index.html").write_text(page)
     (folder / "REPORT.md").write_text(landing_markdown(
         verdicts, paper, covered, measured, figure_findings, records, options, record,

@@ -828,6 +828,9 @@ class Summary:
     """The six verdict words and their meanings, with the network's legend last."""
     beyond_paper: str = ""
     """The findings beyond the paper (REPORT.md's section of that name), as HTML."""
+    cause_sizes: dict[str, str] = field(default_factory=dict)
+    """Each erratum cause's size as REPORT.md words it (:func:`tasksim.reports.summary.
+    cause_size`: its largest grid maximum, the value that ranks it), by cause id."""
     """(finding, its step claims, the anchors of their lines that no card holds) for the
     steps of findings that no statement of the paper carries, so no card shows them: their
     expressions are in derivations.tex and claims.json, and ``#line-N`` of their line lands

@@ -87,10 +87,11 @@ def render_page(cards: Sequence[Card], summary: Summary, figures: Sequence[Figur
 def build_page(*, records: Sequence[Mapping[str, Any]], paper: Any, covered: Sequence[Any],
                extras: Mapping[str, ClaimExtras], figures: Sequence[FigureView],
                findings: Sequence[str], provenance: Mapping[str, Any], mode: str,
-               beyond_paper: str = "") -> str:
+               beyond_paper: str = "", cause_sizes: Mapping[str, str] = {}) -> str:
     """Everything joined: the statement index, the claim records, the figures; ``findings``
     are the figures' measurements (evidence), ``beyond_paper`` the findings beyond the paper
-    (Markdown, REPORT.md's section)."""
+    (Markdown, REPORT.md's section), ``cause_sizes`` each erratum cause's size in words (as
+    REPORT.md's errata rows)."""
     rows = statement_rows(paper, covered)
     refs, names = reference_resolver(paper), label_namer(paper)
     # the toolkit's prose names the paper's equations as the paper prints them
@@ -100,4 +101,5 @@ def build_page(*, records: Sequence[Mapping[str, Any]], paper: Any, covered: Seq
                         lambda line: _part(paper, line), lambda text: names(refs(text)))
     summary = build_summary(cards, records, findings)
     summary.beyond_paper = markdown_blocks_html(names(beyond_paper)) if beyond_paper else ""
+    summary.cause_sizes = {cause: names(size) for cause, size in cause_sizes.items()}
     return render_page(cards, summary, figures, provenance, mode=mode)
