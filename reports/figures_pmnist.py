@@ -34,10 +34,11 @@ from .figures_context import FigureContext, FigureResult
 from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, numeric_points,
                            palette, panel_label, theory_line)
 from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, GATING_EPOCH_GRIDS, HEATMAP_STEPS_GRID,
-                                 REGULARIZED_EPOCH_GRIDS, SECONDARY_DATASET, TENTHS,
+                                 REGULARIZED_EPOCH_GRIDS, SECONDARY_DATASET, STEPS_GRID, TENTHS,
                                  StatementVerdict, StoredGrids, ef_steps_lengths, gating_grids,
-                                 heatmap_steps, predictions_phrase, regularized_grids,
-                                 sec7_verdicts, steps_per_epoch, steps_row, with_secondary)
+                                 heatmap_steps, line_1360_at_steps, predictions_phrase,
+                                 regularized_grids, sec7_verdicts, steps_per_epoch, steps_row,
+                                 with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -701,7 +702,12 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                         f"error at epoch {p['epochs']} ({_steps(p):,} SGD steps; the paper's: "
                         f"{PAPER_STEPS:,}) is {last:.4f}, {drop:.1%} below its value 10 epochs "
                         f"earlier (relative): {_converged(drop)}"
-                        + _secondary_fall(_secondary(ctx)))
+                        + _secondary_fall(_secondary(ctx))
+                        + (f". Line 1360 (task 2's fast drop, then a gradual one) is judged "
+                           f"at the paper's SGD steps on the task-2 curves of "
+                           f"`results/{STEPS_GRID}.nc` (its 7 points), which this panel does "
+                           f"not draw; this curve is evidence"
+                           if line_1360_at_steps(g) is not None else ""))
     else:
         _empty(ax_a, "not stored: tasksim pmnist-grid fig9A")
     panel_label(ax_a, "A", "learning curves, network, $(\\rho_a, \\rho_b)$ = (0.8, 0.2)")

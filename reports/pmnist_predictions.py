@@ -1763,7 +1763,7 @@ def task2_drops(curves: np.ndarray, short: int) -> tuple[np.ndarray, np.ndarray]
             curves[:, start + short] - curves[:, -1])
 
 
-def _line_1360_at_steps(g: StoredGrids) -> Optional[tuple[Difference, str]]:
+def line_1360_at_steps(g: StoredGrids) -> Optional[tuple[Difference, str]]:
     """Line 1360 at the paper's SGD steps (REFEREE28 n1): on :data:`STEPS_GRID`'s points,
     task 2's drop over its first 2,002 steps minus the drop over the 18,005 after, per seed
     averaged over the points ("typically"), with each point's; None when that grid is not
@@ -1800,7 +1800,7 @@ def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
     """Line 1360: task 2's test error "typically drops significantly in the first 10 epochs
     and shifts to gradual improvement afterward": the drop in the first 10 epochs of task 2
     against the drop over the 90 epochs after, paired by seed, at the paper's SGD steps on
-    :data:`STEPS_GRID`'s points when stored (:func:`_line_1360_at_steps`), else on Fig. 9A's
+    :data:`STEPS_GRID`'s points when stored (:func:`line_1360_at_steps`), else on Fig. 9A's
     curve (results/fig9A.nc, (rho_a, rho_b) = (0.8, 0.2)), kept as evidence."""
     curves = g.datasets["fig9A"]["curves"].isel(point=0).sel(task=2)
     done = np.asarray(g.datasets["fig9A"]["done"]).reshape(-1).astype(bool)
@@ -1809,7 +1809,7 @@ def _line_1360(g: StoredGrids, ds: str) -> StatementVerdict:
     text = (f"drop over epochs 0-10 of task 2: {np.mean(first):.3f}, over epochs 10-100: "
             f"{np.mean(later):.3f}; paired difference {fmt_estimate(d)} (Fig. 9A, "
             f"(rho_a, rho_b) = (0.8, 0.2))")
-    at_steps = _line_1360_at_steps(g)
+    at_steps = line_1360_at_steps(g)
     if at_steps is not None:
         steps_effect, steps_text = at_steps
         protocol = json.loads(g.datasets["fig9A"].attrs["protocol"])
@@ -1891,7 +1891,7 @@ def _training(grids: StoredGrids, grid: str, line: int) -> str:
     if line == 371 and line_371_grids(grids)[0] != GATING_EPOCH_GRIDS:
         return short_training(*heatmap_steps(grids))
     on_steps = {1361: _at_paper_steps, 361: steps_row,
-                1360: lambda g: _steps_lengths(g) if _line_1360_at_steps(g) else None
+                1360: lambda g: _steps_lengths(g) if line_1360_at_steps(g) else None
                 }.get(line, lambda _: None)(grids)
     if on_steps is not None:
         short, long, s = on_steps[:3]
