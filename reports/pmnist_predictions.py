@@ -680,8 +680,7 @@ def _epoch_matched_corners(g: StoredGrids, grid: str) -> str:
     """fig6AB's corners as evidence beside a verdict read on :data:`STEPS_GRID`."""
     if grid != STEPS_GRID or not g.has("fig6AB"):
         return ""
-    protocol = json.loads(g.datasets["fig6AB"].attrs["protocol"])
-    steps = int(protocol["retention_epochs"]) * steps_per_epoch(protocol)
+    steps = _task2_steps(g, "fig6AB")
     parts = [f"{w} at ({a:g}, {b:g}) "
              + fmt_estimate(_estimate(*_common(g.values("fig6AB", "vanilla", a, b, w))))
              for a, b in ((1.0, 0.0), (0.0, 1.0)) for w in ("transfer", "retention")]
@@ -1032,15 +1031,22 @@ GATING_EPOCH_GRIDS = ("fig6CD", "fig6AB")
 """Fig. 6C, D matched in epochs, and its vanilla reference."""
 
 
+def steps_or_epochs(g: StoredGrids, steps_grid: str, epoch_grids: tuple[str, str]
+                    ) -> tuple[str, str]:
+    """A grid and its vanilla reference: (``steps_grid``, :data:`HEATMAP_STEPS_GRID`) when
+    both are stored at the paper's SGD steps with the same training lengths and at least two
+    finished seeds at every point (:func:`short_training_at_paper_steps`), else
+    ``epoch_grids``."""
+    lengths = short_training_at_paper_steps(g, steps_grid)
+    if lengths is not None and lengths == heatmap_steps(g):
+        return steps_grid, HEATMAP_STEPS_GRID
+    return epoch_grids
+
+
 def gating_grids(g: StoredGrids) -> tuple[str, str]:
-    """Where lines 363 and 364 read Fig. 6C, D and its vanilla reference: (
-    :data:`GATING_STEPS_GRID`, :data:`HEATMAP_STEPS_GRID`) when both are stored at the paper's
-    SGD steps with the same training lengths and at least two finished seeds at every point
-    (:func:`short_training_at_paper_steps`), else :data:`GATING_EPOCH_GRIDS`."""
-    gated = short_training_at_paper_steps(g, GATING_STEPS_GRID)
-    if gated is not None and gated == heatmap_steps(g):
-        return GATING_STEPS_GRID, HEATMAP_STEPS_GRID
-    return GATING_EPOCH_GRIDS
+    """Where lines 363 and 364 read Fig. 6C, D and its vanilla reference
+    (:func:`steps_or_epochs`)."""
+    return steps_or_epochs(g, GATING_STEPS_GRID, GATING_EPOCH_GRIDS)
 
 
 def gating_source(g: StoredGrids, grids: tuple[str, str]) -> str:
@@ -1203,14 +1209,8 @@ REGULARIZED_EPOCH_GRIDS = ("fig6EH", "fig6AB")
 
 
 def regularized_grids(g: StoredGrids) -> tuple[str, str]:
-    """Where line 366 reads Fig. 6E-H and its vanilla reference: (
-    :data:`REGULARIZED_STEPS_GRID`, :data:`HEATMAP_STEPS_GRID`) when both are stored at the
-    paper's SGD steps with the same training lengths and at least two finished seeds at every
-    point, else :data:`REGULARIZED_EPOCH_GRIDS`."""
-    lengths = short_training_at_paper_steps(g, REGULARIZED_STEPS_GRID)
-    if lengths is not None and lengths == heatmap_steps(g):
-        return REGULARIZED_STEPS_GRID, HEATMAP_STEPS_GRID
-    return REGULARIZED_EPOCH_GRIDS
+    """Where line 366 reads Fig. 6E-H and its vanilla reference (:func:`steps_or_epochs`)."""
+    return steps_or_epochs(g, REGULARIZED_STEPS_GRID, REGULARIZED_EPOCH_GRIDS)
 
 
 def regularized_source(g: StoredGrids, grids: tuple[str, str]) -> str:
