@@ -532,6 +532,10 @@ class StatementVerdict:
     parts: tuple[dict[str, Any], ...] = field(default=(), kw_only=True)
     """For a conjunction, one row per part (:func:`parts_table`): what its card's table shows
     (REFEREE24 m11); empty for a statement of one part."""
+    levels: tuple[tuple[float, bool, str], ...] = field(default=(), kw_only=True)
+    """Line 1434 where its condition is reached: per lambda_1, whether lambda_2 acts there
+    (its move clears the band) and the reading there (:func:`_met_reading`); what a primary
+    row's caveat quotes from a secondary row (REFEREE28 n3). Empty for other statements."""
 
     def as_evidence(self) -> str:
         """The measurement as evidence only, no verdict word: the claim tested, effect, SE,
@@ -1732,7 +1736,9 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                             + (f"; {caveat}" if caveat else ""), claim=claim, caveat=caveat,
                             parts=parts_table([Part(d, f"layer-wise minus diagonal retention "
                                                        f"at lambda_1 = {l1:g}, lambda_2 = 100 "
-                                                       f"> 0") for l1, d in diffs.items()]))
+                                                       f"> 0") for l1, d in diffs.items()]),
+                            levels=tuple((l1, l1 in met, _met_reading(diffs[l1]))
+                                         for l1 in levels))
 
 
 def _met_reading(d: Difference) -> str:
@@ -2136,15 +2142,21 @@ def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[Stat
 
 
 def _firmer_secondary(v: StatementVerdict) -> StatementVerdict:
-    """Line 1434 (REFEREE27 n1): where the primary verdict decides at amplitudes that do not
-    meet its condition (its caveat) and the secondary row reaches the same word with the
-    condition met wherever it decides (no caveat), the caveat points to that row."""
+    """Line 1434 (REFEREE27 n1, REFEREE28 n3): where the primary verdict decides at amplitudes
+    that do not meet its condition (its caveat) and the secondary row reaches the same word
+    with the condition met at every lambda_1, the caveat points to that row and says what it
+    shows at the amplitudes where the primary row meets the condition (there the two rows
+    read the same part of the statement)."""
     s = v.secondary
     if not (v.line == 1434 and v.caveat and not s.caveat and not s.condition_unmet
+            and s.levels and all(met for _, met, _ in s.levels)
             and s.verdict == v.verdict and v.verdict != "not decided"):
         return v
-    pointer = (f"; the card's secondary row, on {s.dataset}, which meets the condition "
-               f"wherever it decides, is {s.verdict} too")
+    there = {l1: reading for l1, _, reading in s.levels}
+    shared = "".join(f"; at lambda_1 = {l1:g}, {there[l1]}" for l1, met, _ in v.levels
+                     if met and l1 in there)
+    pointer = (f"; the card's secondary row, on {s.dataset}, meets the condition at every "
+               f"lambda_1 and is {s.verdict} too{shared}")
     return replace(v, caveat=v.caveat + pointer, evidence=v.evidence + pointer)
 
 

@@ -395,6 +395,7 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
 
     if statements is None:
         statements = _statements(verdicts, paper, measured)
+    names = label_namer(paper) if paper is not None else (lambda text: text)
     document = {
         "provenance": record,
         "conventions": {"clause": "a line's clauses counted from 0 here (the first clause is "
@@ -518,8 +519,9 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
         "verdicts": dict(VERDICT_DEFINITIONS),
         "claims": claim_records(verdicts, paper, measured, statements),
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
-                    "rank": c.rank, "size_phrase": c.size_phrase or None, "network": c.network,
-                    "observable": c.observable, "lines": list(c.lines),
+                    "rank": c.rank, "size_phrase": names(c.size_phrase) or None,
+                    "network": c.network, "observable": names(c.observable),
+                    "lines": list(c.lines),
                     "restated_at": list(c.restated),
                     "statements": [s.id for s in c.statements]}
                    for c in causes(statements, verdicts)],

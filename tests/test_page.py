@@ -121,6 +121,22 @@ def test_every_note_quote_and_caption_reads_as_words_or_math(built):
             assert not bad, (r["id"], key, bad)
 
 
+def test_claims_json_names_equations_as_the_paper_prints_them(built):
+    """Words in claims.json (a claim's or a cause's) say "Eq. (28)", never the bare LaTeX label
+    eq_ap_etf_gated1 (the pages already do); a label may follow its name in parentheses,
+    "Appendix C.2 (subsec_appendix_FIM)", for a reader who searches the source."""
+    from tasksim.reports.paper import load_paper
+    from tasksim.reports.paper_labels import label_numbers
+
+    labels = set(label_numbers(load_paper()))
+    document = json.loads((built / "claims.json").read_text())
+    for r in document["claims"] + document["causes"]:
+        for key in RECORD_WORDS:
+            bare = re.sub(r"\([\w:-]+\)", " ", r.get(key) or "")
+            words = set(re.findall(r"[A-Za-z_:][\w:-]*", bare))
+            assert not words & labels, (r["id"], key, sorted(words & labels))
+
+
 def test_a_markdown_table_in_a_caption_becomes_a_table():
     from tasksim.reports.html.mathml import markdown_blocks_html
 

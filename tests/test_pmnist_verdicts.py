@@ -827,16 +827,22 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
     # what the one amplitude that meets the condition shows (REFEREE27 n1)
     assert "; where it is met, at lambda_1 = 100, layer-wise minus diagonal +0.0" in edge.caveat
     assert "is not resolved" in edge.caveat.split("where it is met")[1]
-    # a secondary row that is wrong where the condition is met everywhere it decides: the
-    # caveat points to it; the verdict stays the primary's
+    # a secondary row that is wrong with the condition met at every lambda_1: the caveat
+    # points to it and says what it shows where the primary row meets the condition (lambda_1
+    # = 100 here; REFEREE28 n3); the verdict stays the primary's
     from dataclasses import replace as _replace
 
     from tasksim.reports.pmnist_predictions import with_secondary
 
+    assert [met for _, met, _ in worse.levels] == [True, True, True]
     pointed = with_secondary([edge], [_replace(worse, dataset="digits")])[0]
     assert pointed.verdict == "wrong" and pointed.secondary.dataset == "digits"
-    assert pointed.caveat.endswith("; the card's secondary row, on digits, which meets the "
-                                   "condition wherever it decides, is wrong too")
+    assert ("; the card's secondary row, on digits, meets the condition at every lambda_1 "
+            "and is wrong too; at lambda_1 = 100, layer-wise minus diagonal ") in pointed.caveat
+    assert pointed.caveat.endswith(dict((l1, r) for l1, _, r in worse.levels)[100.0])
+    # a secondary row that meets the condition at some lambda_1 only points to nothing
+    partial = _replace(worse, dataset="digits", levels=((0.01, False, "x"),) + worse.levels[1:])
+    assert with_secondary([edge], [partial])[0].caveat == edge.caveat
     assert pointed.caveat in pointed.evidence
     assert with_secondary([worse], [_replace(worse, dataset="digits")])[0].caveat == ""
     assert worse.training.startswith("task 1: 1,539 epochs = 20,007 SGD steps, task 2: 154 "
