@@ -1717,7 +1717,9 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                  + "".join(f"; where it is met, at lambda_1 = {l1:g}, "
                            + _met_reading(diffs[l1]) for l1 in met if l1 not in decisive))
     margin = (f"met by {reach - NEAR_ZERO:.3f} above the +-{NEAR_ZERO:g} band (the largest "
-              f"mean move, {fmt_estimate(largest).lstrip('+')})")
+              f"mean move, {fmt_estimate(largest).lstrip('+')}"
+              + (", itself not resolved from zero by the paired t-test"
+                 if largest.sign() == 0 else "") + ")")
     caveat = ""
     if narrow or where:
         caveat = "its condition (a W_2 amplitude that acts) " + ", ".join(

@@ -821,6 +821,8 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
     assert edge.verdict == "wrong", edge.evidence
     assert edge.caveat.startswith("its condition (a W_2 amplitude that acts) met by 0.00"), \
         edge.caveat
+    # the synthetic move has no spread, so it is resolved and nothing more is said of it
+    assert "not resolved from zero" not in edge.caveat
     assert ("met at lambda_1 = 100 only; at lambda_1 = 1, where the statement is contradicted, "
             "lambda_2 moves retention by at most 0.03") in edge.caveat
     assert edge.caveat in edge.evidence
