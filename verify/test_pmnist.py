@@ -318,6 +318,38 @@ def test_the_grids_at_the_paper_s_sgd_steps_agree_where_they_share_runs():
     assert compared
 
 
+def _same_settings(a: Any, b: Any):
+    """(i, k, j) for every seed j finished in both grids at a point i of ``a`` and k of ``b``
+    with the same method, (rho_a, rho_b), alpha and amplitudes (lambda_1, lambda_2)."""
+    keys = ("rho_a", "rho_b", "alpha", "lam1", "lam2")
+    for i in range(a.sizes["point"]):
+        same = np.asarray(b["method"].values == a["method"].values[i])
+        for key in keys:
+            same &= np.isclose(b[key].values, float(a[key][i]), equal_nan=True)
+        for k in np.flatnonzero(same):
+            for j in range(min(a.sizes["seed"], b.sizes["seed"])):
+                if a["done"].values[i, j] and b["done"].values[k, j]:
+                    yield i, int(k), j
+
+
+def test_fig6eh_steps_repeats_fig9ef_steps_where_their_settings_meet():
+    """Fig. 6E-H at the paper's steps holds the Fisher runs at (0.5, 0.5) with lambda_1 =
+    lambda_2 that fig9EF_steps holds too (the same seeds, the plain task 1 of 20,007 steps,
+    2,002 of task 2), computed again by another invocation: they agree number for number."""
+    from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid
+
+    paths = [grid_path(RESULTS_DIR, name) for name in ("fig6EH_steps", "fig9EF_steps")]
+    if not all(p.is_file() for p in paths):
+        pytest.skip("results/fig6EH_steps.nc or results/fig9EF_steps.nc is not stored")
+    eh, ef = (load_grid(p) for p in paths)
+    compared = 0
+    for i, k, j in _same_settings(eh, ef):
+        np.testing.assert_array_equal(eh["curves"].values[i, j], ef["curves"].values[k, j])
+        assert float(eh["retention"].values[i, j]) == float(ef["retention"].values[k, j])
+        compared += 1
+    assert compared  # fig6EH's Fisher points at (0.5, 0.5) are in fig9EF's grid
+
+
 def test_the_legend_names_the_statements_judged_at_the_paper_s_sgd_steps():
     """The verdicts' legend (REPORT.md, index.html: :data:`NETWORK_LIMIT`) lists the lines that
     runs at the paper's SGD steps judge; on the stored grids those are exactly the statements
