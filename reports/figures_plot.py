@@ -143,6 +143,9 @@ def save_png(fig: Figure, path: Path, *, dpi: int,
     first draw settles the constrained layout, so build each figure once per file.)
     """
     path = Path(path)
+    empty = [i for i, axes in enumerate(fig.axes) if axes.get_visible() and not axes.has_data()]
+    if empty:  # REFEREE30 n5: a panel made and never drawn on
+        raise ValueError(f"{path.name}: axes {empty} of the figure draw nothing")
     path.parent.mkdir(parents=True, exist_ok=True)
     with matplotlib.rc_context(STYLE):
         fig.savefig(path, dpi=dpi, format="png", metadata={"Software": None, **(metadata or {})})

@@ -93,7 +93,7 @@ def figure_4(ctx: FigureContext) -> list[FigureResult]:
     c = ctx.config
     curves = {w: theory.curve(f"euclidean.{w}", (rho_a, rho_b, gamma))
               for w in ("transfer", "retention")}
-    fig, ax = new_figure(5, (20.0, 3.8))
+    fig, ax = new_figure(4, (17.5, 3.8))  # four panels (REFEREE30 n5: no empty fifth)
     gammas = np.asarray(c.gammas)
     devs = _lines_vs_parameter(ctx, (ax[0], ax[1]), "fig4.AB", "euclidean", EUCLIDEAN_PAIRS,
                                gammas, curves, "gamma")

@@ -320,3 +320,30 @@ def test_scored_on_the_drawn_readouts_random_gating_at_alpha_one_is_adaptive_gat
         assert not np.allclose(adaptive.mean(which)[4:], averaged.mean(which)[4:])
     with pytest.raises(ValueError, match="score"):
         run("random-gating", "expected")
+
+
+def test_fig2_says_on_which_lines_the_retention_falls_with_alpha():
+    """REFEREE30 m1: at rho_a = 1 the leading-order retention falls with alpha for rho_b < 1,
+    while on the line rho_b = 1 it dips and rises back (Fig. 7's region); the sentence is
+    computed from the curves, never a fixed 'for every rho_b'."""
+    from tasksim.derivations.symbols import alpha
+    from tasksim.reports.figures_gating import _retention_trend
+
+    R = theory.curve("gating.retention.random", (rho_a, rho_b, alpha))
+    text = _retention_trend(R, np.linspace(0.01, 1, 200))
+    assert text.startswith("the retention falls as alpha grows for rho_b = 0, 0.25, 0.5, 0.75,")
+    assert "rises again after a dip for rho_b = 1 (lowest at alpha = 0.50)" in text
+    falling = _retention_trend(lambda a, b, x: 1.0 - x, np.linspace(0.01, 1, 20))
+    assert falling == "the retention falls as alpha grows for every rho_b"
+
+
+def test_a_figure_with_a_panel_that_draws_nothing_is_not_saved(tmp_path):
+    """REFEREE30 n5: Fig. 4 was made with five panels and drew four; saving refuses that."""
+    from tasksim.reports.figures_plot import new_figure, save_png
+
+    fig, ax = new_figure(2, (4.0, 2.0))
+    ax[0].plot([0, 1], [0, 1])
+    with pytest.raises(ValueError, match=r"axes \[1\] of the figure draw nothing"):
+        save_png(fig, tmp_path / "f.png", dpi=50)
+    ax[1].plot([0, 1], [1, 0])
+    assert save_png(fig, tmp_path / "f.png", dpi=50).is_file()
