@@ -10,6 +10,7 @@ import sympy as sp
 
 from tasksim.derivations.claims import Claim, Derivation, evaluate, statement_verdict
 from tasksim.derivations.registry import all_claims
+from tasksim.derivations.symbols import gamma
 from tasksim.reports.verdicts import (StatementVerdict, build_statement_verdicts, causes,
                                       statement_word)
 
@@ -238,6 +239,25 @@ def test_a_loss_of_invariance_only_at_finite_size_holds_under_a_stronger_conditi
     assert record.size == pytest.approx(0.15) and record.size_point["Nx"] == 3000
     assert record.size_phrase().startswith("measured 0.15 (at Nx = 3000")
     assert "lam Ns/Nx not small" in record.condition
+    # REFEREE30 M1: the card names the reading the verdict uses and derives the other one
+    assert "under the literal amplitude 1/gamma - 1" in record.condition
+    assert "with the amplitude scaled by Nx/Ns" in record.condition
+    scaled = evaluate(_claims(claim_id)[0]).derivation.steps[-1].expr
+    assert scaled != 0 and scaled.subs(gamma, 1) == 0  # lost at leading order for gamma < 1
+
+
+def test_line_93s_diagonal_half_against_the_amplitude_waits_on_the_amplitude_s_normalization():
+    """REFEREE30 m4: 'its diagonal approximation ... much less robust against ... regularizer
+    amplitude' has its own verdict. With the literal amplitude the leading-order diagonal
+    retention is the vanilla one at every gamma (the clause fails), scaled by Nx/Ns it is the
+    Euclidean one (the clause holds): the paper does not fix which, so nothing decides it, and
+    the record says so with both derived steps."""
+    claim_id = "fisher_diagonal.less_robust_to_amplitude"
+    assert statement_word(claim_id) == "not decided"
+    v = evaluate(_claims(claim_id)[0])
+    assert [step.expr for step in v.derivation.steps] == [0, 0]
+    assert _claims(claim_id)[0].line == 93
+    assert "which the paper does not say" in _claims(claim_id)[0].decide
 
 
 def test_the_transfer_half_of_line_271_holds_only_as_nx_over_ns_squared_vanishes():
