@@ -773,3 +773,15 @@ def test_the_page_ranks_the_errata_as_report_md_does():
     ranked = html.split('<ol class="errata">')[1].split("</ol>")[0]
     assert "<strong>half</strong> (cause size grid maximum 0.6" in ranked
     assert "<strong>edge</strong>:" in ranked  # no size known: none shown
+    # REFEREE30 n3: the network's misprints are listed apart from the model's too
+    records += [_record("typo", 30, "misprint", clause=0, cause="typo", size={"value": 0.1},
+                        size_at={}, observable="Delta eps_RT"),
+                _record("net-typo", 31, "misprint", clause=0, cause="net-typo",
+                        size={"value": 0.0}, size_at={},
+                        observable="test error of the network (mnist-5k)")]
+    html = render_page(_cards(records), build_summary(_cards(records), records, []), [], {},
+                       mode="test")
+    model = html.split("<h3>Misprints (the stated result is right)</h3>")[1].split("</ul>")[0]
+    assert "<strong>typo</strong>" in model and "<strong>net-typo</strong>" not in model
+    network = html.split("Misprints in the network's appendix")[1].split("</ul>")[0]
+    assert "<strong>net-typo</strong>" in network
