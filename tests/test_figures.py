@@ -347,3 +347,33 @@ def test_a_figure_with_a_panel_that_draws_nothing_is_not_saved(tmp_path):
         save_png(fig, tmp_path / "f.png", dpi=50)
     ax[1].plot([0, 1], [1, 0])
     assert save_png(fig, tmp_path / "f.png", dpi=50).is_file()
+
+
+def test_fig3d_states_the_alpha_dependence_paired_over_the_same_pairs():
+    """REFEREE30 m6: Fig. 3D's bars are the prior's spread; the caption gives each level
+    minus alpha = 1 on the same pairs, whose standard error is that of the differences."""
+    from tasksim.reports.figures_gating import _paired_against_alpha_one
+
+    values = np.array([[1.0, 2.0, 3.0, 4.0], [1.1, 2.1, 3.1, 4.3]])  # levels 0.3 and 1
+    text = _paired_against_alpha_one(values, np.array([0.3, 1.0]))
+    assert text == "-0.15 +- 0.05 at alpha = 0.3"
+    assert _paired_against_alpha_one(values, np.array([0.3, 0.5])).startswith("not measured")
+
+
+def test_fig3d_names_its_reference_lines_that_coincide():
+    """REFEREE30 n4: with the diagonal kept the derived retention is rho_a (2 rho_b - rho_a),
+    the vanilla transfer: the caption says their lines lie on one another."""
+    from tasksim.reports.figures_gating import _coinciding_lines
+
+    a, b = midpoint_grid(4)
+    vanilla = {w: theory.curve(f"vanilla.{w}", (rho_a, rho_b)) for w in ("transfer", "retention")}
+    diagonal = {w: theory.curve(f"soft_threshold.{w}_with_diagonal", (rho_a, rho_b))
+                for w in ("transfer", "retention")}
+    text = _coinciding_lines(vanilla, diagonal, a, b)
+    assert "the derived retention with the diagonal kept" in text
+    assert "equal the vanilla transfer on these pairs (0.172)" in text
+    moved = {"transfer": lambda x, y: 0 * x + 9.0, "retention": diagonal["retention"]}
+    assert _coinciding_lines(vanilla, {**diagonal, **moved}, a, b).startswith(
+        "the derived retention with the diagonal kept equals the vanilla transfer")
+    apart = {"transfer": moved["transfer"], "retention": lambda x, y: 0 * x - 9.0}
+    assert _coinciding_lines(vanilla, apart, a, b) == ""
