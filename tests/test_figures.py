@@ -366,7 +366,8 @@ def test_fig3d_names_its_reference_lines_that_coincide():
     from tasksim.reports.figures_gating import _coinciding_lines
 
     a, b = midpoint_grid(4)
-    vanilla = {w: theory.curve(f"vanilla.{w}", (rho_a, rho_b)) for w in ("transfer", "retention")}
+    vanilla = {w: theory.curve(f"vanilla.{w}", (rho_a, rho_b))
+               for w in ("transfer", "retention")}
     diagonal = {w: theory.curve(f"soft_threshold.{w}_with_diagonal", (rho_a, rho_b))
                 for w in ("transfer", "retention")}
     text = _coinciding_lines(vanilla, diagonal, a, b)
