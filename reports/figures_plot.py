@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import matplotlib
 
@@ -170,6 +170,17 @@ def _number(x: float) -> str:
     return "" if x is None or not np.isfinite(x) else f"{float(x):.12g}"
 
 
+def _named_by_its_line(ax: Axes, marker_line: Any) -> str:
+    """An unlabelled series of markers named after the one labelled curve of its panel drawn
+    in its colour (the theory line it is measured against): "rho_b = 0.5 (numerics)"; ""
+    when no curve, or more than one, shares the colour (REFEREE30 n6)."""
+    colour = mcolors.to_rgba(marker_line.get_color())
+    labels = {line.get_label() for line in ax.lines
+              if line is not marker_line and not line.get_label().startswith("_")
+              and mcolors.to_rgba(line.get_color()) == colour}
+    return f"{labels.pop()} (numerics)" if len(labels) == 1 else ""
+
+
 def figure_data_csv(fig: Figure) -> str:
     """Every plotted point of ``fig`` as CSV (``DATA_HEADER``; columns panel, x_label,
     y_label, series, kind, x, y, error, value): theory lines, error bars, baselines,
@@ -211,9 +222,9 @@ def figure_data_csv(fig: Figure) -> str:
             if bars:
                 for j, segment in enumerate(bars[-1].get_segments()[:len(xs)]):
                     errors[j] = abs(segment[1][1] - segment[0][1]) / 2
-            series = getattr(container, "data_label", "") or container.get_label() or \
-                f"points {i + 1}"
-            series = f"points {i + 1}" if series.startswith("_") else series
+            series = getattr(container, "data_label", "") or container.get_label() or ""
+            if not series or series.startswith("_"):
+                series = _named_by_its_line(ax, line) or f"points {i + 1}"
             for x, y, e in zip(xs, ys, errors):
                 writer.writerow(head + [series, "points", _number(x), _number(y), _number(e), ""])
         for i, line in enumerate(ax.lines):

@@ -740,7 +740,8 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                 numeric_points(ax_b, np.array(FIFTHS), np.array([e[0] for e in est]),
                                np.array([e[1] for e in est]), color, marker="s", filled=False,
                                label=("$\\rho_b$ = 0.5, the paper's SGD steps" if b == 0.5
-                                      else ""))
+                                      else ""),
+                               data_label=f"rho_b = {b:g}, the paper's SGD steps")
                 ax_b.plot(FIFTHS, [e[0] for e in est], color=color, linewidth=0.8,
                           linestyle="--")
             task1, task2, s = steps

@@ -228,7 +228,8 @@ def _metrics_figure(ctx: FigureContext) -> FigureResult:
                 theory_line(ax, Ks_theory, np.array(theory[name]), colors[remedy],
                             label=_LABELS[remedy] if (row, col) == (0, 0) else "")
                 mean, sem = measured[name]
-                numeric_points(ax, np.array(Ks_numeric), mean, sem, colors[remedy])
+                numeric_points(ax, np.array(Ks_numeric), mean, sem, colors[remedy],
+                               data_label=f"{_LABELS[remedy]} (numerics)")
                 at = [list(Ks_theory).index(K) for K in Ks_numeric]
                 every_numeric += list(mean)
                 every_theory += list(np.array(theory[name])[at])

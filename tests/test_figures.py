@@ -378,3 +378,20 @@ def test_fig3d_names_its_reference_lines_that_coincide():
         "the derived retention with the diagonal kept equals the vanilla transfer")
     apart = {"transfer": moved["transfer"], "retention": lambda x, y: 0 * x - 9.0}
     assert _coinciding_lines(vanilla, apart, a, b) == ""
+
+
+def test_unlabelled_markers_take_the_name_of_their_panel_s_curve_of_the_same_colour():
+    """REFEREE30 n6: a CSV row names its series; markers drawn in the colour of one labelled
+    theory line are that line's numerics, otherwise they stay 'points k'."""
+    from tasksim.reports.figures_plot import (figure_data_csv, new_figure, numeric_points,
+                                              theory_line)
+
+    fig, ax = new_figure(1, (3.0, 2.0))
+    x = np.array([0.0, 1.0])
+    theory_line(ax[0], x, x, "C1", label="rho_b = 0.5")
+    theory_line(ax[0], x, 1 - x, "C2", label="rho_b = 1")
+    numeric_points(ax[0], x, x, np.array([0.1, 0.1]), "C1")
+    numeric_points(ax[0], x, x, np.array([0.1, 0.1]), "C3")
+    series = [row.split(",")[3] for row in figure_data_csv(fig).splitlines()
+              if row.startswith("axes 1") and ",points," in row]
+    assert series == ["rho_b = 0.5 (numerics)"] * 2 + ["points 2"] * 2
