@@ -1384,10 +1384,10 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
     dip_name = ("Fig. 6B's retention dip" if grid == "fig6AB"
                 else "the retention dip at the paper's SGD steps")
     alone = sum(p.state() == 0 for p in parts) == 1
-    claim = (f"{lead.claim}, {dip_name} (the part "
-             f"{'not resolved' if alone else 'that more seeds would decide it by'}; shown: "
-             f"{'; '.join(shown)})" if word == "not decided" and lead is dip and shown
-             else lead.claim)
+    claim = (f"{dip_name}: {lead.claim} (the "
+             f"{'one part not resolved' if alone else 'part more seeds would decide it by'}; "
+             f"the parts shown: {'; '.join(shown)})"
+             if word == "not decided" and lead is dip and shown else lead.claim)
     row = "Fig. 6B's row" if grid == "fig6AB" else "the row at the paper's SGD steps"
     peak_rows = "; ".join(f"rho_b = {b:g}: {text}"
                           for b, (_, text) in _peak_rows(g, grid, axis).items())

@@ -487,9 +487,10 @@ def test_line_357_holds_only_when_asymmetry_and_non_monotonicity_are_all_shown()
         StoredGrids({"fig6AB": _grid("fig6AB", 5, _linear_like)}))}
     v = flat["pmnist.asymmetric_non_monotonic"]
     assert v.verdict == "not decided"
-    assert v.claim.startswith("after 10 epochs, end minus lowest interior point > 0, Fig. "
-                              "6B's retention dip (the part not resolved; shown: retention "
-                              "(0, 1) minus (1, 0) > 0"), v.claim
+    # REFEREE30 n8: the undecided part named first, then its claim, then the parts shown
+    assert v.claim.startswith("Fig. 6B's retention dip: after 10 epochs, end minus lowest "
+                              "interior point > 0 (the one part not resolved; the parts "
+                              "shown: retention (0, 1) minus (1, 0) > 0"), v.claim
     assert "retention +1.5" in v.evidence and "line 360" in v.evidence
     dipped = {x.claim_id: x for x in sec7_verdicts(
         StoredGrids({"fig6AB": _grid("fig6AB", 5, _dip_and_linear)}))}
