@@ -1224,7 +1224,11 @@ CLAIMS: list[Claim] = annotate(_claims(), {
         cause="appendix-generator-moments", observable="Delta eps_RT",
         misprint_of="fisher.retention", carry=lambda d: 2 * rho_b * _PIECE_SCALE * d),
     **{f"fisher.retention_piece.cross_printed.{g}": dict(
-        cause="fisher-cross-term-typo", observable="Delta eps_RT",
+        # REFEREE30 n2: the stated Delta eps_RT is right; the size is what the printed term,
+        # evaluated as printed, would add to it
+        cause="fisher-cross-term-typo",
+        observable="Delta eps_RT that the printed term would add if evaluated as printed (the "
+                   "paper's stated Delta eps_RT is unaffected)",
         misprint_of=f"fisher.retention_piece.cross.{g}",
         # the expansion holds for rho_a < 1 (c = Ns/(Nx(1 - rho_a^2))); rho_a = 1 is another
         # fixed point (fisher.rho1.*), where the piece has no effect
