@@ -131,8 +131,9 @@ def _derive_amplitude_readings() -> Derivation:
                          - leading_order(euclidean_retention()))
     return Derivation(None, (
         Step("literal amplitude 1/gamma - 1: leading-order diagonal retention minus the "
-             "vanilla one", literal, "zero: the retention does not vary with gamma at fixed "
-                                     "gamma, as the exact metric's does not"),
+             "vanilla one", literal, "zero: at leading order the retention is the vanilla "
+                                     "one at every gamma, constant in gamma as the exact "
+                                     "metric's is"),
         Step("amplitude (Nx/Ns)(1/gamma - 1): leading-order diagonal retention minus the "
              "Euclidean model's at the same gamma (Eq. (8b))", scaled,
              "zero: the Euclidean retention, which varies with gamma (line 93's Euclidean "
