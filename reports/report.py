@@ -75,7 +75,8 @@ from .report_jobs import (FINDINGS_CHECKS, FigureOutput, Piece, by_expected_cost
                           claims_job, figure_groups, figure_job, findings_job,
                           findings_joined, findings_labels, known_costs,
                           measurement_group_job, measurement_groups, measurement_ids,
-                          picklable, remember_costs, sizes_job, timed)
+                          picklable, remember_costs, sizes_job, timed,
+                          timed_sharing)
 from .soft_threshold_results import MEASURED_CLAIMS, check_stored, stored_digest
 from .statements import CoveredStatement, coverage, coverage_counts
 from .summary import (brief, cause_size, confirmation_text, definitions_markdown, escape_cell,
@@ -789,7 +790,10 @@ class _Stage:
         self.runs += 1
         if self.executor is None:
             return _Later(self, full, label, fn, args)
-        return _Stored(self, full, label, self.executor.submit(timed, fn, *args))
+        # the workers share evaluated claims through the store (a claim a figure and a
+        # claims piece both need is evaluated once where their timing allows)
+        share = None if self.store is None else (str(self.store.folder), self.version)
+        return _Stored(self, full, label, self.executor.submit(timed_sharing, share, fn, *args))
 
     def keep(self, key: list[Any], label: str, value_and_cpu: tuple[Any, float]) -> Any:
         value, cpu = value_and_cpu

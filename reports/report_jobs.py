@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-__all__ = ["timed", "FigureOutput", "claims_job", "claim_count", "measurement_job", "measurement_ids",
+__all__ = ["timed", "timed_sharing", "FigureOutput", "claims_job", "claim_count", "measurement_job", "measurement_ids",
            "measurement_groups", "measurement_group_job", "figure_job", "figure_names",
            "figure_groups", "SHARED_PANELS",
            "findings_job", "FINDINGS_CHECKS", "FINDINGS_PARTS", "findings_labels",
@@ -118,9 +118,28 @@ def timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
 def picklable(verdict: Any) -> Any:
     """``verdict`` with every callable field of its claim set to None (the registry's claims
     carry their derivation as a closure, which cannot be pickled)."""
-    claim = verdict.claim
-    gone = {f.name: None for f in dataclasses.fields(claim) if callable(getattr(claim, f.name))}
-    return dataclasses.replace(verdict, claim=dataclasses.replace(claim, **gone))
+    from tasksim.derivations.registry import without_callables
+
+    return without_callables(verdict)
+
+
+def timed_sharing(share: Optional[tuple[str, str]], fn: Callable[..., Any], *args: Any
+                  ) -> tuple[Any, float]:
+    """:func:`timed` in a worker process that shares evaluated claims with the build's other
+    processes through the keyed store in folder ``share[0]`` under the pieces' version
+    ``share[1]`` (:func:`tasksim.derivations.registry.share_evaluations`: a claim that a
+    figure and a claims piece both need is evaluated once where their timing allows); None:
+    no sharing."""
+    from tasksim.derivations.registry import share_evaluations
+
+    from .report_cache import KeyedStore
+
+    if share is not None:
+        share_evaluations(KeyedStore(share[0]), share[1])
+    try:
+        return timed(fn, *args)
+    finally:
+        share_evaluations(None)
 
 
 def claim_count() -> int:
