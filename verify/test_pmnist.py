@@ -332,22 +332,36 @@ def _same_settings(a: Any, b: Any):
                     yield i, int(k), j
 
 
+ROUNDING_GROWN_BY_SGD = 1e-3
+"""How far two runs of the same settings, seed and task 1 may differ in test error: the
+same arithmetic, but OpenBLAS's results can differ in the last bits between invocations
+(seen once in 18 shared runs: task 2's test error differed by 2.5e-10 before task 2 was
+trained), and 2,002 SGD steps grow that to about 1e-4; a hundredth of the spread between
+seeds, which is 0.01 to 0.2."""
+
+
 def test_fig6eh_steps_repeats_fig9ef_steps_where_their_settings_meet():
     """Fig. 6E-H at the paper's steps holds the Fisher runs at (0.5, 0.5) with lambda_1 =
     lambda_2 that fig9EF_steps holds too (the same seeds, the plain task 1 of 20,007 steps,
-    2,002 of task 2), computed again by another invocation: they agree number for number."""
+    2,002 of task 2), computed again by another invocation: they agree to rounding
+    (:data:`ROUNDING_GROWN_BY_SGD`), and most number for number."""
     from tasksim.reports.pmnist_results import RESULTS_DIR, grid_path, load_grid
 
     paths = [grid_path(RESULTS_DIR, name) for name in ("fig6EH_steps", "fig9EF_steps")]
     if not all(p.is_file() for p in paths):
         pytest.skip("results/fig6EH_steps.nc or results/fig9EF_steps.nc is not stored")
     eh, ef = (load_grid(p) for p in paths)
-    compared = 0
+    compared = identical = 0
     for i, k, j in _same_settings(eh, ef):
-        np.testing.assert_array_equal(eh["curves"].values[i, j], ef["curves"].values[k, j])
-        assert float(eh["retention"].values[i, j]) == float(ef["retention"].values[k, j])
+        a, b = eh["curves"].values[i, j], ef["curves"].values[k, j]
+        np.testing.assert_array_equal(np.isfinite(a), np.isfinite(b))
+        np.testing.assert_allclose(a, b, rtol=0, atol=ROUNDING_GROWN_BY_SGD)
+        assert abs(float(eh["retention"].values[i, j]) - float(ef["retention"].values[k, j])) \
+            <= ROUNDING_GROWN_BY_SGD
+        identical += bool(np.array_equal(a, b, equal_nan=True))
         compared += 1
     assert compared  # fig6EH's Fisher points at (0.5, 0.5) are in fig9EF's grid
+    assert 2 * identical > compared, f"only {identical} of {compared} runs are identical"
 
 
 def test_the_legend_names_the_statements_judged_at_the_paper_s_sgd_steps():
