@@ -14,6 +14,7 @@ Examples
 >>> def drawn():
 ...     fig, axes = new_figure(2, (4.0, 2.0))
 ...     _ = axes[0].plot([0, 1], [0, 1])
+...     _ = axes[1].plot([0, 1], [1, 0])
 ...     return fig
 >>> with tempfile.TemporaryDirectory() as d:
 ...     a = save_png(drawn(), pathlib.Path(d) / "a.png", dpi=50)
