@@ -223,26 +223,28 @@ def test_a_stronger_condition_is_stated_once_then_the_paper_s_regime(claim_id):
     assert record.as_record()["paper_regime"] == stated
 
 
-def test_a_loss_of_invariance_only_at_finite_size_holds_under_a_stronger_condition():
-    """Line 333 (REFEREE3 R1): the diagonal metric changes the transfer by O(lam Ns/Nx), zero
-    at leading order; the statement holds where lam Ns/Nx is not small, and its size is the
-    measured gap at the paper's sizes (it denies a gap of 0 and names no value)."""
+def test_a_loss_of_invariance_that_depends_on_the_amplitude_s_normalization_is_not_decided():
+    """Line 333 (REFEREE3 R1, REFEREE30 M1, REFEREE31 M1): with the literal amplitude the
+    diagonal metric changes the transfer by O(lam Ns/Nx), zero at leading order (the
+    statement fails in the stated limit); scaled by Nx/Ns as Eq. (6) it loses the invariance
+    at leading order (it holds). The paper does not say which, so it is not decided, as line
+    93's diagonal clause, with both derived on the card; its size is the measured gap at the
+    paper's sizes (it denies a gap of 0 and names no value)."""
     from tasksim.reports.measurements import MeasuredVerdict, Row
 
     claim_id = "fisher_diagonal.transfer_invariance_lost"
-    assert statement_word(claim_id) == "holds under a stronger condition"
+    assert statement_word(claim_id) == "not decided"
     m = MeasuredVerdict(claim_id, "gap", (Row(300, 30, 0.4, 0.01, 10, None, 0.5),
                                           Row(3000, 30, 0.15, 0.0003, 10, None, 0.158)),
                         "statement confirmed, derived value not confirmed", 0, denied=0.0)
     record = next(iter(build_statement_verdicts([evaluate(c) for c in _claims(claim_id)], None,
                                                 {claim_id: m}, network={})))
     assert record.size == pytest.approx(0.15) and record.size_point["Nx"] == 3000
-    assert record.size_phrase().startswith("measured 0.15 (at Nx = 3000")
-    assert "lam Ns/Nx not small" in record.condition
-    # REFEREE30 M1: the card names the reading the verdict uses and derives the other one
-    assert "under the literal amplitude 1/gamma - 1" in record.condition
-    assert "with the amplitude scaled by Nx/Ns" in record.condition
-    scaled = evaluate(_claims(claim_id)[0]).derivation.steps[-1].expr
+    assert "with the literal amplitude 1/gamma - 1" in record.note
+    assert "scaled by Nx/Ns as Eq. (6)" in record.note
+    steps = evaluate(_claims(claim_id)[0]).derivation.steps
+    assert steps[3].expr == 0  # the literal reading's gap at leading order
+    scaled = steps[-1].expr
     assert scaled != 0 and scaled.subs(gamma, 1) == 0  # lost at leading order for gamma < 1
 
 
