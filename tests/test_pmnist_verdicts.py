@@ -1118,3 +1118,24 @@ def test_line_1360_reads_task_2_s_curves_at_the_paper_s_sgd_steps_when_they_are_
     bare = {v.claim_id: v for v in sec7_verdicts(StoredGrids(
         {**base, "fig9CD_steps": _steps_grid(3, lambda p: 0.5, lambda p: 0.5)}))}
     assert "fig9CD_steps" not in bare["pmnist.task2_learning_curve"].evidence
+
+
+def test_line_366_names_a_pair_where_the_layer_wise_metric_trails_and_a_reversed_comparison():
+    """REFEREE31 m1, m2: the first clause's card says where the layer-wise metric trails the
+    Euclidean one at every amplitude (resolved or not), and the second clause's average does
+    not hide a comparison resolved the other way."""
+    import re
+
+    from tasksim.reports.pmnist_predictions import sec7_verdicts
+
+    verdicts = {v.claim_id: v for v in sec7_verdicts()}
+    first = verdicts["pmnist.layerwise_fisher"].evidence
+    second = verdicts["pmnist.diagonal_close_to_layerwise"].evidence
+    if "fig6EH_steps" not in first:
+        pytest.skip("results/fig6EH_steps.nc is not stored")
+    assert re.search(r"behind at every amplitude \(lambda = 0.01, 1, 100\) at \(1, 0\): "
+                     r"-0\.\d+ \+- 0\.\d+, -0\.\d+ \+- 0\.\d+, -0\.\d+ \+- 0\.\d+ "
+                     r"\(\d of 3 resolved\)", first), first
+    assert "high retention across a wide range of amplitudes, is read in Fig. 6E-H's rows" \
+        in first
+    assert re.search(r"resolved the other way in \d of 9: \(1, 0\), lambda 100: -0\.", second)
