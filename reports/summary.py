@@ -60,8 +60,10 @@ NETWORK_LIMIT = ("For Sec. 7's statements about the network experiment (and the 
                  "of task 2), 363 and 364 (Fig. 6C-D's gating grid), 366 (Fig. 6E-H's "
                  "regularization grid), 371 (both of its algorithms, gating and the "
                  "layer-wise Fisher metric) and 1434 (whose condition, a W_2 amplitude that "
-                 "moves retention, 130 steps do not reach). That is every network statement; "
-                 "the epoch-matched grids stay on the cards as evidence. The 8 x 8 "
+                 "moves retention, 130 steps do not reach). That is every network statement "
+                 "judged on runs (two are not: an explanation of a mechanism, and a summary "
+                 "that waits on the statements it summarizes; their cards say what would "
+                 "decide them); the epoch-matched grids stay on the cards as evidence. The 8 x 8 "
                  "digits' runs, at about the paper's SGD steps per epoch, "
                  "are a secondary row beside the verdict, never the verdict; the cards give "
                  "their numbers.")
