@@ -1627,9 +1627,23 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     a, b = _common(lw[best], vanilla)
     fisher = paired_difference(a, b)
     parts.append(Part(fisher, "layer-wise Fisher minus vanilla retention at (1, 0) > 0"))
+    # REFEREE31 m4: how much the Fisher half helps, beside what the other regularizers reach
+    # at the same point and amplitude
+    others = []
+    for method, name in (("euclidean", "Euclidean"), ("fisher-diag", "diagonal Fisher")):
+        other = g.values(regularized[0], method, 1.0, 0.0, "retention", lam1=best, lam2=best)
+        if other:
+            c, v = _common(other, vanilla)
+            others.append(f"{name} {fmt_estimate(paired_difference(c, v))}")
     texts.append(regularized_source(g, regularized)
                  + f"layer-wise Fisher (lambda = {best:g}) minus vanilla retention at (1, 0): "
-                 f"{fmt_estimate(fisher)} (its transfer is vanilla's: task 1 is unregularized)")
+                 f"{fmt_estimate(fisher)}, to a retention of {np.mean(a):+.3f} (vanilla "
+                 f"{np.mean(b):+.3f})"
+                 + (f"; at the same amplitude the other regularizers gain "
+                    f"{', '.join(others)}" if others else "")
+                 + " (its transfer is vanilla's: task 1 is unregularized, so that half of "
+                   "'without sacrificing transfer' holds by construction); at rho_b = 0 "
+                   "adaptive gating is random gating run for run (line 364's card)")
     word, lead = judge_parts(parts)
     return StatementVerdict(371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout",
                             "at high feature and low readout similarity, adaptive gating and "
