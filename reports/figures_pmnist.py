@@ -47,6 +47,11 @@ __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "fi
 METHOD_COLORS = {"euclidean": "0.45", "fisher-layerwise": "tab:red", "fisher-diag": "tab:orange"}
 """The paper's colours in Figs. 6E-H: gray Euclidean, red layer-wise, orange diagonal."""
 
+LINEAR_LABELS = {"euclidean": "Euclidean (linear model)",
+                 "fisher-layerwise": "exact Fisher (linear model)"}
+"""The linear model's curves in Fig. 6E-H's bottom row: the exact Fisher metric, which the
+network's layer-wise one approximates (REFEREE31 n1)."""
+
 
 def _stored(ctx: FigureContext) -> StoredGrids:
     if "pmnist-stored" not in ctx.cache:
@@ -399,8 +404,8 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
                                         f"({pair[0]:g}, {pair[1]:g})$")
         for method, color in METHOD_COLORS.items():
             line = _regularized_linear(which, method, pair, fine)
-            if line is not None:
-                theory_line(lin, fine, line, color, label=method)
+            if line is not None:  # the linear model has the exact metric, not its approximation
+                theory_line(lin, fine, line, color, label=LINEAR_LABELS.get(method, method))
         for a in ax[k::4]:
             a.set_xscale("log")
             a.axhline(0, color="0.8", linewidth=0.6)
@@ -415,8 +420,9 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
         at_steps = (f" Middle row: the same network at the paper's SGD steps "
                     f"(`results/{sources[1][0]}.nc`, {_seeds_done(g, sources[1][0])} seeds per "
                     f"point): task 1 trained {task1 * s:,} steps ({task1:,} epochs of {s}), "
-                    f"task 2 {task2 * s:,} ({task2} epochs); line 366 is judged on it, the top "
-                    f"row stays as evidence.")
+                    f"task 2 {task2 * s:,} ({task2} epochs); line 366 is judged on it, and "
+                    f"line 371's Fisher half (with Fig. 6C, D's gating runs at the same steps), "
+                    f"the top row stays as evidence.")
     caption = (
         f"**Fig. 6E-H (permuted MNIST; weight regularization, Secs. 6.1, 6.2, Appendix E.2).** "
         f"Top: the network's transfer (**E**) and retention (**F-H**) against the amplitude "
