@@ -1620,7 +1620,8 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     texts = [gating_source(g, gating) + "adaptive gating minus vanilla at (1, 0): retention "
              + ", ".join(f"{fmt_estimate(gain[al])} (alpha = {al:g})" for al in ALPHAS)
              + "; transfer " + ", ".join(fmt_estimate(cost[al]) for al in ALPHAS)
-             + (f"; {power}" if power else "")]
+             + (f"; {power}" if power else "")
+             + " (at rho_b = 0 adaptive gating is random gating run for run: line 364's card)"]
     lw = _regularized(g, "fisher-layerwise", (1.0, 0.0), regularized[0])
     vanilla = g.values(regularized[1], "vanilla", 1.0, 0.0, "retention")
     best = max(AMPLITUDES, key=lambda lam: np.mean(list(lw[lam].values())))
@@ -1642,8 +1643,7 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
                  + (f"; at the same amplitude the other regularizers gain "
                     f"{', '.join(others)}" if others else "")
                  + " (its transfer is vanilla's: task 1 is unregularized, so that half of "
-                   "'without sacrificing transfer' holds by construction); at rho_b = 0 "
-                   "adaptive gating is random gating run for run (line 364's card)")
+                   "'without sacrificing transfer' holds by construction)")
     word, lead = judge_parts(parts)
     return StatementVerdict(371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout",
                             "at high feature and low readout similarity, adaptive gating and "
