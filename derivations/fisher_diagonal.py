@@ -87,9 +87,9 @@ def _derive_invariance_lost() -> Derivation:
                          "surrogates (their own error is O(Ns/Nx): the report measures the "
                          "exact gap); but only by O(lam Ns/Nx): at leading order the diagonal "
                          "metric leaves the transfer at the vanilla value. Two readings of "
-                         "the diagonal metric's amplitude, which the paper does not fix: the "
-                         "verdict takes the literal one, the paper's Fisher amplitude "
-                         "1/gamma - 1 on the metric's diagonal (as elastic weight "
+                         "the diagonal metric's amplitude, which the paper does not fix, and "
+                         "the verdict waits on which: the literal one, the paper's Fisher "
+                         "amplitude 1/gamma - 1 on the metric's diagonal (as elastic weight "
                          "consolidation keeps its amplitude when it drops the off-diagonal "
                          "terms), under which the diagonal regularizer is a ridge of size "
                          "1/gamma - 1, weak against Gram eigenvalues of order Nx/Ns; with the "
@@ -189,7 +189,9 @@ CLAIMS: list[Claim] = [
     Claim("fisher_diagonal.attenuates_robustness", "Sec. 6.2: the diagonal approximation "
           "attenuates the robustness of the Fisher metric", sp.true,
           r"diagonal approximation attenuates its robustness", _derive_attenuated, line=334,
-          headline=True, condition="leading order in Ns/Nx, lam = 1/gamma - 1 = O(1)",
+          headline=True, condition="leading order in Ns/Nx, under either normalization of the "
+          "amplitude (lam = 1/gamma - 1, or scaled by Nx/Ns as Eq. (6) scales the Euclidean "
+          "one)",
           note="read as: with the diagonal metric the retention depends on (rho_a, rho_b) as "
                "the vanilla one does (with the literal amplitude 1/gamma - 1; scaled by Nx/Ns "
                "as Eq. (6) scales the Euclidean one, it is the Euclidean retention, which "

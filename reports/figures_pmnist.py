@@ -420,9 +420,9 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
         at_steps = (f" Middle row: the same network at the paper's SGD steps "
                     f"(`results/{sources[1][0]}.nc`, {_seeds_done(g, sources[1][0])} seeds per "
                     f"point): task 1 trained {task1 * s:,} steps ({task1:,} epochs of {s}), "
-                    f"task 2 {task2 * s:,} ({task2} epochs); line 366 is judged on it, and "
-                    f"line 371's Fisher half (with Fig. 6C, D's gating runs at the same steps), "
-                    f"the top row stays as evidence.")
+                    f"task 2 {task2 * s:,} ({task2} epochs); line 366 is judged on it, and so "
+                    f"is line 371's Fisher half (with Fig. 6C, D's gating runs at the same "
+                    f"steps); the top row stays as evidence.")
     caption = (
         f"**Fig. 6E-H (permuted MNIST; weight regularization, Secs. 6.1, 6.2, Appendix E.2).** "
         f"Top: the network's transfer (**E**) and retention (**F-H**) against the amplitude "

@@ -1635,7 +1635,9 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
         other = g.values(regularized[0], method, 1.0, 0.0, "retention", lam1=best, lam2=best)
         if other:
             c, v = _common(other, vanilla)
-            others.append(f"{name} {fmt_estimate(paired_difference(c, v))}")
+            gain_there = paired_difference(c, v)
+            others.append(f"{name} {fmt_estimate(gain_there)}"
+                          + ("" if gain_there.sign() else " (not resolved)"))
     texts.append(regularized_source(g, regularized)
                  + f"layer-wise Fisher (lambda = {best:g}) minus vanilla retention at (1, 0): "
                  f"{fmt_estimate(fisher)}, to a retention of {np.mean(a):+.3f} (vanilla "

@@ -61,9 +61,10 @@ NETWORK_LIMIT = ("For Sec. 7's statements about the network experiment (and the 
                  "regularization grid), 371 (both of its algorithms, gating and the "
                  "layer-wise Fisher metric) and 1434 (whose condition, a W_2 amplitude that "
                  "moves retention, 130 steps do not reach). That is every network statement "
-                 "judged on runs (two are not: an explanation of a mechanism, and a summary "
-                 "that waits on the statements it summarizes; their cards say what would "
-                 "decide them); the epoch-matched grids stay on the cards as evidence. The 8 x 8 "
+                 "judged on runs; Appendix E.2's algebra is derived, and two statements are "
+                 "judged on nothing yet (an explanation of a mechanism, and a summary that "
+                 "waits on the statements it summarizes; their cards say what would decide "
+                 "them). The epoch-matched grids stay on the cards as evidence. The 8 x 8 "
                  "digits' runs, at about the paper's SGD steps per epoch, "
                  "are a secondary row beside the verdict, never the verdict; the cards give "
                  "their numbers.")

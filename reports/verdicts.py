@@ -553,7 +553,10 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         if own and _unconfirmed_measurement(confirm):  # a wrong statement's correction
             remeasured = (measurement_for(source), confirm, "correction")
         elif size is None and c.id in measured and measured[c.id].denied is not None:
+            undecided = reason if word == "not decided" else ""
             size, point, reason = _measured_effect(c.id, measured[c.id])
+            if undecided:  # what would decide it stays beside the measured size (REFEREE32 m1)
+                reason = f"{undecided}; {reason}"
         elif not size and word == "holds under a stronger condition":
             # a derived size of 0 says only that the stronger condition holds the statement
             miss = _measured_miss(evidence[c.id], measured)
