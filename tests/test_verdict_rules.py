@@ -240,6 +240,9 @@ def test_a_loss_of_invariance_that_depends_on_the_amplitude_s_normalization_is_n
     record = next(iter(build_statement_verdicts([evaluate(c) for c in _claims(claim_id)], None,
                                                 {claim_id: m}, network={})))
     assert record.size == pytest.approx(0.15) and record.size_point["Nx"] == 3000
+    # what would decide it stays beside the measured size (REFEREE32 m1)
+    assert record.size_reason.startswith("not decided: how the diagonal metric's amplitude")
+    assert "measured at Nx = 3000" in record.size_reason
     assert "with the literal amplitude 1/gamma - 1" in record.note
     assert "scaled by Nx/Ns as Eq. (6)" in record.note
     steps = evaluate(_claims(claim_id)[0]).derivation.steps
