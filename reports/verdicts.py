@@ -125,7 +125,9 @@ class StatementVerdict:
             return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
                     f"{what} not confirmed); derived {self.size_derived:.4g} at the same "
                     "point")
-        if self.size_reason.startswith("measured at "):  # one measured point, not a grid
+        if self.size_reason.startswith("measured at ") or (  # one measured point, not a grid
+                self.size_reason.startswith("not decided: ")
+                and "; measured at " in self.size_reason):
             return f"measured {self.size:.3g} (at {at})"
         if self.size == 0 and self.verdict == "exact":
             return "0 (exact at every size)"

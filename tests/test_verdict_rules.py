@@ -243,6 +243,7 @@ def test_a_loss_of_invariance_that_depends_on_the_amplitude_s_normalization_is_n
     # what would decide it stays beside the measured size (REFEREE32 m1)
     assert record.size_reason.startswith("not decided: how the diagonal metric's amplitude")
     assert "measured at Nx = 3000" in record.size_reason
+    assert record.size_phrase().startswith("measured 0.15 (at Nx = 3000")  # one point
     assert "with the literal amplitude 1/gamma - 1" in record.note
     assert "scaled by Nx/Ns as Eq. (6)" in record.note
     steps = evaluate(_claims(claim_id)[0]).derivation.steps
