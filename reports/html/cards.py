@@ -822,6 +822,10 @@ class Summary:
     stronger: list[SummaryEntry]
     findings: list[str]
     beyond: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
+    """(finding, its step claims, the anchors of their lines that no card holds) for the
+    steps of findings that no statement of the paper carries, so no card shows them: their
+    expressions are in derivations.tex and claims.json, and ``#line-N`` of their line lands
+    on this list."""
     undecided: list[SummaryEntry] = field(default_factory=list)
     """The statements not decided yet (their cards say what would decide them)."""
     definitions: list[tuple[str, str]] = field(default_factory=list)
@@ -831,10 +835,6 @@ class Summary:
     cause_sizes: dict[str, str] = field(default_factory=dict)
     """Each erratum cause's size as REPORT.md words it (:func:`tasksim.reports.summary.
     cause_size`: its largest grid maximum, the value that ranks it), by cause id."""
-    """(finding, its step claims, the anchors of their lines that no card holds) for the
-    steps of findings that no statement of the paper carries, so no card shows them: their
-    expressions are in derivations.tex and claims.json, and ``#line-N`` of their line lands
-    on this list."""
 
 
 def rank_value(record: Record) -> Optional[float]:
