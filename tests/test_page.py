@@ -785,3 +785,19 @@ def test_the_page_ranks_the_errata_as_report_md_does():
     assert "<strong>typo</strong>" in model and "<strong>net-typo</strong>" not in model
     network = html.split("Misprints in the network's appendix")[1].split("</ul>")[0]
     assert "<strong>net-typo</strong>" in network
+
+
+def test_a_measured_size_of_a_statement_not_decided_keeps_what_would_decide_it():
+    """REFEREE33 m1: line 333 is not decided and carries a measured effect; its card shows
+    both the number and what would decide it."""
+    from tasksim.reports.html.cards import size_text
+
+    record = _record("x", 333, "not decided", size_at_paper_sizes=0.15,
+                     size_phrase="measured 0.15 (at Nx = 3000)", observable="Delta eps_TF",
+                     size_reason="not decided: the amplitude's normalization; measured at "
+                                 "Nx = 3000: 0.15")
+    assert size_text(record) == ("measured 0.15 (at Nx = 3000), in Delta eps_TF; not decided: "
+                                 "the amplitude's normalization")
+    decided = {**record, "verdict": "holds in the stated limit",
+               "size_reason": "measured at Nx = 3000: 0.15"}
+    assert size_text(decided) == "measured 0.15 (at Nx = 3000), in Delta eps_TF"

@@ -310,9 +310,14 @@ def size_text(record: Record) -> str:
             return str(record.get("size_reason") or "no single number")
         observable = record.get("observable")
         shown = phrase_in_observable(str(record.get("size_phrase") or ""), observable or "")
-        if shown is not None:
-            return shown
-        return f"{_fmt(value)} in {observable}" if observable else _fmt(value)
+        if shown is None:
+            shown = f"{_fmt(value)} in {observable}" if observable else _fmt(value)
+        # a statement not decided whose effect was measured: what would decide it stays
+        # beside the number (REFEREE33 m1)
+        reason = str(record.get("size_reason") or "")
+        if reason.startswith("not decided: ") and "; measured at " in reason:
+            shown += "; " + reason.split("; measured at ")[0]
+        return shown
     size = record.get("size")
     if not size:
         return ""
