@@ -7,7 +7,7 @@ Sizes are explicit and small (Nx = Nh = Ny = 2 by default: every index pattern o
 displays occurs, i = k and i != k, j = l and j != l), so each identity is checked entry by
 entry, not typed in. The activation is a generic function phi with derivatives phi' and phi''
 (:class:`phi`); after differentiation phi(a_k), phi'(a_k), phi''(a_k) become the symbols
-phi_k, dphi_k, ddphi_k, the paper's phi_k, phi'_k, phi''_k.
+named as the paper's phi_k, phi'_k, phi''_k (in LaTeX, as every symbol here is named).
 
 The paper's convention (Sec. 6.2: the Fisher regularizer of the linear model is
 (1/2)(1/gamma - 1) ||(W - W_{mu-1}) A_{mu-1}||^2) is the second-order term of the error's
@@ -74,20 +74,23 @@ class Network:
 
     @classmethod
     def build(cls, nx: int = 2, nh: int = 2, ny: int = 2) -> "Network":
+        # named as Appendix E.2 writes them, so that they typeset as the paper's symbols
+        # (w^{(2)}_{ik}, y^*_i, phi'_k, delta W_1), never as a product of letters
         x = sp.Matrix(nx, 1, lambda j, _: sp.Symbol(f"x_{j + 1}", real=True))
-        ystar = sp.Matrix(ny, 1, lambda i, _: sp.Symbol(f"ystar_{i + 1}", real=True))
-        W1 = sp.Matrix(nh, nx, lambda i, j: sp.Symbol(f"w1_{i + 1}{j + 1}", real=True))
-        W2 = sp.Matrix(ny, nh, lambda i, j: sp.Symbol(f"w2_{i + 1}{j + 1}", real=True))
-        dW1 = sp.Matrix(nh, nx, lambda i, j: sp.Symbol(f"dw1_{i + 1}{j + 1}", real=True))
-        dW2 = sp.Matrix(ny, nh, lambda i, j: sp.Symbol(f"dw2_{i + 1}{j + 1}", real=True))
-        b1 = sp.Matrix(nh, 1, lambda i, _: sp.Symbol(f"b1_{i + 1}", real=True))
-        b2 = sp.Matrix(ny, 1, lambda i, _: sp.Symbol(f"b2_{i + 1}", real=True))
+        ystar = sp.Matrix(ny, 1, lambda i, _: sp.Symbol(f"y^*_{i + 1}", real=True))
+        W1, W2, dW1, dW2 = (
+            sp.Matrix(rows, cols, lambda i, j, name=name: sp.Symbol(
+                f"{name}_{{{i + 1}{j + 1}}}", real=True))
+            for rows, cols, name in ((nh, nx, "w^{(1)}"), (ny, nh, "w^{(2)}"),
+                                     (nh, nx, r"\delta w^{(1)}"), (ny, nh, r"\delta w^{(2)}")))
+        b1, b2 = (sp.Matrix(n, 1, lambda i, _, name=name: sp.Symbol(f"{name}_{i + 1}", real=True))
+                  for n, name in ((nh, "b^{(1)}"), (ny, "b^{(2)}")))
         pre = b1 + W1 * x
         y = b2 + W2 * pre.applyfunc(phi)
         loss = sp.Rational(1, 2) * sum((y[i] - ystar[i]) ** 2 for i in range(ny))
         sym = lambda name: tuple(sp.Symbol(f"{name}_{k + 1}", real=True) for k in range(nh))
-        return cls(x, ystar, W1, b1, W2, b2, dW1, dW2, loss, y, pre, sym("phi"), sym("dphi"),
-                   sym("ddphi"))
+        return cls(x, ystar, W1, b1, W2, b2, dW1, dW2, loss, y, pre, sym(r"\phi"),
+                   sym(r"\phi^{\prime}"), sym(r"\phi^{\prime\prime}"))
 
     def plain(self, expr: sp.Basic) -> sp.Basic:
         """``expr`` with phi(a_k), phi'(a_k), phi''(a_k) replaced by symbols, and y written
