@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
@@ -60,12 +60,21 @@ GRIDS: dict[sp.Symbol, tuple[float, ...]] = {
 """The grid of each parameter's domain on which a size is maximised."""
 
 
+SIZE_KINDS = ("grid", "stated point", "stated points")
+"""What a derived size is the largest over (:attr:`Size.over`)."""
+
+
 @dataclass(frozen=True)
 class Size:
-    """The largest magnitude of an expression at the paper's sizes, and where it is reached."""
+    """The largest magnitude of an expression at the paper's sizes, where it is reached, and
+    over what it is the largest."""
 
     value: float
     point: dict[str, float]
+    over: str = "grid"
+    """What the value is the largest over (:data:`SIZE_KINDS`): "grid", a grid of the free
+    parameters' domains; "stated point", none (every parameter is stated); "stated points",
+    the statement's stated points (the larger)."""
 
     def __str__(self) -> str:
         where = ", ".join(f"{k} = {v:g}" for k, v in self.point.items())
@@ -500,7 +509,9 @@ def _limit_size(model: str, quantity: str, generator: str, average: bool,
     if size is None:
         return None
     stated = {_name(s): float(v) for s, v in point if sp.sympify(v).is_number}
-    return Size(size.value, {**stated, **size.point})
+    # no free parameter left: the value at the stated point, not a maximum over a grid
+    over = "grid" if size.point else "stated point"
+    return Size(size.value, {**stated, **size.point}, over)
 
 
 def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
@@ -536,6 +547,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     if best is None:
         return None, "the exact 1/Nx term is not a number on the parameters' grid"
     size, model, quantity, generator = best
+    if size.over == "stated point" and len(spec.points) > 1:  # the larger of its points
+        size = replace(size, over="stated points")
     which = (f"{generator} generator, the larger of the two" if len(spec.generators) > 1
              else f"{generator} generator, the statement's")
     c = "the difference of the exact 1/Nx coefficients" if spec.against else (

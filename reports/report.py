@@ -378,7 +378,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
 
 
 PROSE_KEYS = ("where", "note", "condition", "paper_regime", "exceptions", "observable",
-              "size_reason", "size_phrase")
+              "size_reason", "size_phrase", "would_decide")
 """A record's words (not its formulas): they name the paper's equations as it prints them,
 "Eq. (4)", never by their LaTeX labels."""
 
@@ -477,6 +477,16 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                         "('size_at_paper_sizes' is then the measured "
                                         "deviation from the printed value)",
                         "size_phrase": "the size as the report's pages phrase it",
+                        "size_kind": "what 'size_at_paper_sizes' is: 'grid' (the largest "
+                                     "over the parameters' grid), 'stated point' (the "
+                                     "derived value at the statement's stated point), "
+                                     "'stated points' (the larger at its stated points), "
+                                     "'measured' (measured at one point), 'measured "
+                                     "deviation' (from the printed value: 'size_derived'), "
+                                     "'margin' (a network statement's paired effect); null "
+                                     "without a size",
+                        "would_decide": "on a statement not decided whose effect was "
+                                        "measured: what would decide it",
                         "headline": "true for the claim that carries its statement's verdict; "
                                     "false for a step (evidence under a statement)",
                         "place": "the part of the paper the line stands in",

@@ -93,6 +93,15 @@ class StatementVerdict:
     regime: str = ""
     """For "holds under a stronger condition": the regime the paper states (``condition`` is
     then the derived, narrower one, part of the verdict); empty otherwise."""
+    size_kind: str = "grid"
+    """What ``size`` is: "grid", the largest over a grid of the free parameters' domains;
+    "stated point", the derived value at the statement's stated point (no free parameter);
+    "stated points", the larger of the derived values at its stated points; "measured", a
+    value measured at one point (``size_point``). A margin or a measured deviation from the
+    printed value has its own field (``margin``, ``size_derived``)."""
+    would_decide: str = ""
+    """For a statement not decided whose effect was measured (``size_kind`` "measured"):
+    what would decide it, said beside the measured size; empty otherwise."""
 
     @property
     def network(self) -> bool:
@@ -102,19 +111,23 @@ class StatementVerdict:
     @property
     def grid_maximum(self) -> Optional[float]:
         """``size`` when it is a derived maximum over a grid of the parameters' domains (the
-        errata's ranking measure); None for a size measured at one point, a margin, or none."""
+        errata's ranking measure); None for a value at stated points, a size measured at one
+        point, a margin, or none."""
         if (self.size is None or self.margin or self.size_derived is not None
-                or self.size_reason.startswith("measured at ") or not self.size_point):
+                or self.size_kind != "grid" or not self.size_point):
             return None
         return self.size
 
-    def size_phrase(self) -> str:
-        """ "grid maximum 0.00303 (at alpha = 0.1, alpha~ = 1, rho_a = 0.9); 0.0012 at 1/2" """
+    def size_phrase(self, line: Optional[int] = None) -> str:
+        """ "grid maximum 0.00303 (at alpha = 0.1, alpha~ = 1, rho_a = 0.9); 0.0012 at 1/2";
+        ``line``: said beside the point, "(at rho_a = 1; line 269)"."""
         if self.size is None:
             return ""
         if self.margin:
             return self.margin
         at = ", ".join(f"{k} = {v:g}" for k, v in self.size_point.items())
+        if line is not None:
+            at = f"{at}; line {line}" if at else f"line {line}"
         if self.size == 0 and self.size_reason.startswith("0 at order 1/Nx"):
             # not an identity: the exact 1/Nx coefficient vanishes, the error is O(1/Nx^2)
             return "0 at order 1/Nx (the leading order's error is O(1/Nx^2) or zero)" + (
@@ -125,14 +138,16 @@ class StatementVerdict:
             return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
                     f"{what} not confirmed); derived {self.size_derived:.4g} at the same "
                     "point")
-        if self.size_reason.startswith("measured at ") or (  # one measured point, not a grid
-                self.size_reason.startswith("not decided: ")
-                and "; measured at " in self.size_reason):
+        if self.size_kind == "measured":  # one measured point, not a grid
             return f"measured {self.size:.3g} (at {at})"
         if self.size == 0 and self.verdict == "exact":
             return "0 (exact at every size)"
-        if not at:  # no grid behind it: the number alone
+        if not self.size_point:  # no grid behind it: the number alone
             return f"{self.size:.3g}"
+        if self.size_kind == "stated point":
+            return f"{self.size:.3g} (at the stated {at})"
+        if self.size_kind == "stated points":
+            return f"the larger at the stated points, {self.size:.3g} (at {at})"
         text = f"grid maximum {self.size:.3g} (at {at})"
         if 0 < self.size < 1e-12:  # e.g. a power rho_a^Nx: say what the exponent means
             text = f"grid maximum {self.size:.3g}, below 1e-12: numerically zero (at {at})"
@@ -158,6 +173,10 @@ class StatementVerdict:
             "size_typical": self.typical, "size_phrase": self.size_phrase() or None,
             **({"size_derived": self.size_derived, "size_derived_at": self.size_derived_at}
                if self.size_derived is not None else {}),
+            "size_kind": (None if self.size is None else "margin" if self.margin else
+                          "measured deviation" if self.size_derived is not None else
+                          self.size_kind),
+            **({"would_decide": self.would_decide} if self.would_decide else {}),
         }
 
 
@@ -209,9 +228,7 @@ class Cause:
         unit = f", in {top.observable}" if largest.observable != top.observable else ""
         ranked_by = (f"{top.typical:.3g} with every parameter at 1/2" if top.typical is not None
                      else top.size_phrase())
-        grid = largest.size_phrase()  # "grid maximum x (at ...)...": its line beside the point
-        close = grid.index(")", grid.index("(at "))
-        grid = f"{grid[:close]}; line {largest.line}{grid[close:]}"
+        grid = largest.size_phrase(line=largest.line)  # its line beside the point
         # the cause's observable is the grid maximum's (:func:`causes`), said after it
         return f"ranked by line {top.line}'s {ranked_by}{unit}; {grid}"
 
@@ -417,6 +434,8 @@ class _Size(NamedTuple):
     point: dict[str, float]
     reason: str
     own_expression: bool = False
+    kind: str = "grid"
+    """:attr:`StatementVerdict.size_kind`."""
 
 
 def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
@@ -438,7 +457,7 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         known = (limit_sizes or {}).get(v.claim.id)
         exact, why = known if known is not None else leading_order_error(v.claim.id)
         if exact is not None:
-            return _Size(float(f"{exact.value:.6g}"), dict(exact.point), why)
+            return _Size(float(f"{exact.value:.6g}"), dict(exact.point), why, kind=exact.over)
     size, reason = observable_size(v, word)
     if size is None and word == "holds in the stated limit":
         found = [(observable_size(e, word), e.claim.id) for e in evidence
@@ -447,11 +466,12 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         if found:
             best, how, source = max(found, key=lambda x: x[0].value)
             return _Size(float(f"{best.value:.6g}"), dict(best.point),
-                         f"from the evidence {source}: {how}")
+                         f"from the evidence {source}: {how}", kind=best.over)
         reason = why if reason.startswith("derived at leading order only") else reason
     if size is None:
         return _Size(None, {}, reason)
-    return _Size(float(f"{size.value:.6g}"), dict(size.point), reason, own_expression=True)
+    return _Size(float(f"{size.value:.6g}"), dict(size.point), reason, own_expression=True,
+                 kind=size.over)
 
 
 def _typical(v: Verdict, word: str) -> Optional[float]:
@@ -541,7 +561,8 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         c = v.claim
         word = statement_verdict(v, by_id.get(c.misprint_of))
         sized = _size(v, word, evidence[c.id], limit_sizes)
-        size, point, reason = sized.value, sized.point, sized.reason
+        size, point, reason, kind = sized.value, sized.point, sized.reason, sized.kind
+        would_decide = ""
         typical = (_typical(v, word) if size is not None and point and sized.own_expression
                    else None)
         confirm, source = (_confirmation(v, evidence[c.id], measured) if word == "wrong"
@@ -557,13 +578,15 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         elif size is None and c.id in measured and measured[c.id].denied is not None:
             undecided = reason if word == "not decided" else ""
             size, point, reason = _measured_effect(c.id, measured[c.id])
+            kind = "measured"
             if undecided:  # what would decide it stays beside the measured size (REFEREE32 m1)
+                would_decide = undecided.removeprefix("not decided: ")
                 reason = f"{undecided}; {reason}"
         elif not size and word == "holds under a stronger condition":
             # a derived size of 0 says only that the stronger condition holds the statement
             miss = _measured_miss(evidence[c.id], measured)
             if miss is not None:
-                size, point, reason = miss
+                (size, point, reason), kind = miss, "measured"
         if remeasured is None and size and word.startswith("holds"):
             # the derived value that sizes a verdict (the surrogate weights of plasticity
             # gating), measured with the exact solvers and not confirmed
@@ -600,7 +623,8 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             restates=tuple(dict.fromkeys(line for line, _ in c.restates if line != c.line)),
             misprint_of=c.misprint_of, typical=typical,
             size_derived=None if derived_size is None else derived_size[0],
-            size_derived_at={} if derived_size is None else derived_size[1]))
+            size_derived_at={} if derived_size is None else derived_size[1],
+            size_kind=kind, would_decide=would_decide))
     network = _network_verdicts() if network is None else network
     out = [_with_network_verdict(s, network[s.id]) if s.id in network else s for s in out]
     return sorted(out, key=lambda s: (s.line, s.clause))

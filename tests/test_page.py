@@ -795,9 +795,10 @@ def test_a_measured_size_of_a_statement_not_decided_keeps_what_would_decide_it()
     record = _record("x", 333, "not decided", size_at_paper_sizes=0.15,
                      size_phrase="measured 0.15 (at Nx = 3000)", observable="Delta eps_TF",
                      size_reason="not decided: the amplitude's normalization; measured at "
-                                 "Nx = 3000: 0.15")
+                                 "Nx = 3000: 0.15", size_kind="measured",
+                     would_decide="the amplitude's normalization")
     assert size_text(record) == ("measured 0.15 (at Nx = 3000), in Delta eps_TF; not decided: "
                                  "the amplitude's normalization")
     decided = {**record, "verdict": "holds in the stated limit",
-               "size_reason": "measured at Nx = 3000: 0.15"}
+               "size_reason": "measured at Nx = 3000: 0.15", "would_decide": None}
     assert size_text(decided) == "measured 0.15 (at Nx = 3000), in Delta eps_TF"

@@ -46,7 +46,7 @@ def test_soft_thresholding_is_sized_in_fig_3d_average_retention_at_an_alpha_belo
     model (no change)."""
     from tasksim.derivations.soft_threshold import fig3d_retention_change
 
-    size, point, how, _ = _size(evaluated_claim("soft_threshold.alpha_independence"), "wrong",
+    size, point, how, *_ = _size(evaluated_claim("soft_threshold.alpha_independence"), "wrong",
                                 [])
     def at(alpha_value, sizes=PAPER_SIZES):
         change = fig3d_retention_change().subs(sizes).subs(alpha, alpha_value)

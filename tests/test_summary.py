@@ -3,6 +3,8 @@ gives it (grid maximum at its point, the value at parameters 1/2 beside it), the
 causes apart from those ranked in Delta eps."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tasksim.reports.summary import cause_line, cause_size, summary_markdown
 from tasksim.reports.verdicts import Cause, StatementVerdict, causes
 
@@ -14,6 +16,25 @@ def _statement(cid: str, verdict: str, size: float | None, observable: str,
                             size_point={"gamma_f": 1.0, "rho_b": 1.0} if point is None else point,
                             size_reason="", cause=cid, confirmation=None, condition="",
                             derived="", note="", typical=None if size is None else 0.375)
+
+
+def test_a_size_at_the_statements_stated_points_is_not_called_a_grid_maximum():
+    """REFEREE33 m2: line 252 is sized at its stated alpha = 3/4 alone, line 193 at its two
+    stated corners; neither is a maximum over a grid, and neither ranks errata."""
+    from tasksim.derivations.sizes import leading_order_error
+
+    one, two = (leading_order_error(i)[0] for i in ("averages.random.retention_below_one",
+                                                    "vanilla.transfer.corners"))
+    assert (one.over, one.point) == ("stated point", {"alpha": 0.75})
+    assert two.over == "stated points"
+    at_one = replace(_statement("a", "holds in the stated limit", one.value, "Delta eps_RT",
+                                point=one.point), size_kind=one.over, typical=None)
+    assert at_one.size_phrase() == f"{one.value:.3g} (at the stated alpha = 0.75)"
+    assert at_one.grid_maximum is None and "grid" not in at_one.size_phrase()
+    at_two = replace(at_one, size=two.value, size_point=two.point, size_kind=two.over)
+    assert at_two.size_phrase().startswith("the larger at the stated points, 0.01 (at rho_a = 0")
+    gridded = replace(at_one, size_kind="grid")
+    assert gridded.size_phrase().startswith("grid maximum") and gridded.grid_maximum == one.value
 
 
 def test_an_errata_row_prints_the_grid_maximum_at_its_point_and_the_value_at_one_half():
@@ -68,10 +89,9 @@ def test_errata_are_ranked_by_one_measure_the_value_with_every_parameter_at_one_
     at 1/2 (a grid maximum may sit at a domain's edge): a cause of grid maximum 4 but 0.375 at
     1/2 ranks below one of 0.6 and 0.55; a deviation measured at one point (0.9) ranks
     nothing, and stays listed with its statement."""
-    from dataclasses import replace
-
     measured = replace(_statement("point", "wrong", 0.9, "Delta eps_RT"),
-                       size_reason="measured at Nx = 3000", typical=None)
+                       size_reason="measured at Nx = 3000", typical=None,
+                       size_kind="measured")
     gridded = replace(_statement("point", "wrong", 0.6, "Delta eps_RT"), line=13,
                       typical=0.55)
     edge = _statement("edge", "wrong", 4.0, "Delta eps_RT")  # 0.375 at 1/2
@@ -87,8 +107,6 @@ def test_a_cause_shows_its_largest_grid_maximum_and_the_statement_that_ranks_it(
     """REFEREE27 N3: a cause ranked by one statement's value at 1/2 but with a larger grid
     maximum at another statement reports the larger one (its size), names the line, and says
     which statement ranks it."""
-    from dataclasses import replace
-
     ranks = replace(_statement("moments", "misprint", 0.00167, "Delta eps_TF"), line=619,
                     typical=0.000333)
     largest = replace(_statement("moments", "misprint", 0.00293, "Delta eps_RT",

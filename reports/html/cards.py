@@ -314,9 +314,8 @@ def size_text(record: Record) -> str:
             shown = f"{_fmt(value)} in {observable}" if observable else _fmt(value)
         # a statement not decided whose effect was measured: what would decide it stays
         # beside the number (REFEREE33 m1)
-        reason = str(record.get("size_reason") or "")
-        if reason.startswith("not decided: ") and "; measured at " in reason:
-            shown += "; " + reason.split("; measured at ")[0]
+        if record.get("would_decide"):
+            shown += f"; not decided: {record['would_decide']}"
         return shown
     size = record.get("size")
     if not size:
