@@ -873,8 +873,8 @@ def _claims() -> list[Claim]:
               headline=True, condition="leading order in Ns/Nx",
               note="read as: even at its best gamma the Euclidean retention depends strongly "
                    "on (rho_a, rho_b), and at every (rho_a, rho_b) it varies with gamma, where "
-                   "the exact Fisher metric's does neither (the diagonal approximation's half: "
-                   "line 334)",
+                   "the exact Fisher metric's does neither (the diagonal approximation's half is "
+                   "this line's other clause; its similarity part is line 334)",
               restates=((63, r"regularization in the Euclidean space are much less robust "
                              r"against task similarity"),)),
     ]

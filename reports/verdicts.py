@@ -38,6 +38,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple, Optional, Sequence
 
+from sympy.logic.boolalg import BooleanAtom
+
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import leading_order_error, limit_observable, observable_size
@@ -88,8 +90,8 @@ class StatementVerdict:
     size_derived_at: dict[str, float] = field(default_factory=dict)
     margin: str = ""
     """For a statement judged on the network runs (Sec. 7): its size as the effect by which
-    it is shown or contradicted, "margin +0.894 +- 0.093 on mnist-5k (5 paired seeds)" (a
-    single paired contrast, not a grid maximum); empty otherwise."""
+    it is shown or contradicted, "margin +0.894 +- 0.093 on mnist-5k (5 paired seeds)" (one
+    paired contrast, not a grid maximum); empty otherwise."""
     regime: str = ""
     """For "holds under a stronger condition": the regime the paper states (``condition`` is
     then the derived, narrower one, part of the verdict); empty otherwise."""
@@ -522,9 +524,11 @@ def _at_point(expr: Any, point: Mapping[Any, Any]) -> complex:
         return complex(sp.sympify(expr).xreplace(floats).evalf(30))
 
 
-def _derived_latex(v: Verdict) -> str:
+def _derived_latex(v: Verdict, word: str = "") -> str:
+    """The derived result in LaTeX; empty for a statement not decided whose derivation returns
+    a truth value (it would read as a verdict: REFEREE33 m1)."""
     derived = v.derived
-    if derived is None:
+    if derived is None or (word == "not decided" and isinstance(derived, (bool, BooleanAtom))):
         return ""
     text = latex(derived)
     return text if len(text) <= 4000 else f"({len(text)} characters of LaTeX: see claims)"
@@ -603,7 +607,8 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         entries = [_evidence_entry(e, measured) for e in evidence[c.id]]
         if c.id in measured:
             entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
-                               "status": "measured", "measured": measured[c.id].verdict})
+                               "status": "measured",
+                               "measured": _measured_words(measured[c.id], word)})
         note = v.note if word != "not decided" else decide
         for source in (c.id, *(e.claim.id for e in evidence[c.id])):
             found = measured[source].note if source in measured else ""
@@ -617,7 +622,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             observable=observable, size=size, size_point=point,
             size_reason=reason, cause=(c.cause or c.id) if word in ERRATA_VERDICTS else None,
             confirmation=confirm, condition=_condition(v, word), regime=_regime(v, word),
-            derived=_derived_latex(v), note=note,
+            derived=_derived_latex(v, word), note=note,
             evidence=tuple(entries),
             # another sentence of the statement's own line is one of its clauses, not a restatement
             restates=tuple(dict.fromkeys(line for line, _ in c.restates if line != c.line)),
@@ -628,6 +633,17 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
     network = _network_verdicts() if network is None else network
     out = [_with_network_verdict(s, network[s.id]) if s.id in network else s for s in out]
     return sorted(out, key=lambda s: (s.line, s.clause))
+
+
+def _measured_words(m: MeasuredVerdict, word: str) -> str:
+    """A statement's own measured verdict as its card lists it. For a statement not decided,
+    a denied value rejected is said as that, not as "statement confirmed" (which reading of
+    the statement the measurement tests is what is not decided: REFEREE33 m1)."""
+    if word != "not decided" or m.denied is None:
+        return m.verdict
+    rejected = f"the denied value {m.denied:g} rejected at the measured sizes"
+    return (m.verdict.replace("statement confirmed", rejected)
+            .replace("statement not confirmed", f"the denied value {m.denied:g} not rejected"))
 
 
 def _unconfirmed_measurement(confirm: Optional[Confirmation]) -> bool:
@@ -848,8 +864,8 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
                      f"{net.dataset} ({net.n} paired seeds, 95 % two-sided paired t-test"
                      + _length_phrase(training) + "): "
                      + (getattr(net, "claim", "") or "a sign")
-                     + "; a single paired contrast, not a grid maximum; the paper's "
-                       "full-MNIST, 10-seed runs are not reproduced" if sized else
+                     + "; the paired contrast it rests on, not a grid maximum; the "
+                       "paper's full-MNIST, 10-seed runs are not reproduced" if sized else
                      _undecided_size_reason(net, finite)),
         cause=s.id if net.verdict in ERRATA_VERDICTS else None, confirmation=confirm,
         condition=net.condition or s.condition, note=net.evidence,
@@ -869,8 +885,8 @@ def _undecided_size_reason(net: Any, finite: bool) -> str:
     if not (finite and claim):
         return "not decided on the stored runs: see the evidence"
     return (f"not decided on the stored runs: {claim}: {net.effect:+.3f} +- {net.se:.3f} "
-            f"({net.n} paired seeds on {net.dataset}); the evidence says why and what "
-            f"would decide it")
+            f"in the network's test error ({net.n} paired seeds on {net.dataset}); the "
+            "evidence says why and what would decide it")
 
 
 def _evaluated() -> tuple[Verdict, ...]:

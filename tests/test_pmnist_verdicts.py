@@ -598,7 +598,8 @@ def test_a_network_size_is_the_margin_on_its_data_set_not_a_grid_maximum():
                                                  se=0.008, evidence="long words " * 100))
     assert open_.size is None and open_.size_reason == (
         "not decided on the stored runs: retention (0, 1) minus (1, 0) > 0: +0.021 +- 0.008 "
-        "(5 paired seeds on mnist-5k); the evidence says why and what would decide it")
+        "in the network's test error (5 paired seeds on mnist-5k); the evidence says why and "
+        "what would decide it")
     assert "the stated limit\" means the paper's experimental setting as the stored runs " \
         "reproduce it" in definitions_markdown()
 
