@@ -295,6 +295,24 @@ def phrase_in_observable(phrase: str, observable: str) -> Optional[str]:
     return f"{phrase}, in {observable}" if observable else phrase
 
 
+def claim_linker(anchors: Mapping[str, str]) -> Callable[[str], str]:
+    """A function that writes every claim id of ``anchors`` (id -> the anchor of its card)
+    named in running words as a linked code span, ``[`id`](#anchor)``, which
+    :func:`~tasksim.reports.html.mathml.words_html` renders as a link to the card (REFEREE33
+    n5: ids in prose read as code). An id already in a code span is left as it is.
+
+    >>> link = claim_linker({"a.b": "line-3", "a.b.c": "line-4"})
+    >>> link("as for a.b.c (and a.b), not `a.b`")
+    'as for [`a.b.c`](#line-4) (and [`a.b`](#line-3)), not `a.b`'
+    """
+    if not anchors:
+        return lambda text: text
+    names = "|".join(re.escape(i) for i in sorted(anchors, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![`\w.\[])({names})(?![\w`])")
+    return lambda text: pattern.sub(lambda m: f"[`{m.group(1)}`](#{anchors[m.group(1)]})",
+                                    text)
+
+
 def with_paper_regime(condition: str, regime: str) -> str:
     """A verdict's condition with the paper's regime beside it, when the condition is a
     derived stronger one (the regime is empty otherwise)."""

@@ -169,7 +169,28 @@ def words_html(text: str, *, expand: Expand = _identity) -> str:
     return _math_and_words(text, _words_and_code, expand)
 
 
+_CODE_LINK = re.compile(r"\[`([^`\[\]]+)`\]\((#[\w-]+)\)")
+"""A code span linked to an anchor of the page, ``[`vanilla.transfer`](#line-203)``."""
+
+
 def _words_and_code(text: str) -> str:
+    """Plain words with their plain-text math as symbols; a `code span` as <code>; a linked
+    code span, ``[`code`](#anchor)``, as <code> inside a link to the anchor.
+
+    >>> _words_and_code("see [`a.b`](#line-3) for rho_a")
+    'see <a href="#line-3"><code>a.b</code></a> for ρ<sub>a</sub>'
+    """
+    out, last = [], 0
+    for m in _CODE_LINK.finditer(text):
+        out.append(_code_spans(text[last:m.start()]))
+        out.append(f'<a href="{html.escape(m.group(2))}"><code>{html.escape(m.group(1))}'
+                   "</code></a>")
+        last = m.end()
+    out.append(_code_spans(text[last:]))
+    return "".join(out)
+
+
+def _code_spans(text: str) -> str:
     """Plain words with their plain-text math as symbols; a `code span` as <code>."""
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an unmatched backtick: no code spans

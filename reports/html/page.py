@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 import jinja2
 
 from .cards import (NOT_VERDICTS, Card, ClaimExtras, FigureView, StatementRow, Summary,
-                    build_cards, build_summary, card_counts)
+                    build_cards, build_summary, card_counts, claim_linker)
 from ..paper_labels import label_namer, reference_resolver
 from .mathml import markdown_blocks_html, markdown_html, words_html
 
@@ -97,8 +97,11 @@ def build_page(*, records: Sequence[Mapping[str, Any]], paper: Any, covered: Seq
     # the toolkit's prose names the paper's equations as the paper prints them
     figures = [replace(f, caption=names(f.caption), verdict=names(f.verdict)) for f in figures]
     findings = [names(f) for f in findings]
+    # a claim named in the toolkit's words links to its card
+    link = claim_linker({str(r["id"]): f"line-{r['line']}" for r in records
+                         if r.get("line") is not None})
     cards = build_cards(rows, records, extras, figures, paper.expand_macros, paper.place,
-                        lambda line: _part(paper, line), lambda text: names(refs(text)))
+                        lambda line: _part(paper, line), lambda text: link(names(refs(text))))
     summary = build_summary(cards, records, findings)
     summary.beyond_paper = markdown_blocks_html(names(beyond_paper)) if beyond_paper else ""
     summary.cause_sizes = {cause: names(size) for cause, size in cause_sizes.items()}
