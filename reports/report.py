@@ -478,7 +478,9 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                         "deviation from the printed value)",
                         "size_phrase": "the size as the report's pages phrase it",
                         "size_kind": "what 'size_at_paper_sizes' is: 'grid' (the largest "
-                                     "over the parameters' grid), 'stated point' (the "
+                                     "over the parameters' grid), 'value' (one value: "
+                                     "no free parameter is left, as in an average over the "
+                                     "prior or an identity), 'stated point' (the "
                                      "derived value at the statement's stated point), "
                                      "'stated points' (the larger at its stated points), "
                                      "'measured' (measured at one point), 'measured "

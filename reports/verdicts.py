@@ -177,7 +177,7 @@ class StatementVerdict:
                if self.size_derived is not None else {}),
             "size_kind": (None if self.size is None else "margin" if self.margin else
                           "measured deviation" if self.size_derived is not None else
-                          self.size_kind),
+                          self.size_kind if self.size_point else "value"),
             **({"would_decide": self.would_decide} if self.would_decide else {}),
         }
 
