@@ -26,12 +26,14 @@ RECORD_KEYS = {"id", "where", "printed", "derived", "note", "line", "headline",
                "condition", "exceptions", "restates", "place", "reading", "reading_from", "size",
                "printed_srepr", "derived_srepr"}
 STATEMENT_KEYS = {"verdict", "observable", "size_at_paper_sizes", "size_at", "size_reason",
-                  "cause", "clause", "confirmation", "evidence", "size_typical", "size_phrase"}
+                  "cause", "clause", "confirmation", "evidence", "size_typical", "size_phrase",
+                  "size_kind"}
 """The contract's fields of a headline claim (its statement's verdict record)."""
 STEP_KEYS = {"evidence_of", "finding"}
-OPTIONAL_STATEMENT_KEYS = {"paper_regime", "size_derived", "size_derived_at"}
+OPTIONAL_STATEMENT_KEYS = {"paper_regime", "size_derived", "size_derived_at", "would_decide"}
 """Present only where they apply: the paper's regime beside a derived stronger condition, the
-derived size beside a measured one."""
+derived size beside a measured one, what would decide a statement not decided beside its
+measured size."""
 STEP_WORDS_SHOWN = {"derived: equals the print", "derived: equals the print at leading order",
                     "derived: differs from the print", "not derived",
                     "derived: no printed value to compare", "finding"}
@@ -161,7 +163,8 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
     by_measurement = corrected | {r["id"] for r in committed_records
                                   if (r.get("size_phrase") or "").startswith("measured ")}
     sized = {"size", "size_at", "size_at_paper_sizes", "size_reason", "size_phrase",
-             "size_derived", "size_derived_at", "size_typical", "note", "observable"}
+             "size_derived", "size_derived_at", "size_typical", "note", "observable",
+             "size_kind", "would_decide"}
 
     # a measurement's own finding (its note) joins the notes of its claim and its statement
     findings = [r["measured"]["note"] for r in committed_records
