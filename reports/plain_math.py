@@ -119,7 +119,7 @@ RULES: tuple[Rule, ...] = (
     Rule(re.compile(r"<="), lambda m: "≤", lambda m: r"\le"),
     Rule(re.compile(r"!="), lambda m: "≠", lambda m: r"\ne"),
     Rule(re.compile(r">="), lambda m: "≥", lambda m: r"\ge"),
-    Rule(re.compile(r"(?<=\s)\+-(?=\s|\d)"), lambda m: "±", lambda m: r"\pm"),
+    Rule(re.compile(r"(?<=[\s(])\+-(?=\s|\d)"), lambda m: "±", lambda m: r"\pm"),
 )
 """In order: a later rule never sees what an earlier one made (each match is held apart)."""
 

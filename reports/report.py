@@ -83,8 +83,8 @@ from .summary import (brief, cause_size, confirmation_text, definitions_markdown
                       math, quote_markdown, readable, size_text)
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
-from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes, statement_of,
-                       step_status, STEP_WORDS)
+from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes,
+                       measured_words, statement_of, step_status, STEP_WORDS)
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
            "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",
@@ -366,6 +366,13 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             extra.pop("quote")
             r.update(extra)
             del r["status"]  # a statement carries its verdict only, no second vocabulary
+            if statement.verdict == "not decided":
+                # no truth value that reads as a verdict, and a measurement said as what it
+                # rejects, not as "statement confirmed" (REFEREE33 m1, REFEREE34 m1)
+                if not statement.derived:
+                    r["derived"], r["derived_srepr"] = "", ""
+                if c.id in measured:
+                    r["measured"]["verdict"] = measured_words(measured[c.id], statement.verdict)
         elif c.finding:
             r["finding"] = c.finding
         else:
@@ -418,7 +425,10 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                         "printed, derived and measured values, the standard "
                                         "error 'se', a 'reason' in words and a 'state', "
                                         "'confirmed' or 'not confirmed' as 'measured' defines "
-                                        "them",
+                                        "them; for a statement judged on the network's runs, "
+                                        "which has no correction, 'contradicted' or 'not "
+                                        "resolved' (the paired t-test against the paper's "
+                                        "claim)",
                         "paper_regime": "present only beside a derived stronger condition: the "
                                         "regime the paper states for the statement",
                         "measured": "on a measured claim, an object: 'what' was measured, "

@@ -299,7 +299,7 @@ def _confirmation_word(s: StatementVerdict, network: bool) -> str:
     """A theory erratum's measured correction is confirmed or not; a network statement has
     no correction: its runs contradict the claim or leave it unresolved (REFEREE23 m5)."""
     if network and s.verdict == "wrong":
-        return ("contradicted by the runs" if s.confirmation.state == "confirmed"
+        return ("contradicted by the runs" if s.confirmation.state == "contradicted"
                 else "not resolved by the runs")
     return s.confirmation.state
 

@@ -238,7 +238,7 @@ class Cause:
     def confirmed(self) -> bool:
         """Every measured statement of the cause passes the confirmation test."""
         states = [s.confirmation.state for s in self.statements if s.confirmation]
-        return bool(states) and all(x == "confirmed" for x in states)
+        return bool(states) and all(x in ("confirmed", "contradicted") for x in states)
 
 
 # -- observables ---------------------------------------------------------------------------
@@ -608,7 +608,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         if c.id in measured:
             entries.insert(0, {"id": f"{c.id} (measurement)", "line": c.line,
                                "status": "measured",
-                               "measured": _measured_words(measured[c.id], word)})
+                               "measured": measured_words(measured[c.id], word)})
         note = v.note if word != "not decided" else decide
         for source in (c.id, *(e.claim.id for e in evidence[c.id])):
             found = measured[source].note if source in measured else ""
@@ -635,7 +635,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
     return sorted(out, key=lambda s: (s.line, s.clause))
 
 
-def _measured_words(m: MeasuredVerdict, word: str) -> str:
+def measured_words(m: MeasuredVerdict, word: str) -> str:
     """A statement's own measured verdict as its card lists it. For a statement not decided,
     a denied value rejected is said as that, not as "statement confirmed" (which reading of
     the statement the measurement tests is what is not decided: REFEREE33 m1)."""
@@ -829,8 +829,8 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
         # that the paper's boundary (a sign, not a printed value) is rejected by the t-test.
         gap = net.effect - getattr(net, "boundary", 0.0) if finite else math.nan
         rejected = finite and rejects(gap, net.se, net.n)
-        confirm = Confirmation(
-            state="confirmed" if rejected else "not confirmed", measured=effect,
+        confirm = Confirmation(  # no correction to confirm: the runs contradict the claim
+            state="contradicted" if rejected else "not resolved", measured=effect,
             se=float(net.se) if finite else None, derived=None, printed=None, size=None,
             reason=(f"{net.dataset}, {net.n} paired seeds: {net.evidence}"
                     if getattr(net, "claim", "") else  # the evidence names claim and test
@@ -864,6 +864,8 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
                      f"{net.dataset} ({net.n} paired seeds, 95 % two-sided paired t-test"
                      + _length_phrase(training) + "): "
                      + (getattr(net, "claim", "") or "a sign")
+                     + (f" (one of its {len(net.parts)} parts; the card gives each)"
+                        if len(getattr(net, "parts", ())) > 1 else "")
                      + "; the paired contrast it rests on, not a grid maximum; the "
                        "paper's full-MNIST, 10-seed runs are not reproduced" if sized else
                      _undecided_size_reason(net, finite)),

@@ -21,8 +21,8 @@ def test_named_statements_get_their_verdicts():
     index = {i.key: i for i in statement_index()}
     assert index["L903.1"].headline_ids[0] == "soft_threshold.alpha_independence"
     assert _verdict("soft_threshold.alpha_independence") == "wrong"
-    assert index["L888.1"].headline_ids[0] == "soft_threshold.weights_with_diagonal"
-    assert index["L889.1"].headline_ids[0] == "soft_threshold.weights_with_diagonal"
+    assert index["L888.1"].headline_ids[0] == "soft_threshold.weights"
+    assert index["L889.1"].headline_ids[0] == "soft_threshold.weights"
     assert index["L1320.1"].headline_ids[0] == "figures.average_panels"
     assert _verdict("figures.average_panels") == "misprint"
     assert _verdict("vanilla.transfer.negative_similarity") == \

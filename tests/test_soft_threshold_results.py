@@ -211,17 +211,20 @@ def test_the_training_time_note_reads_the_figure_points():
 
 def test_a_correction_measured_at_another_line_of_its_cause_is_not_confirmed_there_too(
         statements):
-    """REFEREE3 R11: lines 883, 893 and 901 share line 271's correction (the diagonal kept);
-    271's measurement does not confirm it, so theirs read "not confirmed" with line 271 named,
-    and each keeps the size of its own observable. Line 271's measured size is stated in the
+    """REFEREE3 R11: line 901 shares line 271's correction (the diagonal kept); 271's
+    measurement does not confirm it, so 901 reads "not confirmed" with line 271 named, and
+    keeps the size of its own observable. Line 271's measured size is stated in the
     units of what was measured (one point), with the derived value at that point."""
     records = {s.id: s for s in statements}
     gap = records["soft_threshold.alpha_independence"]
     assert gap.observable.startswith("Delta eps_RT(alpha = 0.3) - Delta eps_RT(1) at")
     assert gap.size_derived == pytest.approx(abs(gap.confirmation.derived
                                                  - gap.confirmation.printed))
-    for claim_id in ("soft_threshold.memory_with_diagonal",
-                     "soft_threshold.alpha_invariance_with_diagonal"):
+    # lines 883 and 888 are the paper's deductions from line 878's loss, exact under it:
+    # not errata of their own (REFEREE34 M1)
+    for claim_id in ("soft_threshold.fixed_point", "soft_threshold.weights"):
+        assert records[claim_id].verdict == "exact" and "878" in records[claim_id].condition
+    for claim_id in ("soft_threshold.alpha_invariance_with_diagonal",):  # line 901
         s = records[claim_id]
         assert s.confirmation.state == "not confirmed"
         assert s.confirmation.reason.startswith(

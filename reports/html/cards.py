@@ -301,9 +301,9 @@ def claim_linker(anchors: Mapping[str, str]) -> Callable[[str], str]:
     :func:`~tasksim.reports.html.mathml.words_html` renders as a link to the card (REFEREE33
     n5: ids in prose read as code). An id already in a code span is left as it is.
 
-    >>> link = claim_linker({"a.b": "line-3", "a.b.c": "line-4"})
-    >>> link("as for a.b.c (and a.b), not `a.b`")
-    'as for [`a.b.c`](#line-4) (and [`a.b`](#line-3)), not `a.b`'
+    >>> link = claim_linker({"a.b": "line-3", "a.b.c": "line-4", "a.n[g]": "line-5"})
+    >>> link("as for a.b.c (and a.b), not `a.b`; a.n[g] (line 5)")
+    'as for [`a.b.c`](#line-4) (and [`a.b`](#line-3)), not `a.b`; [`a.n[g]`](#line-5) (line 5)'
     """
     if not anchors:
         return lambda text: text

@@ -169,7 +169,7 @@ def words_html(text: str, *, expand: Expand = _identity) -> str:
     return _math_and_words(text, _words_and_code, expand)
 
 
-_CODE_LINK = re.compile(r"\[`([^`\[\]]+)`\]\((#[\w-]+)\)")
+_CODE_LINK = re.compile(r"\[`([^`]+)`\]\((#[\w-]+)\)")
 """A code span linked to an anchor of the page, ``[`vanilla.transfer`](#line-203)``."""
 
 
@@ -179,6 +179,8 @@ def _words_and_code(text: str) -> str:
 
     >>> _words_and_code("see [`a.b`](#line-3) for rho_a")
     'see <a href="#line-3"><code>a.b</code></a> for ρ<sub>a</sub>'
+    >>> _words_and_code("[`x.nlo[gaussian]`](#line-610) (line 610)")
+    '<a href="#line-610"><code>x.nlo[gaussian]</code></a> (line 610)'
     """
     out, last = [], 0
     for m in _CODE_LINK.finditer(text):
