@@ -283,6 +283,59 @@ def _pairings_claim() -> Claim:
     )
 
 
+def _index_sum_prefactor_claim() -> Claim:
+    """Line 663: the second line of the display that opens at line 661 writes the index sum of
+    ||A_1^T D_1 D_2 A_2 A_2^T D_2 D_1 A_1||_F^2 without the first line's prefactor
+    (1/Ns)(Ns/(alpha Nx))^4, which line 665 then carries (as 1/(alpha^4 Ns Nx^4), that
+    prefactor times the 1/Ns^4 of four pairings). Derived on explicit 2 x 2 matrices: the
+    printed index sum is the squared norm itself, coefficient 1, so the equality needs the
+    prefactor on it (REFEREE34 m4)."""
+    n = 2
+    a1, a2 = (sp.Matrix(n, n, lambda j, i, t=t: sp.Symbol(f"a^{{({t})}}_{{{j + 1}{i + 1}}}"))
+              for t in (1, 2))
+    g1, g2 = (sp.diag(*[sp.Symbol(f"g^{{({t})}}_{j + 1}") for j in range(n)]) for t in (1, 2))
+    prefactor = (Ns / (alpha * Nx)) ** 4 / Ns
+
+    def derive() -> Derivation:
+        M = a1.T * g1 * g2 * a2 * a2.T * g2 * g1 * a1
+        norm = sp.expand(sum(x**2 for x in M))
+        g = [[g1[j, j] for j in range(n)], [g2[j, j] for j in range(n)]]
+        r = range(n)
+        printed_sum = sp.expand(sum(
+            g[0][j] * g[0][l] * g[0][q] * g[0][m2] * g[1][j] * g[1][l] * g[1][m2] * g[1][q]
+            * a1[j, i] * a2[j, k] * a2[l, k] * a1[l, m] * a1[m2, m] * a2[m2, pp] * a2[q, pp]
+            * a1[q, i]
+            for i in r for j in r for k in r for l in r
+            for m in r for m2 in r for pp in r for q in r))
+        ratio = sp.simplify(printed_sum / norm)
+        return Derivation(prefactor, (
+            Step("the printed index sum over the squared norm ||A_1^T D_1 D_2 A_2 A_2^T D_2 D_1 "
+                 "A_1||_F^2 (explicit 2 x 2 matrices; the sum's n, the paper's second n, is m2 "
+                 "here)", ratio, "1: the sum is the norm itself"),
+            Step("so the equality with the first line needs the first line's prefactor on the "
+                 "sum", prefactor),
+            Step("line 665's prefactor, that times the 1/Ns^4 of four pairings of entries of "
+                 "variance 1/Ns", sp.simplify(prefactor / Ns**4)),
+        ))
+
+    return Claim(
+        "gating.retention.term2.index_sum_prefactor",
+        "Appendix B.1, eq_ap_eRT_gate_expnd (second term, 2nd line: the index sum's "
+        "prefactor)", sp.Integer(1),
+        r"= \sum_{ijkl} \sum_{mnpq} \lla g^{(1)}_j g^{(1)}_l g^{(1)}_n g^{(1)}_q g^{(2)}_j "
+        r"g^{(2)}_l g^{(2)}_n g^{(2)}_q a^{(1)}_{ji} a^{(2)}_{jk} a^{(2)}_{lk} a^{(1)}_{lm} "
+        r"a^{(1)}_{nm} a^{(2)}_{np} a^{(2)}_{qp} a^{(1)}_{qi} \rra",
+        derive, line=663, headline=True, misprint_of="gating.retention.term2[appendix]",
+        cause="gating-display-prefactor-663", observable="Delta eps_RT",
+        carry=lambda d: sp.Integer(0),
+        note="read as: the coefficient of the index sum on this line, as printed 1 (none "
+             "written); the equality with the first line (line 661) needs that line's "
+             "prefactor (1/Ns)(Ns/(alpha Nx))^4 on the sum. Line 665 restores it (1/(alpha^4 "
+             "Ns Nx^4), the prefactor times the 1/Ns^4 of four pairings), so the term's result "
+             "(line 673) holds: a display typo",
+    )
+
+
 def _cross_pairings_claim() -> Claim:
     X = task(1).T @ gate(1) @ gate(2) @ task(2)
 
@@ -623,6 +676,7 @@ CLAIMS: list[Claim] = [
                  False, line=690)
       for g in ("gaussian", "appendix")],
     _pairings_claim(),
+    _index_sum_prefactor_claim(),
     _cross_pairings_claim(),
     _leading_claim("gating.retention", "Appendix B.1, eq_gated_eRT_full", _printed_RT,
                    r"= 1 - \tilde{\alpha}^2 \rho_a^2 \left( \tilde{\alpha}^2 \rho_a^2 - 2 "

@@ -20,7 +20,9 @@ generators, against the engine's exact finite-N value and the printed form):
 - gating.transfer.second_term[gaussian|appendix]: (Ns/(alpha Nx))^2 <||A_1^T D_1 D_2 A_2||^2>;
 - gating.retention.term3[gaussian|appendix]: the same trace divided by Ns;
 - gating.aquad_isserlis[appendix]: the fourth moment <a1_ji a2_jk a2_lk a1_li> at coinciding
-  indices under the appendix generator (Isserlis' theorem needs jointly Gaussian entries).
+  indices under the appendix generator (Isserlis' theorem needs jointly Gaussian entries);
+- gating.retention.term2.index_sum_prefactor: line 663's index sum, evaluated on drawn
+  matrices and gates, against the first line of its display, sample by sample.
 
 The printed next-to-leading coefficients are rejected at sizes where the next-to-leading term
 is resolved (Nx = 10); the registry's exact expression is a polynomial of degree two in Nx
@@ -48,6 +50,7 @@ DEMONSTRATED_ERRATA: tuple[str, ...] = (
     "gating.retention.term3[appendix]",
     "gating.aquad_isserlis[appendix]",
     "gating.adaptive_rho_g.main_text",
+    "gating.retention.term2.index_sum_prefactor",
 )
 
 NS = 8
@@ -288,3 +291,32 @@ def test_fourth_moment_of_correlated_entries_follows_the_generator(generator):
         else:
             assert_agrees(label, measured, derived)
     assert (theory.verdict(claim_id).status == "erratum") == (generator == "appendix")
+
+
+def test_line_663s_index_sum_needs_the_first_lines_prefactor():
+    """gating.retention.term2.index_sum_prefactor: on drawn tasks and gates (the toolkit's
+    generators, Nx = 40, Ns = 4, alpha = 1/2), line 663's index sum of the eight gated entries
+    equals the first line of its display, (1/Ns)(Ns/(alpha Nx))^4 ||A_1^T D_1 D_2 A_2 A_2^T
+    D_2 D_1 A_1||_F^2, only with the derived prefactor on it, not with the printed 1. The
+    equality holds sample by sample (both sides are averaged over the same draws), so each
+    draw is checked to rounding."""
+    from tasksim.solvers.tasks import draw_gates, draw_tasks
+
+    nx, ns, alpha = 40, 4, 0.5
+    derived = theory.function("gating.retention.term2.index_sum_prefactor", "derived")
+    printed = theory.function("gating.retention.term2.index_sum_prefactor", "printed")
+    for seed in range(3):
+        rng = as_generator(seed)
+        tasks = draw_tasks(nx=nx, ns=ns, ny=1, rho_a=0.6, rho_b=0.5, generator="appendix",
+                           seed=rng)
+        g1, g2 = (g.astype(float) for g in draw_gates(nx=nx, alpha=alpha, rho_g=0.3, seed=rng))
+        a1, a2 = tasks.A[0], tasks.A[1]  # Nx x Ns, a_ji = (A)_{ji}
+        gate = g1 * g2  # g^(1)_j g^(2)_j, the gates of one index
+        M = a1.T @ np.diag(gate) @ a2 @ a2.T @ np.diag(gate) @ a1
+        first_line = (ns / (alpha * nx)) ** 4 / ns * np.sum(M * M)
+        index_sum = np.einsum("j,l,n,q,ji,jk,lk,lm,nm,np,qp,qi->", gate, gate, gate, gate,
+                              a1, a2, a2, a1, a1, a2, a2, a1, optimize=True)
+        at = dict(nx=nx, ns=ns, alpha=alpha)
+        assert derived(**at) * index_sum == pytest.approx(first_line, rel=1e-10)
+        assert printed(**at) * index_sum != pytest.approx(first_line, rel=0.5), \
+            "the printed coefficient would reproduce the first line"
