@@ -60,7 +60,7 @@ GRIDS: dict[sp.Symbol, tuple[float, ...]] = {
 """The grid of each parameter's domain on which a size is maximised."""
 
 
-SIZE_KINDS = ("grid", "stated point", "stated points")
+SIZE_KINDS = ("grid", "stated point", "stated points", "read point")
 """What a derived size is the largest over (:attr:`Size.over`)."""
 
 
@@ -74,7 +74,8 @@ class Size:
     over: str = "grid"
     """What the value is the largest over (:data:`SIZE_KINDS`): "grid", a grid of the free
     parameters' domains; "stated point", none (every parameter is stated); "stated points",
-    the statement's stated points (the larger)."""
+    the statement's stated points (the larger); "read point", none, at the point where a
+    range the statement names in words ("low rho_a") is read (:attr:`LimitTerm.read`)."""
 
     def __str__(self) -> str:
         where = ", ".join(f"{k} = {v:g}" for k, v in self.point.items())
@@ -200,10 +201,24 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
             return None, f"a statement about a set: it fails on {v.exceptions}"
         return None, ("no single number: a matrix identity, a relation or a set (its effect "
                       "on an error is sized by the other statements of its cause)")
+    if not change.free_symbols and v.claim.id in CONSTANT_AT:  # a maximum the derivation took
+        point, words = CONSTANT_AT[v.claim.id]
+        return Size(float(abs(change)), dict(point)), words
     size = size_at_paper_sizes(change)
     if size is None:
         return None, "the difference is not a number on the parameters' grid"
     return size, _how(v, verdict, change)
+
+
+CONSTANT_AT: dict[str, tuple[dict[str, float], str]] = {
+    "vanilla.transfer.negative_similarity": (
+        {"rho_a": -1.0, "rho_b": -1.0},
+        "the largest Delta eps_TF over the range the sentence covers (-1 <= rho_a, rho_b <= 1, "
+        "one of them negative), which the derivation takes: where the paper says transfer "
+        "fails, it is 1 at rho_a = rho_b = -1 (REFEREE34 m6)"),
+}
+"""Sizes that the derivation itself maximised over the statement's range (a number with no
+free parameter left), with the point where the maximum is reached and how it was taken."""
 
 
 NO_NUMBER: dict[str, str] = {
@@ -231,6 +246,9 @@ class LimitTerm:
     points: tuple[tuple[tuple[sp.Symbol, sp.Expr], ...], ...] = ((),)
     region: sp.Basic = sp.true
     generators: tuple[str, ...] = ("gaussian", "appendix")
+    read: bool = False
+    """The ``points`` are where the toolkit reads a range the statement names in words ("when
+    rho_a is low" read as rho_a -> 0), not points it states (REFEREE34 m6)."""
     against: Optional[str] = None
     """A second model whose coefficient is subtracted (a relation between two closed forms:
     the size is that of the difference of their 1/Nx terms)."""
@@ -285,11 +303,11 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("vanilla", "transfer"), "on the stated line rho_a = rho_b, max over rho_b",
         points=(((rho_a, rho_b),),)),
     "vanilla.retention.low_rho_a": LimitTerm(
-        _terms("vanilla", "retention"), "at the stated rho_a = 0, max over rho_b",
-        points=(((rho_a, 0),),)),
+        _terms("vanilla", "retention"), "at rho_a = 0, where the statement's 'when rho_a is "
+        "low' is read (its limit), max over rho_b", points=(((rho_a, 0),),), read=True),
     "vanilla.retention.sign_at_high_rho_a": LimitTerm(
-        _terms("vanilla", "retention"), "at high rho_a (rho_a = 1), max over rho_b",
-        points=(((rho_a, 1),),)),
+        _terms("vanilla", "retention"), "at rho_a = 1, where the statement's 'high rho_a' is "
+        "read, max over rho_b", points=(((rho_a, 1),),), read=True),
     "vanilla.retention.extrema": LimitTerm(
         _terms("vanilla", "retention"), "where the extrema exist (rho_b >= 2 sqrt2/3), max",
         region=sp.Ge(rho_b, 2 * sp.sqrt(2) / 3)),
@@ -298,15 +316,16 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         "lowest retention is at an intermediate rho_a), max over the grid",
         region=sp.Gt(rho_b, interior_minimum_threshold()[1])),
     "vanilla.retention.high_at_ends": LimitTerm(
-        _terms("vanilla", "retention"), "at the stated ends, rho_a = 0 (low interference, "
-        "max over rho_b) and rho_a = rho_b = 1 (identical tasks)",
-        points=(((rho_a, 0),), ((rho_a, 1), (rho_b, 1)))),
+        _terms("vanilla", "retention"), "at the two ends the statement names in words, read "
+        "as rho_a = 0 (low interference, max over rho_b) and rho_a = rho_b = 1 (identical "
+        "tasks)", points=(((rho_a, 0),), ((rho_a, 1), (rho_b, 1))), read=True),
     "vanilla.benign_region": LimitTerm(
         _terms("vanilla", *_BOTH), "over the stated region rho_a <= rho_b, max",
         region=sp.Le(rho_a, rho_b)),
     "vanilla.negative_at_high_rho_a_low_rho_b": LimitTerm(
-        _terms("vanilla", *_BOTH), "at rho_a = 1, rho_b < 1/2 (the stated region), max",
-        points=(((rho_a, 1),),), region=sp.Lt(rho_b, sp.Rational(1, 2))),
+        _terms("vanilla", *_BOTH), "at rho_a = 1 (where 'high feature similarity' is read), "
+        "rho_b < 1/2 (the stated region), max", points=(((rho_a, 1),),),
+        region=sp.Lt(rho_b, sp.Rational(1, 2)), read=True),
     "averages.vanilla.transfer": LimitTerm(
         _terms("vanilla", "transfer"), "the uniform prior's average", average=True),
     "averages.vanilla.retention": LimitTerm(
@@ -549,6 +568,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     size, model, quantity, generator = best
     if size.over == "stated point" and len(spec.points) > 1:  # the larger of its points
         size = replace(size, over="stated points")
+    if size.over != "grid" and spec.read:  # a range in words, read at a point
+        size = replace(size, over="read point")
     which = (f"{generator} generator, the larger of the two" if len(spec.generators) > 1
              else f"{generator} generator, the statement's")
     c = "the difference of the exact 1/Nx coefficients" if spec.against else (

@@ -216,6 +216,7 @@ def finite_size_figure(ctx: FigureContext) -> list[FigureResult]:
                         f"{case.label}: {which}".replace("alpha", "$\\alpha$").replace(
                             "gamma", "$\\gamma$"))
     verdict = _verdict(panels)
+    leading_claims = sorted({v for case in CASES for v in case.leading.values()})
     caption = (
         f"**Finite-size plots.** |mean(exact) - leading order| against Ns/Nx at "
         f"(rho_a, rho_b) = {FINITE_SIZE_POINT}, Ns = {c.finite_ns}, Nx/Ns in "
@@ -225,7 +226,7 @@ def finite_size_figure(ctx: FigureContext) -> list[FigureResult]:
         f"averaged exactly over B), {c.finite_seeds} seeds per size (error bars: standard "
         f"error), panel seeds from root seed {ctx.seed}; filled markers: exact above leading "
         f"order, open: below. Leading orders: the derived claims "
-        f"({', '.join(sorted({v for case in CASES for v in case.leading.values()}))}). "
+        f"({', '.join(f'`{v}`' for v in leading_claims)}). "
         f"Orange: the derived next-to-leading term c/Nx (claims `*.nlo[gaussian]`, exact at "
         f"every Ns, no surrogate). Green dashed: the exact closed form of the vanilla transfer "
         f"(`vanilla.transfer.exact[gaussian]`). Grey dotted: the exact expectation of the "

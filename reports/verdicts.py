@@ -42,7 +42,8 @@ from sympy.logic.boolalg import BooleanAtom
 
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
-from tasksim.derivations.sizes import leading_order_error, limit_observable, observable_size
+from tasksim.derivations.sizes import (CONSTANT_AT, leading_order_error, limit_observable,
+                                       observable_size)
 
 from .measurements import (MEASUREMENTS, UNMEASURABLE, Confirmation, MeasuredVerdict,
                            Measurement, Row, confirmation, measurement_for, not_measured)
@@ -98,7 +99,8 @@ class StatementVerdict:
     size_kind: str = "grid"
     """What ``size`` is: "grid", the largest over a grid of the free parameters' domains;
     "stated point", the derived value at the statement's stated point (no free parameter);
-    "stated points", the larger of the derived values at its stated points; "measured", a
+    "stated points", the larger of the derived values at its stated points; "read point", the
+    derived value where a range the statement names in words is read; "measured", a
     value measured at one point (``size_point``). A margin or a measured deviation from the
     printed value has its own field (``margin``, ``size_derived``)."""
     would_decide: str = ""
@@ -132,8 +134,10 @@ class StatementVerdict:
             at = f"{at}; line {line}" if at else f"line {line}"
         if self.size == 0 and self.size_reason.startswith("0 at order 1/Nx"):
             # not an identity: the exact 1/Nx coefficient vanishes, the error is O(1/Nx^2)
+            read = (", where the statement's words are read"
+                    if self.size_kind == "read point" else "")
             return "0 at order 1/Nx (the leading order's error is O(1/Nx^2) or zero)" + (
-                f" (at {at})" if at else "")
+                f" (at {at}{read})" if at else "")
         if self.size_derived is not None:
             where = ", ".join(f"{k} = {v:g}" for k, v in self.size_derived_at.items())
             what = "correction" if self.verdict in ERRATA_VERDICTS else "derived value"
@@ -150,6 +154,8 @@ class StatementVerdict:
             return f"{self.size:.3g} (at the stated {at})"
         if self.size_kind == "stated points":
             return f"the larger at the stated points, {self.size:.3g} (at {at})"
+        if self.size_kind == "read point":
+            return f"{self.size:.3g} (at {at}, where the statement's words are read)"
         text = f"grid maximum {self.size:.3g} (at {at})"
         if 0 < self.size < 1e-12:  # e.g. a power rho_a^Nx: say what the exponent means
             text = f"grid maximum {self.size:.3g}, below 1e-12: numerically zero (at {at})"
@@ -472,8 +478,9 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         reason = why if reason.startswith("derived at leading order only") else reason
     if size is None:
         return _Size(None, {}, reason)
-    return _Size(float(f"{size.value:.6g}"), dict(size.point), reason, own_expression=True,
-                 kind=size.over)
+    # a maximum the derivation took (sizes.CONSTANT_AT) has no value at parameters 1/2
+    return _Size(float(f"{size.value:.6g}"), dict(size.point), reason,
+                 own_expression=v.claim.id not in CONSTANT_AT, kind=size.over)
 
 
 def _typical(v: Verdict, word: str) -> Optional[float]:
