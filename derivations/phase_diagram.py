@@ -264,6 +264,30 @@ def _derive_tradeoff() -> Derivation:
     ), exact=False)
 
 
+def _derive_gating_trades_transfer() -> Derivation:
+    """Line 248 (and the abstract, line 62), said of random gating without a condition:
+    gating (alpha < 1) lowers the transfer while it helps retention. The transfer's change
+    against the vanilla model, T(alpha) - T(1) = rho_a (1 - alpha)(rho_a (1 + alpha) - 2
+    rho_b), is negative only where rho_a (1 + alpha) < 2 rho_b; where rho_b < rho_a/2 gating
+    raises the transfer at every alpha, so the statement needs line 731's condition. The
+    derived value is the transfer gating gains where it does (0 where it never does, as
+    printed), largest at rho_a = 1, rho_b = 0, alpha -> 0 (REFEREE34 m9)."""
+    change = sp.factor(random_transfer() - random_transfer().subs(alpha, 1))
+    expected = rho_a * (1 - alpha) * (rho_a * (1 + alpha) - 2 * rho_b)
+    if sp.expand(change - expected) != 0:
+        raise ArithmeticError(f"T(alpha) - T(1) is not {expected}: {change}")
+    gained = sp.Piecewise((change, change > 0), (0, True))
+    return Derivation(gained, (
+        Step("T(alpha) - T(1), random gating's transfer against the vanilla one", change,
+             "negative only where rho_a (1 + alpha) < 2 rho_b"),
+        Step("the transfer gating gains, where it gains", gained),
+    ), exact=False,
+        stronger_condition="rho_b > rho_a outside the red region of Fig. 7 (line 731's "
+                           "condition): where rho_b < rho_a, gating with alpha >= rho_b/rho_a "
+                           "raises the transfer (line 243), and where rho_a (1 + alpha) > 2 "
+                           "rho_b it raises it at that alpha")
+
+
 def _derive_overlap() -> Derivation:
     """Area of {rising region} intersected with {rho_b < rho_a}.
 
@@ -307,12 +331,19 @@ CLAIMS: list[Claim] = [
           r"monotonic tradeoff between the transfer and retention performance", _derive_tradeoff,
           line=731, headline=True, condition="rho_b > rho_a outside the red region; leading "
           "order in Ns/(alpha Nx)",
-          restates=((248, r"random activity gating improves the retention at the cost of "
-                          r"forward knowledge transfer"),
-                    (62, r"task-dependent activity gating improves knowledge retention at the "
-                         r"expense of transfer"),
-                    (90, r"Activity gating improves retention at the cost of transfer when the "
-                         r"gating highly sparsifies the activity"))),
+          restates=((90, r"Activity gating improves retention at the cost of transfer when the "
+                         r"gating highly sparsifies the activity"),)),
+    Claim("gating.random.trades_transfer", "Sec. 5.1: random gating improves retention at the "
+          "cost of transfer (no condition stated)", sp.Integer(0),
+          r"random activity gating improves the retention at the cost of forward knowledge "
+          r"transfer", _derive_gating_trades_transfer, line=248, headline=True,
+          condition="leading order in Ns/(alpha Nx), every 0 <= rho_a, rho_b <= 1",
+          observable="Delta eps_TF: the transfer random gating gains over the vanilla model",
+          note="read as: at every similarity, gating (alpha < 1) does not raise the transfer "
+               "(the printed value is the gain, 0); the retention half is line 245's (optimized "
+               "at alpha -> 0). Line 731 states the same tradeoff with its condition",
+          restates=((62, r"task-dependent activity gating improves knowledge retention at the "
+                         r"expense of transfer"),)),
     Claim("phase_diagram.overlap_of_phases", "Appendix B.1, Fig. 7A: the red region and "
           "rho_b < rho_a",
           sp.Integer(0), r"the gating level influences the transfer and retention performance "

@@ -29,7 +29,7 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import sympy as sp
 
@@ -202,23 +202,33 @@ def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:
         return None, ("no single number: a matrix identity, a relation or a set (its effect "
                       "on an error is sized by the other statements of its cause)")
     if not change.free_symbols and v.claim.id in CONSTANT_AT:  # a maximum the derivation took
-        point, words = CONSTANT_AT[v.claim.id]
-        return Size(float(abs(change)), dict(point)), words
+        where, words = CONSTANT_AT[v.claim.id]
+        return Size(float(abs(change)), where(v)), words
     size = size_at_paper_sizes(change)
     if size is None:
         return None, "the difference is not a number on the parameters' grid"
     return size, _how(v, verdict, change)
 
 
-CONSTANT_AT: dict[str, tuple[dict[str, float], str]] = {
+def _last_step_alpha(v: "Verdict") -> dict[str, float]:
+    """The alpha of a derivation whose last step is (the maximum, its alpha)."""
+    return {"alpha": float(v.derivation.steps[-1].expr[1])}
+
+
+CONSTANT_AT: dict[str, tuple[Callable[["Verdict"], dict[str, float]], str]] = {
     "vanilla.transfer.negative_similarity": (
-        {"rho_a": -1.0, "rho_b": -1.0},
+        lambda v: {"rho_a": -1.0, "rho_b": -1.0},
         "the largest Delta eps_TF over the range the sentence covers (-1 <= rho_a, rho_b <= 1, "
         "one of them negative), which the derivation takes: where the paper says transfer "
         "fails, it is 1 at rho_a = rho_b = -1 (REFEREE34 m6)"),
+    "averages.adaptive.retention_cost": (
+        _last_step_alpha,
+        "the largest excess of adaptive gating's average retention cost over its average "
+        "transfer gain, over alpha in (0, 1], which the derivation takes (its last step)"),
 }
 """Sizes that the derivation itself maximised over the statement's range (a number with no
-free parameter left), with the point where the maximum is reached and how it was taken."""
+free parameter left): where the maximum is reached (read from the derivation) and how it
+was taken."""
 
 
 NO_NUMBER: dict[str, str] = {
