@@ -79,8 +79,8 @@ states (one per statement; :func:`statement_verdict`):
     false even in the paper's own regime (an erratum), with the correction and whether a
     measurement confirms it;
 ``misprint``
-    a typo in an intermediate step whose stated result is right; counted apart from the
-    errata;
+    a typo in an intermediate step whose stated result is right (a slip of derivation in an
+    intermediate display counts too: its card says which); counted apart from the errata;
 ``not decided``
     nothing decides it yet; the record says what would.
 """

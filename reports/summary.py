@@ -37,7 +37,8 @@ VERDICT_DEFINITIONS = (
      "zero such as the edge rho_a = 0, holds, and its card lists that set as exceptions)"),
     ("wrong", "false even in the paper's own regime (an erratum), with the correction and "
      "whether a measurement confirms it"),
-    ("misprint", "a typo in an intermediate step whose stated result is right; counted apart "
+    ("misprint", "a typo in an intermediate step whose stated result is right (a slip of "
+     "derivation in an intermediate display counts too; its card says which); counted apart "
      "from the errata"),
     ("not decided", "nothing decides it yet; the record says what would"),
 )
