@@ -310,8 +310,7 @@ def _index_sum_prefactor_claim() -> Claim:
         ratio = sp.simplify(printed_sum / norm)
         return Derivation(prefactor, (
             Step("the printed index sum over the squared norm ||A_1^T D_1 D_2 A_2 A_2^T D_2 D_1 "
-                 "A_1||_F^2 (explicit 2 x 2 matrices; the sum's n, the paper's second n, is m2 "
-                 "here)", ratio, "1: the sum is the norm itself"),
+                 "A_1||_F^2 (explicit 2 x 2 matrices)", ratio, "1: the sum is the norm itself"),
             Step("so the equality with the first line needs the first line's prefactor on the "
                  "sum", prefactor),
             Step("line 665's prefactor, that times the 1/Ns^4 of four pairings of entries of "

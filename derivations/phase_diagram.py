@@ -276,7 +276,7 @@ def _derive_gating_trades_transfer() -> Derivation:
     expected = rho_a * (1 - alpha) * (rho_a * (1 + alpha) - 2 * rho_b)
     if sp.expand(change - expected) != 0:
         raise ArithmeticError(f"T(alpha) - T(1) is not {expected}: {change}")
-    gained = sp.Piecewise((change, change > 0), (0, True))
+    gained = sp.Max(0, change)
     return Derivation(gained, (
         Step("T(alpha) - T(1), random gating's transfer against the vanilla one", change,
              "negative only where rho_a (1 + alpha) < 2 rho_b"),

@@ -60,7 +60,7 @@ GRIDS: dict[sp.Symbol, tuple[float, ...]] = {
 """The grid of each parameter's domain on which a size is maximised."""
 
 
-SIZE_KINDS = ("grid", "stated point", "stated points", "read point")
+SIZE_KINDS = ("grid", "stated point", "stated points", "read point", "read points")
 """What a derived size is the largest over (:attr:`Size.over`)."""
 
 
@@ -75,7 +75,8 @@ class Size:
     """What the value is the largest over (:data:`SIZE_KINDS`): "grid", a grid of the free
     parameters' domains; "stated point", none (every parameter is stated); "stated points",
     the statement's stated points (the larger); "read point", none, at the point where a
-    range the statement names in words ("low rho_a") is read (:attr:`LimitTerm.read`)."""
+    range the statement names in words ("low rho_a") is read (:attr:`LimitTerm.read`);
+    "read points", the larger at several such points."""
 
     def __str__(self) -> str:
         where = ", ".join(f"{k} = {v:g}" for k, v in self.point.items())
@@ -220,7 +221,7 @@ CONSTANT_AT: dict[str, tuple[Callable[["Verdict"], dict[str, float]], str]] = {
         lambda v: {"rho_a": -1.0, "rho_b": -1.0},
         "the largest Delta eps_TF over the range the sentence covers (-1 <= rho_a, rho_b <= 1, "
         "one of them negative), which the derivation takes: where the paper says transfer "
-        "fails, it is 1 at rho_a = rho_b = -1 (REFEREE34 m6)"),
+        "fails, it is 1 at rho_a = rho_b = -1"),
     "averages.adaptive.retention_cost": (
         _last_step_alpha,
         "the largest excess of adaptive gating's average retention cost over its average "
@@ -578,8 +579,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     size, model, quantity, generator = best
     if size.over == "stated point" and len(spec.points) > 1:  # the larger of its points
         size = replace(size, over="stated points")
-    if size.over != "grid" and spec.read:  # a range in words, read at a point
-        size = replace(size, over="read point")
+    if size.over != "grid" and spec.read:  # a range in words, read at a point (or several)
+        size = replace(size, over="read points" if len(spec.points) > 1 else "read point")
     which = (f"{generator} generator, the larger of the two" if len(spec.generators) > 1
              else f"{generator} generator, the statement's")
     c = "the difference of the exact 1/Nx coefficients" if spec.against else (

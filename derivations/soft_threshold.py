@@ -875,14 +875,14 @@ def _claims() -> list[Claim]:
         Claim("soft_threshold.fixed_point", f"{_WHERE}: gradient descent converges to",
               paper_fixed_point.to_sympy(), fixed, _derive_fixed_point,
               equivalent=same_matrix_expression, line=883, headline=True,
-              condition=f"{given}: 'Under this loss function', line 878's",
+              condition=f"{given}: 'Under this loss function', the loss of line 878",
               restates=((881, r"gradient descent from $W=W_o$ converges to"),),
               note="read as the paper states it, a deduction from line 878's loss ('Under "
                    "this loss function'), which the derivation reproduces exactly. That loss "
                    "drops the diagonal of <phi phi^T> (line 878's erratum): with the model's "
                    "own error the fixed point forgets W_o (soft_threshold."
                    "memory_with_diagonal), so what is wrong is the loss and the conclusion "
-                   "drawn from it (lines 878, 901 and 271), not this step (REFEREE34 M1)"),
+                   "drawn from it (lines 878, 901 and 271), not this step"),
         Claim("soft_threshold.memory_with_diagonal", f"{_WHERE}: dW/dW_o at the fixed point, "
               "with the dropped diagonal kept", (eye("x") - SVD_U @ SVD_U.T).to_sympy(), fixed,
               _derive_memory_with_diagonal, line=883,
@@ -897,7 +897,7 @@ def _claims() -> list[Claim]:
                    "loss, which the derivation reproduces exactly. With the model's own error "
                    "(the diagonal line 878 drops kept) W_2 keeps no memory of task 1 "
                    "(soft_threshold.weights_with_diagonal): the erratum is the loss's, not "
-                   "this step's (REFEREE34 M1)"),
+                   "this step's"),
         Claim("soft_threshold.weights_with_diagonal", f"{_WHERE}: the memory of W_1 in W_2 "
               r"(the factor $I - U_2 U_2^T$ of $\widetilde{W}_2$), with the dropped diagonal kept",
               (eye("x") - SVD_U @ SVD_U.T).to_sympy(), weights_quote,

@@ -509,7 +509,7 @@ def figure_5(ctx: FigureContext) -> list[FigureResult]:
         f"metric diag(sum_n a_jn^2), its amplitude read literally, lam = 1/gamma - 1 on the "
         f"diagonal: one of two readings the paper leaves open (scaled by Nx/Ns, as Eq. (6) "
         f"scales the Euclidean amplitude, D would be Fig. 4D's Euclidean averages at leading "
-        f"order), so lines 93 and 333 are not decided on it; applied to task 1 (metric of an "
+        f"order), the reading on which lines 93 and 333 wait; applied to task 1 (metric of an "
         f"uncorrelated task) and to "
         f"task 2 (metric of task 1); solid lines: the derived diagonal-Fisher averages at "
         f"{c.sizes()} (`fisher_diagonal.*`: the metric replaced by its mean I, a ridge of size "

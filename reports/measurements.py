@@ -804,6 +804,16 @@ UNMEASURABLE: dict[str, str] = {
                                        "verify/test_gating.py (at (rho_a, rho_b) = (1, 0) the "
                                        "exact model's 1 - eps_pb/eps_o is about -1 and its "
                                        "gate correlation is 0, the clamped value)",
+    "averages.adaptive.retention_cost": "the excess of one exact prior average over another "
+                                        "(adaptive gating's retention cost over its transfer "
+                                        "gain), both of the leading order; Fig. 3A-B measure "
+                                        "the two averages with the exact solvers",
+    "gating.random.trades_transfer": "a sign region of the leading-order random-gating "
+                                     "transfer, measured at (1, 0) by verify/test_gating.py "
+                                     "and across alpha by Fig. 2A's numerics",
+    "gating.retention.term2.index_sum_prefactor": "a display's missing prefactor: an identity "
+                                                  "between two expressions of the same draws, "
+                                                  "shown draw by draw by verify/test_gating.py",
     "pmnist.fisher_regularizer_third_term": "a term printed without its sum (free indices): "
                                             "no number to measure; the summed form is "
                                             "derived entry by entry (line 1385)",

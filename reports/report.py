@@ -367,10 +367,9 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             r.update(extra)
             del r["status"]  # a statement carries its verdict only, no second vocabulary
             if statement.verdict == "not decided":
-                # no truth value that reads as a verdict, and a measurement said as what it
-                # rejects, not as "statement confirmed" (REFEREE33 m1, REFEREE34 m1)
-                if not statement.derived:
-                    r["derived"], r["derived_srepr"] = "", ""
+                # a measurement said as what it rejects, not as "statement confirmed"
+                # (REFEREE33 m1, REFEREE34 m1); the derived form stays (claims.json's forms
+                # are re-loadable), the card does not show a truth value
                 if c.id in measured:
                     r["measured"]["verdict"] = measured_words(measured[c.id], statement.verdict)
         elif c.finding:
@@ -495,7 +494,7 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                      "'stated points' (the larger at its stated points), "
                                      "'read point' (the derived value where a range the "
                                      "statement names in words is read, 'rho_a low' at "
-                                     "rho_a = 0), "
+                                     "rho_a = 0; 'read points', the larger at several), "
                                      "'measured' (measured at one point), 'measured "
                                      "deviation' (from the printed value: 'size_derived'), "
                                      "'margin' (a network statement's paired effect); null "

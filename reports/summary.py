@@ -357,13 +357,13 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         f"in the statement's observable at the paper's sizes ({sizes}), with every parameter "
         "at 1/2 (one measure for every cause, away from the domains' edges; an observable "
         "that averages a parameter over its prior keeps the average; the cause's largest grid "
-        "maximum is beside it; a size measured at one point is listed, never ranked):\n",
+        "maximum is beside it; a size measured at one point is listed, never ranked):",
         *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
         f"**Misprints ({sum(len(c.statements) for c in misprints)} statements in "
         f"{len(misprints)} causes, counted apart: the stated result is right"
         + (f"; with the network's {net_misprints} below, the table's "
            f"{net_misprints + sum(len(c.statements) for c in misprints)}"
-           if net_misprints else "") + ")**:\n",
+           if net_misprints else "") + ")**:",
         *([f"- {cause_line(c, k).split('. ', 1)[1]}" for k, c in enumerate(misprints, 1)]
           or ["none"]), "",
         *([f"**Network errata and misprints ({len(network)} cause"
@@ -382,6 +382,6 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         "**Findings beyond the paper** (not verdicts; the Findings section): "
         + ("; ".join(findings) or "none") + ".\n",
         "**Measured here** (what the figures measure: evidence under the verdicts above, not "
-        "verdicts of their own):\n",
+        "verdicts of their own):",
         *([brief(f, names=names) for f in figure_findings] or ["none"]), "",
     ])

@@ -100,7 +100,8 @@ class StatementVerdict:
     """What ``size`` is: "grid", the largest over a grid of the free parameters' domains;
     "stated point", the derived value at the statement's stated point (no free parameter);
     "stated points", the larger of the derived values at its stated points; "read point", the
-    derived value where a range the statement names in words is read; "measured", a
+    derived value where a range the statement names in words is read ("read points": the
+    larger at several); "measured", a
     value measured at one point (``size_point``). A margin or a measured deviation from the
     printed value has its own field (``margin``, ``size_derived``)."""
     would_decide: str = ""
@@ -135,7 +136,7 @@ class StatementVerdict:
         if self.size == 0 and self.size_reason.startswith("0 at order 1/Nx"):
             # not an identity: the exact 1/Nx coefficient vanishes, the error is O(1/Nx^2)
             read = (", where the statement's words are read"
-                    if self.size_kind == "read point" else "")
+                    if self.size_kind.startswith("read point") else "")
             return "0 at order 1/Nx (the leading order's error is O(1/Nx^2) or zero)" + (
                 f" (at {at}{read})" if at else "")
         if self.size_derived is not None:
@@ -156,6 +157,9 @@ class StatementVerdict:
             return f"the larger at the stated points, {self.size:.3g} (at {at})"
         if self.size_kind == "read point":
             return f"{self.size:.3g} (at {at}, where the statement's words are read)"
+        if self.size_kind == "read points":
+            return (f"the larger at the points where the statement's words are read, "
+                    f"{self.size:.3g} (at {at})")
         text = f"grid maximum {self.size:.3g} (at {at})"
         if 0 < self.size < 1e-12:  # e.g. a power rho_a^Nx: say what the exponent means
             text = f"grid maximum {self.size:.3g}, below 1e-12: numerically zero (at {at})"
@@ -940,9 +944,14 @@ def causes(statements: Sequence[StatementVerdict], verdicts: Sequence[Verdict] =
     for s in statements:
         if s.verdict in ERRATA_VERDICTS and s.cause:
             groups.setdefault(s.cause, []).append(s)
+    # a step's line joins its cause's, unless a statement there has a verdict that is no
+    # erratum (lines 883, 888: exact under line 878's loss, their steps of the cause are the
+    # model's own error, not an erratum of theirs; REFEREE35 A2)
+    decided_elsewhere = {s.line for s in statements if s.verdict not in ERRATA_VERDICTS}
     step_lines: dict[str, set[int]] = {}
     for v in verdicts:
-        if v.claim.cause and v.claim.line is not None:
+        if (v.claim.cause and v.claim.line is not None
+                and v.claim.line not in decided_elsewhere):
             step_lines.setdefault(v.claim.cause, set()).add(v.claim.line)
     out = []
     for cause_id, members in groups.items():

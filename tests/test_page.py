@@ -767,16 +767,17 @@ def test_the_page_ranks_the_errata_as_report_md_does():
 
     html = render_page(_cards(records), summary, [], {}, mode="test")
     ranked = html.split('<ol class="errata">')[1].split("</ol>")[0]
-    assert "<strong>half</strong>" in ranked and "<strong>net</strong>" not in ranked
+    assert "<strong><code>half</code></strong>" in ranked
+    assert "<code>net</code></strong>" not in ranked
     apart = html.split("not ranked with the above)")[1].split("</ul>")[0]
-    assert "<strong>net</strong>" in apart
+    assert "<strong><code>net</code></strong>" in apart
     # each ranked cause shows its own size, as REPORT.md's rows (REFEREE28 m4)
     summary.cause_sizes = {"half": "grid maximum 0.6 (at a = 0.1); 0.55 with every parameter "
                                    "at 1/2, in Delta eps_RT"}
     html = render_page(_cards(records), summary, [], {}, mode="test")
     ranked = html.split('<ol class="errata">')[1].split("</ol>")[0]
-    assert "<strong>half</strong> (cause size grid maximum 0.6" in ranked
-    assert "<strong>edge</strong>:" in ranked  # no size known: none shown
+    assert "<strong><code>half</code></strong> (cause size grid maximum 0.6" in ranked
+    assert "<strong><code>edge</code></strong>:" in ranked  # no size known: none shown
     # REFEREE30 n3: the network's misprints are listed apart from the model's too
     records += [_record("typo", 30, "misprint", clause=0, cause="typo", size={"value": 0.1},
                         size_at={}, observable="Delta eps_RT"),

@@ -22,7 +22,8 @@ generators, against the engine's exact finite-N value and the printed form):
 - gating.aquad_isserlis[appendix]: the fourth moment <a1_ji a2_jk a2_lk a1_li> at coinciding
   indices under the appendix generator (Isserlis' theorem needs jointly Gaussian entries);
 - gating.retention.term2.index_sum_prefactor: line 663's index sum, evaluated on drawn
-  matrices and gates, against the first line of its display, sample by sample.
+  matrices and gates, against the first line of its display, sample by sample;
+- gating.random.trades_transfer: at (rho_a, rho_b) = (1, 0) gating raises the transfer.
 
 The printed next-to-leading coefficients are rejected at sizes where the next-to-leading term
 is resolved (Nx = 10); the registry's exact expression is a polynomial of degree two in Nx
@@ -51,6 +52,7 @@ DEMONSTRATED_ERRATA: tuple[str, ...] = (
     "gating.aquad_isserlis[appendix]",
     "gating.adaptive_rho_g.main_text",
     "gating.retention.term2.index_sum_prefactor",
+    "gating.random.trades_transfer",
 )
 
 NS = 8
@@ -158,6 +160,19 @@ def test_dense_gating_above_rho_b_over_rho_a_lowers_transfer_and_retention():
     for name in ("transfer", "retention"):
         assert_exceeds(f"{name} at alpha = rho_b/rho_a over alpha = 1, (0.9, 0.3)",
                        getattr(sparse, name), getattr(dense, name))
+
+
+def test_gating_raises_the_transfer_where_readout_similarity_is_low():
+    """gating.random.trades_transfer (line 248 said without a condition): at (rho_a, rho_b) =
+    (1, 0), gating at alpha = 1/2 raises the measured transfer over alpha = 1 (the derived
+    gain rho_a (1 - alpha)(rho_a (1 + alpha) - 2 rho_b) = 0.75 there), so 'at the cost of
+    transfer' needs line 731's condition."""
+    gain = theory.function("gating.random.trades_transfer", "derived")(
+        rho_a=1.0, rho_b=0.0, alpha=0.5)
+    assert gain == pytest.approx(0.75)
+    sparse, dense = _gating_at(1.0, 0.0, 0.5, 32), _gating_at(1.0, 0.0, 1.0, 33)
+    assert_exceeds("transfer at alpha = 1/2 over alpha = 1, (1, 0)", sparse.transfer,
+                   dense.transfer)
 
 
 # -- adaptive gating ------------------------------------------------------------------------

@@ -571,6 +571,9 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
     """A claim record as the card shows it."""
     extras = extras or ClaimExtras()
     derived = extras.reader or str(record.get("derived") or "")
+    if record.get("verdict") == "not decided" and record.get("derived_srepr") in ("true",
+                                                                                "false"):
+        derived = ""  # a truth value under "not decided" would read as a verdict (REFEREE35 A1)
     rows, what = _measured_rows(record)
     return ClaimView(
         id=str(record["id"]), headline=bool(record.get("headline")),
