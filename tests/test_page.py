@@ -787,9 +787,9 @@ def test_the_page_ranks_the_errata_as_report_md_does():
     html = render_page(_cards(records), build_summary(_cards(records), records, []), [], {},
                        mode="test")
     model = html.split("<h3>Misprints (the stated result is right)</h3>")[1].split("</ul>")[0]
-    assert "<strong>typo</strong>" in model and "<strong>net-typo</strong>" not in model
+    assert "<code>typo</code></strong>" in model and "<code>net-typo</code>" not in model
     network = html.split("Misprints in the network's appendix")[1].split("</ul>")[0]
-    assert "<strong>net-typo</strong>" in network
+    assert "<strong><code>net-typo</code></strong>" in network
 
 
 def test_a_measured_size_of_a_statement_not_decided_keeps_what_would_decide_it():
