@@ -124,7 +124,8 @@ def draw_average_panel(axis, avg: PriorAverage, exact: dict, vanilla: dict) -> N
         numeric_points(axis, avg.x, avg.numeric[which], spread, color,
                        label=f"{which} (numerics)")
         if vanilla:
-            baseline(axis, vanilla[which], color="0.45" if which == "transfer" else "0.65")
+            baseline(axis, vanilla[which], color="0.45" if which == "transfer" else "0.65",
+                     data_label=f"vanilla {which}")
     axis.legend(loc="center left", fontsize=6.5)
 
 

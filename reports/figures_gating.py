@@ -429,7 +429,8 @@ def figure_7(ctx: FigureContext) -> list[FigureResult]:
                  cmap=ListedColormap(colors), vmin=-0.5, vmax=3.5, interpolation="nearest")
     overlap_area = float((red & below).mean())
     for letter, (pa, pb) in PHASE_POINTS.items():
-        ax[0].plot(pa, pb, "ko", markersize=4)
+        (marker,) = ax[0].plot(pa, pb, "ko", markersize=4)
+        marker.data_label = f"point {letter} (rho_a, rho_b)"
         ax[0].annotate(letter, (pa, pb), xytext=(4, -10), textcoords="offset points",
                        fontweight="bold")
     _check_phase_points(rising)

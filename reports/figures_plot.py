@@ -157,8 +157,10 @@ def save_png(fig: Figure, path: Path, *, dpi: int,
 
 DATA_HEADER = (
     "# The numbers plotted in the PNG of the same name, one row per plotted point.\n"
-    "# panel: the panel's title; series: the legend label (or kind and index); kind: line "
-    "(theory), points (numerics), band (a mean curve with a shaded band), baseline, heatmap, "
+    "# panel: the panel's title; series: the legend label (an unlabelled curve: the label of "
+    "its colour, else kind and index); kind: line (theory, or a line joining numerics), "
+    "points (numerics), band (a mean curve with a shaded band), baseline (dashed, across the "
+    "panel), reference (a solid line across the panel, y = or x = its value), heatmap, "
     "scatter;\n"
     "# x, y: the point (heatmap: the cell centre, with its value in value); error: the "
     "half-length of the drawn error bar or band (the caption says whether it is the standard "
@@ -180,6 +182,36 @@ def _named_by_its_line(ax: Axes, marker_line: Any) -> str:
               if line is not marker_line and not line.get_label().startswith("_")
               and mcolors.to_rgba(line.get_color()) == colour}
     return f"{labels.pop()} (numerics)" if len(labels) == 1 else ""
+
+
+def _colour_labels(axes: Sequence[Axes]) -> dict[tuple[float, ...], set[str]]:
+    """The labels of the labelled curves and error bars of ``axes``, by their colour."""
+    out: dict[tuple[float, ...], set[str]] = {}
+    for ax in axes:
+        for line in ax.lines:
+            if not line.get_label().startswith("_"):
+                out.setdefault(mcolors.to_rgba(line.get_color()), set()).add(line.get_label())
+        for container in ax.containers:
+            label = getattr(container, "data_label", "") or container.get_label() or ""
+            if isinstance(container, ErrorbarContainer) and label and not label.startswith("_"):
+                colour = mcolors.to_rgba(container.lines[0].get_color())
+                out.setdefault(colour, set()).add(label)
+    return out
+
+
+def _named_by_its_colour(ax: Axes, line: Any, kind: str) -> str:
+    """An unlabelled curve named after the one labelled series drawn in its colour, in its
+    panel, else in the whole figure (a legend drawn on one panel names every panel's
+    curves): "euclidean (line)"; "" when none, or more than one, shares the colour
+    (REFEREE31, REFEREE34 n4: no "line 7" in a figure's data)."""
+    colour = mcolors.to_rgba(line.get_color())
+    for axes in ([ax], [a for a in ax.figure.axes if a.get_label() != "<colorbar>"]):
+        labels = _colour_labels(axes).get(colour, set())
+        if len(labels) == 1:
+            return f"{labels.pop()} ({kind})"
+        if labels:
+            return ""
+    return ""
 
 
 def figure_data_csv(fig: Figure) -> str:
@@ -232,14 +264,23 @@ def figure_data_csv(fig: Figure) -> str:
             if id(line) in in_bars:
                 continue
             xs, ys = (np.atleast_1d(np.asarray(a, dtype=float)) for a in line.get_data())
-            horizontal = line.get_linestyle() == "--" and len(set(ys.tolist())) == 1 and \
-                line.get_transform() is not ax.transData
+            spans = line.get_transform() is not ax.transData  # axhline, axvline
+            horizontal = spans and len(set(ys.tolist())) == 1
+            vertical = spans and not horizontal and len(set(xs.tolist())) == 1
             band = getattr(line, "band_half_width", None)
-            kind = "baseline" if horizontal else "line" if band is None else "band"
+            kind = ("baseline" if horizontal and line.get_linestyle() == "--" else
+                    "reference" if horizontal or vertical else
+                    "line" if band is None else "band")
             series = getattr(line, "data_label", "") or line.get_label()
-            series = f"{kind} {i + 1}" if not series or series.startswith("_") else series
+            if not series or series.startswith("_"):
+                series = (f"y = {ys[0]:g}" if kind == "reference" and horizontal else
+                          f"x = {xs[0]:g}" if kind == "reference" else
+                          _named_by_its_colour(ax, line, kind) or f"{kind} {i + 1}")
             if horizontal:
                 writer.writerow(head + [series, kind, "", _number(ys[0]), "", ""])
+                continue
+            if vertical:
+                writer.writerow(head + [series, kind, _number(xs[0]), "", "", ""])
                 continue
             errors = np.full(len(xs), np.nan) if band is None else np.asarray(band, dtype=float)
             for x, y, e in zip(xs, ys, errors):
@@ -335,6 +376,9 @@ def heatmap(fig: Figure, ax: Axes, values: np.ndarray, *, extent: tuple[float, f
     bar.set_label(label)
 
 
-def baseline(ax: Axes, value: float, color: object, label: str = "") -> None:
-    """A dashed horizontal line (the vanilla model's value)."""
-    ax.axhline(value, color=color, linestyle="--", linewidth=1.0, label=label or None)
+def baseline(ax: Axes, value: float, color: object, label: str = "",
+             data_label: str = "") -> None:
+    """A dashed horizontal line (the vanilla model's value); ``data_label`` names it in the
+    figure's data when the legend leaves it unlabelled."""
+    line = ax.axhline(value, color=color, linestyle="--", linewidth=1.0, label=label or None)
+    line.data_label = data_label

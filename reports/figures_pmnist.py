@@ -304,7 +304,8 @@ def figure_6_gating(ctx: FigureContext) -> list[FigureResult]:
                            for al in alphas] + [_estimate(g.values(vanilla, "vanilla", 1.0, b,
                                                                    which))]
                     means = np.array([e[0] for e in est])
-                    net.plot(levels, means, style, color=color, linewidth=1.0)
+                    (joining,) = net.plot(levels, means, style, color=color, linewidth=1.0)
+                    joining.data_label = f"{method}, rho_b = {b:g} (line)"
                     numeric_points(net, levels, means, np.array([e[1] for e in est]), color,
                                    label=f"$\\rho_b$ = {b:g}" if filled else "", marker=marker,
                                    filled=filled, data_label=f"{method}, rho_b = {b:g}")
@@ -400,7 +401,8 @@ def figure_6_regularization(ctx: FigureContext) -> list[FigureResult]:
                 net.plot(lams, means, color=color, linewidth=1.0)
                 numeric_points(net, lams, means, np.array([e[1] for e in est]), color,
                                label=method)
-            panel_label(net, "EFGH"[k], f"{which}, {text}, $(\\rho_a, \\rho_b) = "
+            # two lines: a panel is a quarter of the figure's width (REFEREE31, 34 n4)
+            panel_label(net, "EFGH"[k], f"{which}, {text}\n$(\\rho_a, \\rho_b) = "
                                         f"({pair[0]:g}, {pair[1]:g})$")
         for method, color in METHOD_COLORS.items():
             line = _regularized_linear(which, method, pair, fine)
@@ -735,7 +737,8 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
             est = [_estimate(g.values("fig6AB", "vanilla", a, b, "transfer")) for a in TENTHS]
             numeric_points(ax_b, np.array(TENTHS), np.array([e[0] for e in est]),
                            np.array([e[1] for e in est]), color, label=f"$\\rho_b$ = {b:g}")
-            ax_b.plot(TENTHS, [e[0] for e in est], color=color, linewidth=0.8)
+            (joining,) = ax_b.plot(TENTHS, [e[0] for e in est], color=color, linewidth=0.8)
+            joining.data_label = f"rho_b = {b:g} (line)"
         steps = heatmap_steps(g)
         at_steps = ""
         if steps is not None:  # the same rows at the paper's SGD steps: open squares, dashed
@@ -748,8 +751,9 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
                                label=("$\\rho_b$ = 0.5, the paper's SGD steps" if b == 0.5
                                       else ""),
                                data_label=f"rho_b = {b:g}, the paper's SGD steps")
-                ax_b.plot(FIFTHS, [e[0] for e in est], color=color, linewidth=0.8,
-                          linestyle="--")
+                (joining,) = ax_b.plot(FIFTHS, [e[0] for e in est], color=color,
+                                       linewidth=0.8, linestyle="--")
+                joining.data_label = f"rho_b = {b:g}, the paper's SGD steps (line)"
             task1, task2, s = steps
             at_steps = (f"; open squares, dashed: the same rows at the paper's SGD steps "
                         f"(`results/{HEATMAP_STEPS_GRID}.nc`, "
@@ -837,7 +841,9 @@ def figure_9(ctx: FigureContext) -> list[FigureResult]:
             for l2, color, marker in zip(FIG9_LEVELS, shades, "osD"):
                 est = [_estimate(g.values(ef, method, 0.5, 0.5, lam1=l1, lam2=l2))
                        for l1 in FIG9_LEVELS]
-                ax.plot(FIG9_LEVELS, [e[0] for e in est], color=color, linewidth=1.0)
+                (joining,) = ax.plot(FIG9_LEVELS, [e[0] for e in est], color=color,
+                                     linewidth=1.0)
+                joining.data_label = f"lambda_2 = {l2:g} (line)"
                 numeric_points(ax, np.array(FIG9_LEVELS), np.array([e[0] for e in est]),
                                np.array([e[1] for e in est]), color, marker=marker,
                                label=f"$\\lambda_2$ = {l2:g}")

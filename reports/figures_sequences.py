@@ -226,7 +226,8 @@ def _metrics_figure(ctx: FigureContext) -> FigureResult:
             for col, name in enumerate(METRICS):
                 ax = axes[row * len(METRICS) + col]
                 theory_line(ax, Ks_theory, np.array(theory[name]), colors[remedy],
-                            label=_LABELS[remedy] if (row, col) == (0, 0) else "")
+                            label=_LABELS[remedy] if (row, col) == (0, 0) else "",
+                            data_label=f"{_LABELS[remedy]} (theory)")
                 mean, sem = measured[name]
                 numeric_points(ax, np.array(Ks_numeric), mean, sem, colors[remedy],
                                data_label=f"{_LABELS[remedy]} (numerics)")

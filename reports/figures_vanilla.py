@@ -229,8 +229,9 @@ def _draw_extrema(axis, rho_b_values: np.ndarray) -> list[str]:
         inside = np.isfinite(a_star) & (a_star >= 0) & (a_star <= 1)
         if not inside.any():
             continue
-        axis.plot(np.where(inside, a_star, np.nan), rho_b_values, color="w", linestyle="--",
-                  linewidth=1.2)
+        (curve,) = axis.plot(np.where(inside, a_star, np.nan), rho_b_values, color="w",
+                             linestyle="--", linewidth=1.2)
+        curve.data_label = "derived extremum in rho_a"
         kinds = {("minimum" if k > 0 else "maximum")
                  for k in curvature(a_star[inside], rho_b_values[inside])}
         described.append(f"rho_a = {inline_math(expr)} ({'/'.join(sorted(kinds))}; inside the unit "
