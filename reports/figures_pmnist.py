@@ -36,9 +36,9 @@ from .figures_plot import (band_line, heatmap, new_figure, new_figure_grid, nume
 from .pmnist_predictions import (EF_STEPS_GRID, FIFTHS, GATING_EPOCH_GRIDS, HEATMAP_STEPS_GRID,
                                  REGULARIZED_EPOCH_GRIDS, SECONDARY_DATASET, STEPS_GRID, TENTHS,
                                  StatementVerdict, StoredGrids, ef_steps_lengths, gating_grids,
-                                 heatmap_steps, line_1360_at_steps, predictions_phrase,
-                                 regularized_grids, sec7_verdicts, steps_per_epoch, steps_row,
-                                 with_secondary)
+                                 heatmap_steps, line_1360_at_steps, measured_sizes,
+                                 predictions_phrase, regularized_grids, sec7_verdicts,
+                                 steps_per_epoch, steps_row, with_secondary)
 from .pmnist_results import RESULTS_DIR
 
 __all__ = ["figure_6_vanilla", "figure_6_gating", "figure_6_regularization", "figure_9",
@@ -78,12 +78,25 @@ def _verdicts(ctx: FigureContext) -> list[StatementVerdict]:
 def _verdict_text(ctx: FigureContext, lines: Sequence[int]) -> str:
     """The verdicts of the statements at ``lines``, each followed by its secondary row (the
     digits runs, evidence without a verdict word) where one is stored."""
+    shown: set[str] = set()
+
+    def once(text: str, v: StatementVerdict) -> str:
+        """The protocol (data set, seeds, test, training length) in full the first time a
+        caption gives it, then "as above" (REFEREE31 n9, REFEREE34 n5: no caption repeats
+        it six times)."""
+        protocol = f"measured on {measured_sizes(v)}"
+        if protocol in shown:
+            return text.replace(protocol, f"measured on {v.dataset} as above")
+        shown.add(protocol)
+        return text
+
     def one(v: StatementVerdict) -> str:
         text = (f"line {v.line} ({v.claim_id.split('.', 1)[1]}), {v.dataset}: "
-                f"{v.verdict.upper()}: {v.evidence}")
+                f"{v.verdict.upper()}: {once(v.evidence, v)}")
         if v.secondary is not None:
             s = v.secondary
-            text += f" [secondary row, {s.dataset} (evidence only): {s.as_evidence()}]"
+            text += (f" [secondary row, {s.dataset} (evidence only): "
+                     f"{once(s.as_evidence(), s)}]")
         return text
 
     return "; ".join(one(v) for v in _verdicts(ctx) if v.line in lines)

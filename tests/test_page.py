@@ -8,6 +8,7 @@ in CI (``CI=true``), where .ci/run installs them.
 """
 from __future__ import annotations
 
+import csv
 import gzip
 import html
 import json
@@ -370,6 +371,11 @@ def test_every_figure_has_its_data_beside_it(built):
         rows = [line for line in data.splitlines() if not line.startswith("#")]
         assert rows[0] == "panel,x_label,y_label,series,kind,x,y,error,value", png.name
         assert len(rows) > 1, f"{png.name}: no plotted numbers"
+        # every series is named: a reader can tell which curve a row belongs to (REFEREE34 n4)
+        series = {row["series"] for row in csv.DictReader(rows)}
+        unnamed = sorted(x for x in series
+                         if re.fullmatch(r"(line|band|points|scatter|baseline) \d+", x))
+        assert not unnamed, f"{png.name}: unnamed series {unnamed}"
 
 
 def _same_outputs(a: Path, b: Path) -> None:
