@@ -1720,8 +1720,9 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     retains better than the diagonal one at every lambda_1 (paired seeds, a conjunction), on
     :data:`EF_STEPS_GRID` when it is stored at the paper's SGD steps, else on fig9EF. The
     statement's condition (the W_2 amplitude acting) is read per lambda_1
-    (:func:`lambda2_moves`): the conjunction runs over the lambda_1 where lambda_2 moves
-    retention beyond the band; where it acts nowhere, the runs cannot decide it."""
+    (:func:`lambda2_moves`): the conjunction runs over the lambda_1 where raising lambda_2
+    moves retention by an amount the paired t-test resolves; where it acts nowhere, the runs
+    cannot decide it."""
     on_steps = ef_steps_lengths(g) is not None
     grid = EF_STEPS_GRID if on_steps else "fig9EF"
     levels = (0.01, 1.0, 100.0)
@@ -1737,59 +1738,48 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     prediction = ("with a large amplitude on W_2, the layer-wise Fisher metric retains better "
                   "than the diagonal one, whatever the amplitude on W_1")
     claim = "layer-wise minus diagonal retention > 0, every lambda_1"
-    if reach <= NEAR_ZERO:  # the paper's condition is not reached: nothing is decided
+    moves = lambda2_moves(g, grid)
+    # the condition ("the W_2 amplitude sufficiently large") is read per lambda_1: lambda_2
+    # acts there when raising it from 0.01 to 100 moves retention, for either metric, by an
+    # amount the paired t-test resolves above zero (REFEREE34 m3, REFEREE36: a statistical
+    # test of "acts", not the near-zero band of a claimed equality); "robustly" is the
+    # conjunction over every lambda_1 where it acts
+    met = [l1 for l1 in levels if any(d.sign() == 1 for _, level, d in moves if level == l1)]
+    if not met:  # the paper's condition is not reached: nothing is decided
         lead = min(diffs.values(), key=lambda d: d.mean)
         return StatementVerdict(
             1434, "pmnist.layerwise_beats_diagonal", prediction, "not decided", lead.mean,
             lead.sem, lead.n, ds,
             f"the paper's condition (the W_2 amplitude 'sufficiently large') is not reached: "
-            f"{moved}, at most {reach:.3f} (within +-{NEAR_ZERO:g}), so the W_2 term does not "
-            f"act at these settings (task 2's SGD steps: above); would decide: permuted-MNIST "
-            f"runs where W_2 moves during task 2 (a task 2 of the paper's length in SGD "
-            f"steps: `tasksim pmnist-grid {EF_STEPS_GRID}`); "
+            f"{moved}, none resolved above zero by the paired t-test (at most {reach:.3f}), so "
+            f"the W_2 term does not act at these settings (task 2's SGD steps: above); would "
+            f"decide: permuted-MNIST runs where W_2 moves during task 2 (a task 2 of the "
+            f"paper's length in SGD steps: `tasksim pmnist-grid {EF_STEPS_GRID}`); "
             + text, claim=claim, condition_unmet=True,
             unmet=f"a W_2 amplitude that acts: lambda_2 from 0.01 to 100 moves retention by "
-                  f"at most {reach:.3f}, within +-{NEAR_ZERO:g}")
-    moves = lambda2_moves(g, grid)
-    resolved = sum(d.sign() == 1 for *_, d in moves)
-    largest = max(moves, key=lambda m: abs(m[2].mean))[2]
-    narrow = reach - NEAR_ZERO < largest.sem  # the margin is within the move's own spread
-    at = {l1: max(abs(d.mean) for _, level, d in moves if level == l1) for l1 in levels}
-    met = [l1 for l1 in levels if at[l1] > NEAR_ZERO]
-    # the condition is read per lambda_1 (REFEREE34 m3): the statement covers the lambda_1
-    # where lambda_2 = 100 acts; elsewhere its differences are evidence, not the verdict
+                  f"at most {reach:.3f}, none resolved above zero")
     parts = [Part(diffs[l1], f"layer-wise minus diagonal retention at lambda_1 = {l1:g}, "
                              f"lambda_2 = 100 > 0") for l1 in met]
     word, lead_part = judge_parts(parts)
     outside = [l1 for l1 in levels if l1 not in met]
-    scope = ""
-    if outside:
-        scope = (f"judged at lambda_1 = {', '.join(f'{l1:g}' for l1 in met)}, where lambda_2 "
-                 f"acts; at lambda_1 = {', '.join(f'{l1:g}' for l1 in outside)} it moves "
-                 f"retention by at most {', '.join(f'{at[l1]:.3f}' for l1 in outside)}, inside "
-                 f"the +-{NEAR_ZERO:g} band, so the condition is not met there and those "
-                 "differences are evidence, not the verdict")
-    margin = (f"met by {reach - NEAR_ZERO:.3f} above the +-{NEAR_ZERO:g} band (the largest "
-              f"mean move, {fmt_estimate(largest).lstrip('+')}"
-              + (", itself not resolved from zero by the paired t-test"
-                 if largest.sign() == 0 else "") + ")")
     caveat = ""
-    if narrow or scope:
-        caveat = "its condition (a W_2 amplitude that acts) " + ", ".join(
-            x for x in ((margin if narrow else ""), scope) if x)
+    if outside:
+        caveat = (f"its condition (a W_2 amplitude that acts) is met at lambda_1 = "
+                  f"{', '.join(f'{l1:g}' for l1 in met)}, where raising lambda_2 moves "
+                  f"retention by an amount the paired t-test resolves; at lambda_1 = "
+                  f"{', '.join(f'{l1:g}' for l1 in outside)} no move is resolved, so the "
+                  "condition is not shown there and those differences are evidence, not the "
+                  "verdict")
+    acting = "; ".join(
+        f"lambda_1 = {l1:g}: "
+        + ", ".join(f"{'layer-wise' if m == 'fisher-layerwise' else 'diagonal'} "
+                    f"{fmt_estimate(d)}{'' if d.sign() == 1 else ' (not resolved)'}"
+                    for m, level, d in moves if level == l1) for l1 in levels)
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
                             lead_part.effect.mean, lead_part.effect.sem, lead_part.effect.n, ds,
-                            text + f"; the paper's condition is reached: {moved}; the largest "
-                            f"move, {reach:.3f}, clears the +-{NEAR_ZERO:g} band by "
-                            f"{reach - NEAR_ZERO:.3f} (the gate compares the mean move with the "
-                            f"band; {resolved} of the {len(moves)} moves are "
-                            f"resolved above zero by the paired t-test"
-                            + (": " + ", ".join(
-                                f"{'layer-wise' if m == 'fisher-layerwise' else 'diagonal'} at "
-                                f"lambda_1 = {l1:g}" for m, l1, d in moves if d.sign() == 1)
-                               if 0 < resolved < len(moves) else "") + ")"
-                            + (f"; {caveat}" if caveat else ""), claim=lead_part.claim,
-                            caveat=caveat, parts=parts_table(parts),
+                            text + "; raising lambda_2 from 0.01 to 100 moves retention at "
+                            f"(0.5, 0.5) by {acting}" + (f"; {caveat}" if caveat else ""),
+                            claim=lead_part.claim, caveat=caveat, parts=parts_table(parts),
                             levels=tuple((l1, l1 in met, _met_reading(diffs[l1]))
                                          for l1 in levels))
 
