@@ -149,6 +149,14 @@ class StatementVerdict:
             return f"measured {self.size:.3g} (at {at})"
         if self.size == 0 and self.verdict == "exact":
             return "0 (exact at every size)"
+        derived = self._derived_phrase(at)
+        # a statement that holds in the stated limit is sized by its leading order's error:
+        # said, so that "0.01" is not read as the value of the observable (REFEREE36)
+        return (f"the leading order's error, {derived}"
+                if self.verdict == "holds in the stated limit" else derived)
+
+    def _derived_phrase(self, at: str) -> str:
+        """A derived size as :attr:`size_kind` says it was taken, with its point ``at``."""
         if not self.size_point:  # no grid behind it: the number alone
             return f"{self.size:.3g}"
         if self.size_kind == "stated point":

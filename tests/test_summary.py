@@ -29,12 +29,16 @@ def test_a_size_at_the_statements_stated_points_is_not_called_a_grid_maximum():
     assert two.over == "stated points"
     at_one = replace(_statement("a", "holds in the stated limit", one.value, "Delta eps_RT",
                                 point=one.point), size_kind=one.over, typical=None)
-    assert at_one.size_phrase() == f"{one.value:.3g} (at the stated alpha = 0.75)"
+    # a statement that holds in the stated limit is sized by its leading order's error
+    assert at_one.size_phrase() == (f"the leading order's error, {one.value:.3g} (at the "
+                                    "stated alpha = 0.75)")
     assert at_one.grid_maximum is None and "grid" not in at_one.size_phrase()
     at_two = replace(at_one, size=two.value, size_point=two.point, size_kind=two.over)
-    assert at_two.size_phrase().startswith("the larger at the stated points, 0.01 (at rho_a = 0")
+    assert at_two.size_phrase().startswith(
+        "the leading order's error, the larger at the stated points, 0.01 (at rho_a = 0")
     gridded = replace(at_one, size_kind="grid")
-    assert gridded.size_phrase().startswith("grid maximum") and gridded.grid_maximum == one.value
+    assert gridded.size_phrase().startswith("the leading order's error, grid maximum")
+    assert gridded.grid_maximum == one.value
 
 
 def test_an_errata_row_prints_the_grid_maximum_at_its_point_and_the_value_at_one_half():
