@@ -146,7 +146,9 @@ class StatementVerdict:
                     f"{what} not confirmed); derived {self.size_derived:.4g} at the same "
                     "point")
         if self.size_kind == "measured":  # one measured point, not a grid
-            return f"measured {self.size:.3g} (at {at})"
+            measured = f"measured {self.size:.3g} (at {at})"
+            return (f"the leading order's error, {measured}"
+                    if self.verdict == "holds in the stated limit" else measured)
         if self.size == 0 and self.verdict == "exact":
             return "0 (exact at every size)"
         derived = self._derived_phrase(at)
@@ -605,6 +607,12 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             if undecided:  # what would decide it stays beside the measured size (REFEREE32 m1)
                 would_decide = undecided.removeprefix("not decided: ")
                 reason = f"{undecided}; {reason}"
+        elif size is None and word == "holds in the stated limit" and c.id in measured:
+            # no derived size (no exact 1/Nx coefficient), but a measurement at the paper's
+            # sizes: the leading order's error there, measured (REFEREE34 m6)
+            found = _measured_leading_error(c.id, measured[c.id], reason)
+            if found is not None:
+                (size, point, reason), kind = found, "measured"
         elif not size and word == "holds under a stronger condition":
             # a derived size of 0 says only that the stronger condition holds the statement
             miss = _measured_miss(evidence[c.id], measured)
@@ -723,6 +731,30 @@ def _measured_effect(claim_id: str, m: MeasuredVerdict) -> tuple[float, dict[str
               f"(n = {row.n}) against the denied {m.denied:g} ({m.what}); no derived size: "
               "the statement denies a value and names none")
     return float(f"{value:.6g}"), point, reason
+
+
+def _measured_leading_error(claim_id: str, m: MeasuredVerdict, why: str
+                            ) -> Optional[tuple[float, dict[str, float], str]]:
+    """The measured error of a statement's leading order at the largest size measured:
+    |mean - leading order|, the leading order being the measurement's derived value taken to
+    Ns/Nx -> 0 (Nx = 10^12 Ns); None when the measurement gives no derived value. ``why``:
+    why no derived size exists, kept in the reason."""
+    spec = measurement_for(claim_id)
+    if spec is None or spec.value is None or not m.rows:
+        return None
+    row = max(m.rows, key=lambda r: (r.nx, r.ns))
+    try:
+        leading = spec.value("derived", 10**12 * row.ns, row.ns)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    if leading is None or not math.isfinite(leading):
+        return None
+    point = {"Nx": row.nx, "Ns": row.ns,
+             **{k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}}
+    reason = (f"measured at Nx = {row.nx}, Ns = {row.ns}: {row.mean:.4g} +- {row.sem:.2g} "
+              f"(n = {row.n}) against the leading order {leading:.4g} (the derived value as "
+              f"Ns/Nx -> 0): the leading order's error there, measured ({m.what}); {why}")
+    return float(f"{abs(row.mean - leading):.6g}"), point, reason
 
 
 def _measured_miss(evidence: Sequence[Verdict], measured: Mapping[str, MeasuredVerdict]
