@@ -161,7 +161,7 @@ def test_committed_claims_file_matches_what_the_registry_derives_now(built):
     # measured effect (a statement that names no value, line 333: "measured 0.15 ...")
     corrected = {r["id"] for r in committed_records if r.get("size_derived") is not None}
     by_measurement = corrected | {r["id"] for r in committed_records
-                                  if (r.get("size_phrase") or "").startswith("measured ")}
+                                  if r.get("size_kind") == "measured"}
     sized = {"size", "size_at", "size_at_paper_sizes", "size_reason", "size_phrase",
              "size_derived", "size_derived_at", "size_typical", "note", "observable",
              "size_kind", "would_decide"}
