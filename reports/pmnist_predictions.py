@@ -1747,7 +1747,10 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     # test of "acts", not the near-zero band of a claimed equality); "robustly" is the
     # conjunction over every lambda_1 where it acts
     met = [l1 for l1 in levels if any(d.sign() == 1 for _, level, d in moves if level == l1)]
-    if not met or not on_steps:
+    # the paper's training length: the steps grid, or a grid whose epochs already are it
+    # (the 8 x 8 digits: about the paper's SGD steps per epoch)
+    paper_length = short_training_at_paper_steps(g, grid) is not None
+    if not met or not paper_length:
         # the paper's condition is not reached: its W_2 amplitude acts over its training
         # length (2,000 SGD steps of task 2); 130 steps move retention by a few thousandths,
         # resolved or not, which is not the amplitude 'sufficiently large' the paper means
