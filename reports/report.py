@@ -84,7 +84,8 @@ from .summary import (brief, cause_size, confirmation_text, definitions_markdown
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
 from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes,
-                       measured_words, statement_of, step_status, STEP_WORDS)
+                       measured_words, misprint_kind, statement_of, step_status,
+                       STEP_WORDS)
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
            "claim_records", "coverage_markdown", "derivations_latex", "summary_markdown",
@@ -366,6 +367,8 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             extra.pop("quote")
             r.update(extra)
             del r["status"]  # a statement carries its verdict only, no second vocabulary
+            if statement.verdict == "misprint":  # its kind leads the card's note
+                r["note"] = " ".join(x for x in (misprint_kind(statement.cause), r["note"]) if x)
             if statement.verdict == "not decided":
                 # a measurement said as what it rejects, not as "statement confirmed"
                 # (REFEREE33 m1, REFEREE34 m1); the derived form stays (claims.json's forms

@@ -582,6 +582,13 @@ DERIVATION_SLIPS: dict[str, str] = {
 them as misprints: the stated result is right); every other misprint cause is a typo."""
 
 
+def misprint_kind(cause: Optional[str]) -> str:
+    """A misprint's kind in words, the first sentence of its card's note: a typo, or a slip
+    of derivation (:data:`DERIVATION_SLIPS`)."""
+    slip = DERIVATION_SLIPS.get(cause or "")
+    return f"A slip of derivation, not a typo: {slip}." if slip else "A typo."
+
+
 def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper],
                              measured: Mapping[str, MeasuredVerdict],
                              network: Optional[Mapping[str, Any]] = None,
@@ -659,9 +666,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         if word == "misprint":
             note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
             # which kind of misprint, as the legend promises (REFEREE35, 36)
-            slip = DERIVATION_SLIPS.get(c.cause or "")
-            kind = f"A slip of derivation, not a typo: {slip}." if slip else "A typo."
-            note = f"{kind} {note}" if note else kind
+            note = f"{misprint_kind(c.cause)} {note}" if note else misprint_kind(c.cause)
         out.append(StatementVerdict(
             id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
             place=paper.place(c.line) if paper is not None else "", verdict=word,
