@@ -533,6 +533,9 @@ class StatementVerdict:
     caveat: str = field(default="", kw_only=True)
     """A clause the size carries wherever it is listed (REPORT.md's errata too), for a verdict
     that rests on a narrow margin of its condition (REFEREE24 m9); "" for none."""
+    decision: str = field(default="", kw_only=True)
+    """The decision in one sentence (:func:`decided`: where it was measured, the claim, shown
+    or contradicted, the numbers), without the evidence behind it; "" when not decided."""
     detail: str = field(default="", kw_only=True)
     """The numbers the judge measured, without the decision's words (:func:`decided` keeps
     them here): what a secondary row shows as evidence."""
@@ -1705,6 +1708,12 @@ def lambda2_reach(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float
         f"({pair[0]:g}, {pair[1]:g}) by " + ", ".join(parts))
 
 
+TRAINING_IMAGES = {"mnist-5k": "mnist-5k's 4,000 training images",
+                   "digits": "scikit-learn's 1,437 training digits of 8 x 8 pixels"}
+"""The training images of the data sets that stand in for the paper's full MNIST, in a few
+words (:mod:`tasksim.solvers.pmnist.data`)."""
+
+
 EF_STEPS_GRID = "fig9EF_steps"
 """Fig. 9E-F's grid at the paper's SGD steps (task 1 trained 20,000 steps, task 2 2,000):
 line 1434 is judged on it when it is stored."""
@@ -1773,21 +1782,20 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     word, lead_part = judge_parts(parts)
     outside = [l1 for l1 in levels if l1 not in met]
     caveat = ""
-    if outside:
-        caveat = (f"its condition (a W_2 amplitude that acts) is met at lambda_1 = "
-                  f"{', '.join(f'{l1:g}' for l1 in met)}, where raising lambda_2 moves "
-                  f"retention by an amount the paired t-test resolves; at lambda_1 = "
-                  f"{', '.join(f'{l1:g}' for l1 in outside)} no move is resolved, so the "
-                  "condition is not shown there and those differences are evidence, not the "
-                  "verdict")
+    if outside:  # one short clause: the size line carries it wherever it is listed
+        caveat = (f"judged at lambda_1 = {', '.join(f'{l1:g}' for l1 in met)}, where its "
+                  f"condition holds (raising lambda_2 moves retention by a resolved amount); "
+                  f"at lambda_1 = {', '.join(f'{l1:g}' for l1 in outside)} no move is "
+                  "resolved, so the difference there is evidence, not the verdict")
     acting = "; ".join(
         f"lambda_1 = {l1:g}: "
         + ", ".join(f"{'layer-wise' if m == 'fisher-layerwise' else 'diagonal'} "
                     f"{fmt_estimate(d)}{'' if d.sign() == 1 else ' (not resolved)'}"
                     for m, level, d in moves if level == l1) for l1 in levels)
-    change = ("; what would change the verdict: runs on the paper's full MNIST (these are "
-              "mnist-5k's 4,000 training images) where layer-wise beats diagonal at every "
-              "lambda_1 where the W_2 amplitude acts" if word == "wrong" else "")
+    runs = (f"runs on the paper's full MNIST (these are {TRAINING_IMAGES[ds]})"
+            if ds in TRAINING_IMAGES else "runs with the paper's 10 seeds")
+    change = (f"; what would change the verdict: {runs} where layer-wise beats diagonal at "
+              "every lambda_1 where the W_2 amplitude acts" if word == "wrong" else "")
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
                             lead_part.effect.mean, lead_part.effect.sem, lead_part.effect.n, ds,
                             text + "; raising lambda_2 from 0.01 to 100 moves retention at "
@@ -2059,12 +2067,11 @@ def decided(v: StatementVerdict) -> StatementVerdict:
     if not finite:
         tail = f" ({v.training})" if v.training and v.n else ""
         return replace(v, detail=v.evidence, evidence=v.evidence + tail)
-    if v.verdict == "wrong":
-        return replace(v, detail=v.evidence,
-                       evidence=f"{where}: {claim}, contradicted: {numbers}; {v.evidence}")
-    if v.verdict.startswith("holds"):
-        return replace(v, detail=v.evidence,
-                       evidence=f"{where}: {claim}, shown: {numbers}; {v.evidence}")
+    if v.verdict == "wrong" or v.verdict.startswith("holds"):
+        decision = (f"{where}: {claim}, {'contradicted' if v.verdict == 'wrong' else 'shown'}"
+                    f": {numbers}")
+        return replace(v, detail=v.evidence, decision=decision,
+                       evidence=f"{decision}; {v.evidence}")
     gap = v.effect - v.boundary
     if t_test_p(gap, v.se, v.n) <= REJECT_P:  # the effect is resolved; the judge says why
         return replace(v, detail=v.evidence,                     # nothing is decided
@@ -2199,22 +2206,19 @@ def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[Stat
 
 
 def _firmer_secondary(v: StatementVerdict) -> StatementVerdict:
-    """Line 1434 (REFEREE27 n1, REFEREE28 n3): where the primary verdict decides at amplitudes
-    that do not meet its condition (its caveat) and the secondary row reaches the same word
-    with the condition met at every lambda_1, the caveat points to that row and says what it
-    shows at the amplitudes where the primary row meets the condition (there the two rows
-    read the same part of the statement)."""
+    """Line 1434 (REFEREE27 n1, REFEREE28 n3, REFEREE38 m1-m2): where the primary verdict
+    decides at some lambda_1 only (its caveat) and the secondary row meets the condition at
+    every lambda_1, the primary evidence says that the secondary row is evidence, not a
+    second verdict, and what it shows at each lambda_1 (resolved or not, for or against)."""
     s = v.secondary
     if not (v.line == 1434 and v.caveat and not s.caveat and not s.condition_unmet
             and s.levels and all(met for _, met, _ in s.levels)
-            and s.verdict == v.verdict and v.verdict != "not decided"):
+            and v.verdict != "not decided"):
         return v
-    there = {l1: reading for l1, _, reading in s.levels}
-    shared = "".join(f"; at lambda_1 = {l1:g}, {there[l1]}" for l1, met, _ in v.levels
-                     if met and l1 in there)
-    pointer = (f"; the card's secondary row, on {s.dataset}, meets the condition at every "
-               f"lambda_1 and is {s.verdict} too{shared}")
-    return replace(v, caveat=v.caveat + pointer, evidence=v.evidence + pointer)
+    each = "; ".join(f"at lambda_1 = {l1:g}, {reading}" for l1, _, reading in s.levels)
+    pointer = (f"; the {s.dataset} row below is evidence beside the verdict, not a second "
+               f"verdict: its condition holds at every lambda_1, and there {each}")
+    return replace(v, evidence=v.evidence + pointer)
 
 
 def sec7_verdicts_with_secondary(folder: Any = None, secondary_folder: Any = None

@@ -880,12 +880,21 @@ def _secondary_phrase(second: Any) -> str:
     unresolved (evidence words, not a verdict); empty without one."""
     if second is None or not (math.isfinite(second.effect) and math.isfinite(second.se)):
         return ""
-    outcome = {"wrong": "contradicted"}.get(second.verdict, "shown" if second.verdict.startswith(
-        "holds") else "not resolved")
+    outcome = {"wrong": "resolved against the statement"}.get(
+        second.verdict, "resolved for the statement" if second.verdict.startswith("holds")
+        else "not resolved")
     if getattr(second, "condition_unmet", False):
         outcome = "the statement's condition not reached there"
-    return (f"; on {second.dataset}{_steps_phrase(getattr(second, 'training', ''))}: "
-            f"{second.effect:+.3f} +- {second.se:.3f} ({second.n} seeds, {outcome})")
+    return (f"; evidence on {second.dataset}{_steps_phrase(getattr(second, 'training', ''))}: "
+            f"{second.effect:+.3f} +- {second.se:.3f}{_part_named(second)} ({second.n} seeds, "
+            f"{outcome})")
+
+
+def _part_named(net: Any) -> str:
+    """The part a conjunction's effect is of (" for layer-wise minus diagonal retention at
+    lambda_1 = 1, lambda_2 = 100 > 0"), where it has several; empty otherwise."""
+    claim = getattr(net, "claim", "")
+    return f" for {claim}" if claim and len(getattr(net, "parts", ())) > 1 else ""
 
 
 def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
@@ -909,8 +918,11 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
         confirm = Confirmation(  # no correction to confirm: the runs contradict the claim
             state="contradicted" if rejected else "not resolved", measured=effect,
             se=float(net.se) if finite else None, derived=None, printed=None, size=None,
-            reason=(f"{net.dataset}, {net.n} paired seeds: {net.evidence}"
-                    if getattr(net, "claim", "") else  # the evidence names claim and test
+            # the decision in one sentence; the evidence row below carries the numbers
+            # behind it (REFEREE38: the whole evidence here repeated it on the card)
+            reason=(f"{net.dataset}, {net.n} paired seeds: "
+                    f"{getattr(net, 'decision', '') or net.evidence}"
+                    if getattr(net, "claim", "") else  # the decision names claim and test
                     f"{net.dataset}, {net.n} paired seeds: the paper's boundary "
                     f"{'rejected' if rejected else 'not rejected'} by a paired t-test at "
                     f"p <= {REJECT_P:.1g}; {net.evidence}"))
@@ -929,8 +941,8 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     sized = effect is not None and net.verdict != "not decided"
     training = getattr(net, "training", "")
     caveat = getattr(net, "caveat", "")
-    margin = (f"margin {net.effect:+.3f} +- {net.se:.3f} on {net.dataset} ({net.n} paired "
-              f"seeds{_steps_phrase(training)})" + _secondary_phrase(second)
+    margin = (f"margin {net.effect:+.3f} +- {net.se:.3f}{_part_named(net)} on {net.dataset} "
+              f"({net.n} paired seeds{_steps_phrase(training)})" + _secondary_phrase(second)
               + (f"; {caveat}" if caveat else "") if sized else "")
     return replace(
         s, verdict=net.verdict, observable=(f"test error of the network ({net.dataset}; a mean squared "

@@ -625,9 +625,11 @@ def test_a_network_size_names_a_short_protocol_and_the_row_at_the_papers_steps()
                    confirmation=None, condition="", derived="", note="")
     assert _with_network_verdict(blank, net).size_phrase() == (
         "margin +0.253 +- 0.013 on mnist-5k (3 paired seeds, 13 SGD steps per epoch, the "
-        "paper's 200); on digits: -0.007 +- 0.013 (3 seeds, not resolved)")
+        "paper's 200); evidence on digits: -0.007 +- 0.013 (3 seeds, not resolved)")
+    # REFEREE38 m2: the digits row is evidence, in evidence words, never a second verdict
     against = replace(net, secondary=replace(digits, verdict="wrong"))
-    assert _with_network_verdict(blank, against).size_phrase().endswith("(3 seeds, contradicted)")
+    assert _with_network_verdict(blank, against).size_phrase().endswith(
+        "(3 seeds, resolved against the statement)")
 
 
 def _steps_grid(done_seeds: int, short, long, noise: float = 0.01) -> object:
@@ -813,6 +815,13 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
     assert worse.effect == pytest.approx(-0.05, abs=0.02) and worse.n == 3
     assert "at the paper's SGD steps (`results/fig9EF_steps.nc`)" in worse.evidence
     assert "raising lambda_2 from 0.01 to 100 moves retention at (0.5, 0.5) by" in worse.evidence
+    # what would change it names the images these runs were trained on (REFEREE38 m3)
+    assert "(these are mnist-5k's 4,000 training images)" in worse.evidence
+    on_digits = StoredGrids({name: _ef_grid(name, "digits", _acting_w2(-0.05))
+                             for name in ("fig9EF", "fig9EF_steps")})
+    assert "(these are scikit-learn's 1,437 training digits of 8 x 8 pixels)" in {
+        x.claim_id: x for x in sec7_verdicts(on_digits)}[
+        "pmnist.layerwise_beats_diagonal"].evidence
     # lambda_2 moves retention by 0.1 at every lambda_1: the condition is met everywhere
     assert worse.caveat == "" and len(worse.parts) == 3
     # REFEREE34 m3, REFEREE36: "acts" is a move the paired t-test resolves, read per
@@ -828,13 +837,14 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
     assert [p["part"] for p in edge.parts] == [
         f"layer-wise minus diagonal retention at lambda_1 = {l1}, lambda_2 = 100 > 0"
         for l1 in ("1", "100")]
-    assert edge.caveat.startswith("its condition (a W_2 amplitude that acts) is met at "
-                                  "lambda_1 = 1, 100, where raising lambda_2 moves retention "
-                                  "by an amount the paired t-test resolves; at lambda_1 = "
-                                  "0.01 no move is resolved"), edge.caveat
+    assert edge.caveat == ("judged at lambda_1 = 1, 100, where its condition holds (raising "
+                           "lambda_2 moves retention by a resolved amount); at lambda_1 = 0.01 "
+                           "no move is resolved, so the difference there is evidence, not the "
+                           "verdict"), edge.caveat
     assert edge.caveat in edge.evidence
-    # a digits row that is wrong with the condition met at every lambda_1 is evidence, and
-    # the caveat points to it, saying what it shows where the primary row meets the condition
+    # a digits row with the condition met at every lambda_1 is evidence, and the primary
+    # evidence says so, with what it shows at every lambda_1 (REFEREE38 m1, m2); the size
+    # line's caveat stays one short clause
     from dataclasses import replace as _replace
 
     from tasksim.reports.pmnist_predictions import with_secondary
@@ -842,9 +852,12 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
     assert [met for _, met, _ in worse.levels] == [True, True, True]
     pointed = with_secondary([edge], [_replace(worse, dataset="digits")])[0]
     assert pointed.verdict == "wrong" and pointed.secondary.dataset == "digits"
-    assert ("; the card's secondary row, on digits, meets the condition at every lambda_1 "
-            "and is wrong too; at lambda_1 = 1, layer-wise minus diagonal ") in pointed.caveat
-    assert pointed.caveat in pointed.evidence
+    assert pointed.caveat == edge.caveat
+    assert ("; the digits row below is evidence beside the verdict, not a second verdict: "
+            "its condition holds at every lambda_1, and there at lambda_1 = 0.01, layer-wise "
+            "minus diagonal ") in pointed.evidence
+    assert pointed.evidence.count("at lambda_1 = ") >= 3  # all three, 100 included
+    assert "wrong too" not in pointed.evidence
     assert with_secondary([worse], [_replace(worse, dataset="digits")])[0].caveat == ""
     assert worse.training.startswith("task 1: 1,539 epochs = 20,007 SGD steps, task 2: 154 "
                                      "epochs = 2,002 steps (13 per epoch); this row matches")
