@@ -857,7 +857,8 @@ _PIECE_NOTES = {
                      "expansion has A_1): as printed it is of order Ns/Nx, the order of the "
                      "pieces the appendix keeps, so not zero there; the A_1 version is "
                      "O((Ns/Nx)^2)",
-    "trace": "the printed factor (A_2^T - rho_a A_1) is read as (A_2 - rho_a A_1)",
+    "trace": "besides, a typo: the printed factor (A_2^T - rho_a A_1) is read as "
+             "(A_2 - rho_a A_1)",
 }
 
 

@@ -586,7 +586,7 @@ def misprint_kind(cause: Optional[str]) -> str:
     """A misprint's kind in words, the first sentence of its card's note: a typo, or a slip
     of derivation (:data:`DERIVATION_SLIPS`)."""
     slip = DERIVATION_SLIPS.get(cause or "")
-    return f"A slip of derivation, not a typo: {slip}." if slip else "A typo."
+    return f"A slip of derivation: {slip}." if slip else "A typo."
 
 
 def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper],

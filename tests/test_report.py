@@ -411,3 +411,28 @@ def test_a_stronger_condition_is_stated_wherever_its_verdict_is():
     assert records["plasticity.alpha_independence"]["condition"].startswith("Ns << alpha Nx")
     assert records["plasticity.alpha_independence.leading_order"]["verdict"] == (
         "holds in the stated limit")
+
+
+SIZE_KINDS = {"grid", "value", "stated point", "stated points", "read point", "read points",
+              "measured", "measured deviation", "margin"}
+"""The vocabulary of claims.json's ``size_kind`` (:attr:`StatementVerdict.size_kind`)."""
+
+
+def test_every_misprint_note_opens_with_its_kind_and_size_kind_keeps_its_vocabulary(built):
+    """REFEREE38 M1: a misprint's card says first whether it is a typo or a slip of
+    derivation (:func:`misprint_kind` of its cause), and that sentence never leaks into
+    another field: ``size_kind`` only takes its documented values."""
+    from tasksim.reports.verdicts import misprint_kind
+
+    out, _ = built
+    records = [r for r in json.loads((out / "claims.json").read_text())["claims"]
+               if r.get("verdict")]
+    misprints = [r for r in records if r["verdict"] == "misprint"]
+    assert misprints
+    for r in misprints:
+        assert r["note"].startswith(misprint_kind(r["cause"])), (r["id"], r["note"][:80])
+    assert {r["size_kind"] for r in records if r["size_at_paper_sizes"] is not None} \
+        <= SIZE_KINDS
+    assert all(r["size_kind"] is None for r in records if r["size_at_paper_sizes"] is None)
+    kinds = {misprint_kind(r["cause"]).split(":")[0] for r in misprints}
+    assert kinds == {"A typo.", "A slip of derivation"}, kinds
