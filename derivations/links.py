@@ -76,8 +76,6 @@ RESTATEMENTS: tuple[tuple[str, int, str], ...] = (
     ("soft_threshold.row_norm_condition", 836,
      r"\lla m_i^2 \rra = \sum_{j=1}^{N_s} A_{ij}^2 \approx 1"),
     ("soft_threshold.weights_with_diagonal", 889, r"W_2 = \frac{1}{\alpha} \widetilde{W}_2"),
-    ("soft_threshold.alpha_invariance_with_diagonal", 898,
-     r"\epsilon_{\mu} [W_{\nu}] = \frac{1}{N_y} \llv B_{\mu} \rrv_F^2"),
     ("soft_threshold.alpha_independence", 903,
      r"It also implies that from energy efficiency perspective, soft-thresholding is "
      r"beneficial because it reduces the number of active neurons while preserving its "

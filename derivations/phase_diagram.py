@@ -330,9 +330,7 @@ CLAIMS: list[Claim] = [
           r"When $\rho_b > \rho_a$, unless both $\rho_a$ and $\rho_b$ are large, there is a "
           r"monotonic tradeoff between the transfer and retention performance", _derive_tradeoff,
           line=731, headline=True, condition="rho_b > rho_a outside the red region; leading "
-          "order in Ns/(alpha Nx)",
-          restates=((90, r"Activity gating improves retention at the cost of transfer when the "
-                         r"gating highly sparsifies the activity"),)),
+          "order in Ns/(alpha Nx)"),
     Claim("gating.random.trades_transfer", "Sec. 5.1: random gating improves retention at the "
           "cost of transfer (no condition stated)", sp.Integer(0),
           r"random activity gating improves the retention at the cost of forward knowledge "
@@ -341,9 +339,14 @@ CLAIMS: list[Claim] = [
           observable="Delta eps_TF: the transfer random gating gains over the vanilla model",
           note="read as: at every similarity, gating (alpha < 1) does not raise the transfer "
                "(the printed value is the gain, 0); the retention half is line 245's (optimized "
-               "at alpha -> 0). Line 731 states the same tradeoff with its condition",
+               "at alpha -> 0). Line 731 states the same tradeoff with its condition; line "
+               "90's condition, 'when the gating highly sparsifies the activity', is not it: "
+               "as alpha -> 0 gating still raises the transfer by rho_a (rho_a - 2 rho_b) "
+               "wherever rho_b < rho_a/2 (REFEREE39 1a)",
           restates=((62, r"task-dependent activity gating improves knowledge retention at the "
-                         r"expense of transfer"),)),
+                         r"expense of transfer"),
+                    (90, r"Activity gating improves retention at the cost of transfer when the "
+                         r"gating highly sparsifies the activity"))),
     Claim("phase_diagram.overlap_of_phases", "Appendix B.1, Fig. 7A: the red region and "
           "rho_b < rho_a",
           sp.Integer(0), r"the gating level influences the transfer and retention performance "

@@ -284,8 +284,8 @@ DISPLAYS: list[Claim] = [
                   fisher.printed_gradient_W1,
                   lambda net: fisher.gradient(fisher.printed_R_lw(net), net.dW1),
                   "dR_lw/d(dW1) per sample, entry by entry (the decoupled '~' form that "
-                  "follows is an approximation, not checked: the implementation keeps "
-                  "<phi'_i phi'_k>)"),
+                  "follows is an approximation, not checked; the experiment's penalty uses "
+                  "it, with the gate product <phi'_i phi'_k> kept as one expectation)"),
     _matrix_claim("layerwise_gradient_w2", 1414, r"\delta W_2 \lla \phi \phi^T \rra",
                   fisher.printed_gradient_W2,
                   lambda net: fisher.gradient(fisher.printed_R_lw(net), net.dW2),

@@ -238,7 +238,8 @@ class Part:
 def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
     """A conjunction under the module's rule: the verdict word and the part that decides it
     (wrong: the part contradicted at the smallest p; holds: the part shown by the smallest
-    margin in standard errors; not decided: the part that more seeds would decide it by, if
+    margin in the effect's units, the weakest half of what the statement says (REFEREE39 2d:
+    a size in standard errors hid a part shown by 0.07 behind one shown by 1.2); not decided: the part that more seeds would decide it by, if
     every effect and spread stay (REFEREE27 N2, as :func:`conjunction_projection` says): the
     first to be resolved against the claim, else the last to be shown, else the first part
     not resolved)."""
@@ -251,7 +252,8 @@ def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
     if any(x == -1 for x in states):
         return "wrong", max((p for p, x in zip(parts, states) if x == -1), key=z)
     if parts and all(x == 1 for x in states):
-        return "holds in the stated limit", min(parts, key=z)
+        return "holds in the stated limit", min(parts, key=lambda p: (
+            abs(p.effect.mean - p.boundary), z(p)))
     open_ = [p for p, x in zip(parts, states) if x == 0]
     need = {id(p): seeds_to_decide(p.effect.mean - p.boundary, p.effect.sem, p.effect.n)
             for p in open_}

@@ -1150,3 +1150,14 @@ def test_line_366_names_a_pair_where_the_layer_wise_metric_trails_and_a_reversed
     assert "high retention across a wide range of amplitudes, is read in Fig. 6E-H's rows" \
         in first
     assert re.search(r"resolved the other way in \d of 9: \(1, 0\), lambda 100: -0\.", second)
+
+
+def test_a_conjunction_that_holds_is_sized_by_its_weakest_part_in_the_effect_s_units():
+    """REFEREE39 2d (line 371): both parts shown, the size is the part shown by the smaller
+    effect (0.07 in test error), not the one with fewer standard errors (1.2 +- 0.16)."""
+    from tasksim.reports.pmnist_predictions import Difference, Part, judge_parts
+
+    gating = Part(Difference(1.176, 0.156, 3), "gating minus vanilla > 0")
+    fisher = Part(Difference(0.068, 0.003, 3), "Fisher minus vanilla > 0")
+    word, lead = judge_parts([gating, fisher])
+    assert word == "holds in the stated limit" and lead is fisher
