@@ -754,9 +754,10 @@ CLAIMS: list[Claim] = [
           sp.Max(0, rho_a * (2 * rho_b - rho_a)),
           r"$\rho_g = \max \left\{ 0,  \rho_a (2\rho_b - \rho_a) \right\}$", _derive_rho_g,
           line=748, headline=True,
-          condition="leading order in Ns/(alpha Nx), with the errors taken in expectation, as "
-                    "the appendix does: the ratio of one draw's errors spreads about it by "
-                    "order (Ny Ns)^(-1/2), so Ny Ns >> 1 as well"),
+          condition="leading order in Ns/(alpha Nx), with the errors in expectation over "
+                    "A, B and the gates, as the appendix takes them (line 744); not a further "
+                    "condition: a simulation that uses one draw's errors instead spreads about "
+                    "it by order (Ny Ns)^(-1/2) (REFEREE39 1d)"),
     Claim("gating.adaptive_alpha_tilde", "Appendix B.1, adaptive activity gating",
           sp.Piecewise((alpha + (1 - alpha) * rho_a * (2 * rho_b - rho_a), 2 * rho_b >= rho_a),
                        (alpha, True)),

@@ -510,8 +510,11 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                         "reading": "how the claim reads the quote, as LaTeX",
                         "printed_srepr": "the form the claim compares with, as a sympy "
                                          "srepr string (empty when absent): what the paper "
-                                         "prints at the line, or, where 'reading_from' is "
-                                         "set, what that other line implies; "
+                                         "prints at the line; for a sentence that prints no "
+                                         "value, the value its words are read as ('reading'; "
+                                         "a sign's boundary 0, a truth value); where "
+                                         "'reading_from' is set, what that other line "
+                                         "implies; "
                                          "tasksim.statements.parse_form loads it, as it does "
                                          "'derived_srepr'",
                         "reading_from": "empty when the line prints the form compared with; "

@@ -813,3 +813,17 @@ def test_a_measured_size_of_a_statement_not_decided_keeps_what_would_decide_it()
     decided = {**record, "verdict": "holds in the stated limit",
                "size_reason": "measured at Nx = 3000: 0.15", "would_decide": None}
     assert size_text(decided) == "measured 0.15 (at Nx = 3000), in Delta eps_TF"
+
+
+def test_a_difference_is_labelled_by_what_the_paper_states_at_the_line():
+    """REFEREE39 2a: a sentence prints no value; the card says its derived form is compared
+    with the value its words are read as, not with a print."""
+    from tasksim.reports.html.cards import _difference_label
+
+    sentence = {"printed": "random activity gating improves the retention at the cost of "
+                           "forward knowledge transfer", "reading": "0", "reading_from": ""}
+    label = _difference_label(sentence, lambda tex: tex)
+    assert label.startswith("Derived minus the value its words are read as, <math")
+    display = {"printed": r"\alpha + (1 - \alpha) \rho_a", "reading": r"\alpha",
+               "reading_from": ""}
+    assert _difference_label(display, lambda tex: tex) == "Derived minus printed"

@@ -134,6 +134,10 @@ class ClaimView:
     confirmation: str
     evidence: list[str]
     agreement: str = ""
+    difference_label: str = "Derived minus printed"
+    """Above the difference: "Derived minus printed" where the line prints the form compared
+    with; where it is a sentence, the value its words are read as (REFEREE39 2a: the paper
+    prints no 0 at line 248)."""
     printed_label: str = "Printed"
     """"Printed" above a value the paper prints; "The paper's words" above a sentence that
     prints no value (a step the paper states no formula for)."""
@@ -414,6 +418,17 @@ def excerpt_html(quote: str, expand: Expand) -> str:
     return formula_html(formula, display=False, expand=expand) + html.escape(tail)
 
 
+def _difference_label(record: Record, expand: Expand) -> str:
+    """"Derived minus printed" where the claim's quote is a printed form; for a sentence
+    (prose, or a form read from another line), what its words are read as, with that value."""
+    quote = str(record.get("printed") or "")
+    reading = str(record.get("reading") or "")
+    if not (is_prose(quote) or record.get("reading_from")) or not reading:
+        return "Derived minus printed"
+    return ("Derived minus the value its words are read as, "
+            + formula_html(reading, display=False, expand=expand))
+
+
 def _printed_html(quote: str, expand: Expand) -> str:
     """The paper's words: prose with its inline math, or a bare formula as display math."""
     if is_prose(quote) or not quote.strip():
@@ -591,7 +606,7 @@ def claim_view(record: Record, extras: Optional[ClaimExtras], expand: Expand,
                 words_html(resolve(note))) for name, tex, note in extras.steps],
         measured=rows, measured_what=words_html(resolve(what)), confirmation=words_html(
             resolve(_confirmation(record))), evidence=_evidence(record, resolve),
-        agreement=_agreement(record),
+        agreement=_agreement(record), difference_label=_difference_label(record, expand),
         printed_label="Printed" if (record.get("printed_srepr") or record.get("headline"))
         and not record.get("reading_from") else "The paper's words",
         line=None if record.get("line") is None else int(record["line"]),
