@@ -75,7 +75,7 @@ def test_a_card_without_its_own_claim_points_to_the_card_it_restates_or_shows():
             StatementRow(12, 12, "sentence", "y = 1 holds.", "Sec. 1", "Sec. 1",
                          claim_ids=("b",)),
             StatementRow(20, 20, "figure panel", "(A) x against rho.", "Fig. 1", "Sec. 1",
-                         claim_ids=("a", "b")),
+                         claim_ids=("a", "b"), label="Fig. 1A"),
             StatementRow(30, 30, "sentence", "Something else.", "Sec. 2", "Sec. 2")]
     cards = build_cards(rows, records, {}, [], lambda s: s, lambda line: "Sec. 1",
                         lambda line: "Sec. 1")
@@ -83,6 +83,7 @@ def test_a_card_without_its_own_claim_points_to_the_card_it_restates_or_shows():
     assert panel.verdicts == ["see another line"] and panel.verdict == "see another line"
     assert panel.pointer == ("line-10", 10), "the first claim it shows"
     assert [(c, n) for c, _, n, _ in panel.shows] == [("a", 10), ("b", 12)]
+    assert panel.place == "Sec. 1, panel A", "a panel's card names its panel (REFEREE39 5c)"
     assert next(c for c in cards if c.line == 30).verdicts == ["unclaimed"]
 
 

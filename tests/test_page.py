@@ -827,3 +827,16 @@ def test_a_difference_is_labelled_by_what_the_paper_states_at_the_line():
     display = {"printed": r"\alpha + (1 - \alpha) \rho_a", "reading": r"\alpha",
                "reading_from": ""}
     assert _difference_label(display, lambda tex: tex) == "Derived minus printed"
+
+
+def test_a_display_whose_lines_carry_the_verdicts_reads_see_its_lines():
+    """REFEREE39 3e: a multi-line display that states a claim on one of its own lines points
+    there and reads "see its lines", not "see another line" (a restatement's word)."""
+    from tasksim.reports.html.cards import Card
+
+    display = Card("line-10", 10, 12, "equation", "", "", "", "", rows=1)
+    display.answered_on = [11]
+    display.shows = [("a", "exact", 11, "line-11")]
+    assert display.pointer == ("line-11", 11) and display.verdicts == ["see its lines"]
+    display.shows = [("a", "exact", 40, "line-40")]  # a claim stated elsewhere
+    assert display.verdicts == ["see another line"]

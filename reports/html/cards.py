@@ -89,6 +89,8 @@ class StatementRow:
     clause: int = 1
     out_of_scope: str = ""
     claim_ids: tuple[str, ...] = ()
+    label: str = ""
+    """A figure panel's name ("Fig. 6E"; a caption's "(E-H)" is several panels); else ""."""
 
 
 @dataclass(frozen=True)
@@ -217,8 +219,11 @@ class Card:
             return words
         if self.out_of_scope:
             return [OUT_OF_SCOPE]
-        if self.pointer is not None:
+        if self.pointer is not None and not (self.answered_on and not self.restates
+                                             and self.pointer[1] in self.answered_on):
             return [SEE_ANOTHER_LINE]
+        # a statement whose verdicts sit on its own lines reads them there (REFEREE39 3e:
+        # these were counted as restatements of another line)
         return [SEE_ITS_LINES if self.answered_on else UNCLAIMED]
 
     @property
@@ -761,7 +766,13 @@ def build_cards(rows: Sequence[StatementRow], records: Sequence[Record],
             quote = (prose_html(resolve(slot.quote), expand=expand) if kind == "sentence" else
                      formula_html(resolve(slot.quote), display=True, expand=expand))
         out = "" if slot.headline else slot.rows[0].out_of_scope if slot.rows else ""
-        cards.append(Card(anchor, slot.line, slot.end, kind, place(slot.line),
+        # a panel's card names its panel: one caption's "(E-H)" makes four cards that
+        # would otherwise read the same (REFEREE39 5c)
+        panels = [row.label.split()[-1].lstrip("0123456789") for row in slot.rows
+                  if row.kind == "figure panel" and row.label]  # "Fig. 6E" -> "E"
+        where = place(slot.line) + (f", panel {', '.join(dict.fromkeys(panels))}"
+                                    if panels else "")
+        cards.append(Card(anchor, slot.line, slot.end, kind, where,
                           part(slot.line), quote, words_html(resolve(out)), rows=len(slot.rows)))
 
     placed = [(card_of_head[str(r["id"])], int(r.get("clause") or 0), str(r["id"]))

@@ -51,6 +51,7 @@ def statement_rows(paper: Any, covered: Sequence[Any]) -> list[StatementRow]:
             s = c.statement
             line, end, kind, quote = s.line, s.end, s.kind, s.text
             clause, reason, ids = 1, c.out_of_scope if not c.claimed_by else "", c.claimed_by
+            label = s.label
         else:
             get = c.get if isinstance(c, Mapping) else (lambda k, d=None: getattr(c, k, d))
             line = int(get("line"))
@@ -61,8 +62,9 @@ def statement_rows(paper: Any, covered: Sequence[Any]) -> list[StatementRow]:
             reason = "" if in_scope is True else (str(in_scope) if in_scope else
                                                   str(get("reason", "out of scope")))
             ids = tuple(get("claim_ids", ()) or ())
+            label = str(get("label", "") or "")
         rows.append(StatementRow(line, end, kind, quote, paper.place(line),
-                                 _part(paper, line), clause, reason, tuple(ids)))
+                                 _part(paper, line), clause, reason, tuple(ids), label))
     return rows
 
 
