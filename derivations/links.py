@@ -73,8 +73,6 @@ RESTATEMENTS: tuple[tuple[str, int, str], ...] = (
     ("plasticity.fixed_point", 812,
      r"Notably, unlike Eq. \ref{eq_W_fp_gated_gd}, gating term $D_{\mu}$ appears both inside "
      r"and outside of the inverse term"),
-    ("soft_threshold.row_norm_condition", 836,
-     r"\lla m_i^2 \rra = \sum_{j=1}^{N_s} A_{ij}^2 \approx 1"),
     ("soft_threshold.weights_with_diagonal", 889, r"W_2 = \frac{1}{\alpha} \widetilde{W}_2"),
     ("soft_threshold.alpha_independence", 903,
      r"It also implies that from energy efficiency perspective, soft-thresholding is "

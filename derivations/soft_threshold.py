@@ -780,6 +780,18 @@ def _derive_row_norm() -> Derivation:
              "unit-variance Gaussian m_i the appendix integrates needs Ns >> 1")
 
 
+def _derive_tractable() -> Derivation:
+    """Line 822: the error the appendix makes tractable rests on m_i being Gaussian (the row
+    norm, :func:`_derive_row_norm`: Ns >> 1) and on E[phi phi^T] keeping only its linear
+    Hermite term off the diagonal, which holds only as Nx/Ns^2 -> 0
+    (:data:`HERMITE_CONDITION`): narrower than the stated Ns >> 1 with Ns << Nx."""
+    rows = _derive_row_norm()
+    return Derivation(rows.derived, rows.steps + (
+        Step("the off-diagonal Hermite orders >= 3 dropped: negligible only as Nx/Ns^2 -> 0 "
+             "(their largest eigenvalue grows like Nx/Ns^2)", Nx / Ns**2),), exact=False,
+        note=rows.note, stronger_condition=HERMITE_CONDITION)
+
+
 def _claims() -> list[Claim]:
     paper_fixed_point = (_W_O @ (eye("x") - SVD_U @ SVD_U.T) + (1 / alpha) * (_B_OP @ _PINV))
     svd1, svd2 = _task_svd(1), _task_svd(2)
@@ -843,10 +855,22 @@ def _claims() -> list[Claim]:
                               r"influence knowledge transfer or retention"),
                         (91, r"activity sparsification"),
                         (272, r"input sparsification are not effective in our model"))),
-        Claim("soft_threshold.row_norm_condition", f"{_WHERE}: the Ns >> 1 assumption", sp.true,
+        Claim("soft_threshold.row_norm_condition", f"{_WHERE}: <m_i^2> = sum_j A_ij^2 ~ 1",
+              sp.true, r"\lla m_i^2 \rra = \sum_{j=1}^{N_s} A_{ij}^2 \approx 1",
+              _derive_row_norm, line=836, headline=True, condition="Ns >> 1",
+              note="read as: <m_i^2> = sum_j A_ij^2 -> 1 needs Ns -> oo"),
+        Claim("soft_threshold.tractable_error", f"{_WHERE}: Ns >> 1 with Assumptions I and II "
+              "makes the error tractable", sp.true,
               r"if $N_s \gg 1$ in addition to Assumptions I and II, the error becomes tractable",
-              _derive_row_norm, line=822, headline=True, condition="Ns >> 1",
-              note="read as: <m_i^2> = sum_j A_ij^2 -> 1 needs Ns -> oo",
+              _derive_tractable, line=822, headline=True,
+              condition="Ns >> 1 and Ns << Nx, as stated",
+              note="read as: under the stated conditions the appendix's tractable error (m_i "
+                   "Gaussian, E[phi phi^T] off the diagonal by its linear Hermite term) is the "
+                   "model's at leading order. The first needs Ns >> 1 (line 836); the second "
+                   "needs the dropped Hermite orders >= 3 to vanish, which Ns >> 1 and Ns << Nx "
+                   "do not give (their largest eigenvalue grows like Nx/Ns^2, 3.3 at the "
+                   "paper's sizes): the narrower condition of line 271's transfer half "
+                   "(REFEREE39 1c)",
               restates=((822, r"Note that $N_s \gg 1$ assumption is required only in this "
                               r"subsection"),)),
         Claim("soft_threshold.active_fraction", f"{_WHERE}: alpha, the fraction of active "

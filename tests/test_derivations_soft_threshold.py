@@ -209,6 +209,8 @@ STATUSES = {
     "soft_threshold.alpha_independence": "erratum",
     "soft_threshold.transfer_alpha_independence": "verified",
     "soft_threshold.row_norm_condition": "verified",
+    # line 822: verified, under the narrower Nx/Ns^2 -> 0 (REFEREE39 1c)
+    "soft_threshold.tractable_error": "verified",
     "soft_threshold.active_fraction": "verified",
     "soft_threshold.threshold": "verified",
     "soft_threshold.cross_moment": "verified",
@@ -253,3 +255,18 @@ def test_claim_status(claim_id):
 def test_bad_input_raises_a_value_error_naming_the_parameter(call):
     with pytest.raises(ValueError, match="order|n must|alpha|expectation"):
         call()
+
+
+def test_line_822_holds_only_where_the_dropped_hermite_orders_vanish():
+    """REFEREE39 1c: the error line 822 calls tractable drops E[phi phi^T]'s off-diagonal
+    Hermite orders >= 3, negligible only as Nx/Ns^2 -> 0; Ns >> 1 with Ns << Nx does not
+    give that, so the statement holds under that stronger condition, as line 271's transfer
+    half does; line 836's <m_i^2> ~ 1 needs Ns >> 1 only."""
+    from tasksim.derivations.claims import statement_verdict
+
+    by_id = {c.id: c for c in st.CLAIMS}
+    tractable = evaluate(by_id["soft_threshold.tractable_error"])
+    assert statement_verdict(tractable) == "holds under a stronger condition"
+    assert tractable.derivation.stronger_condition == st.HERMITE_CONDITION
+    row_norm = evaluate(by_id["soft_threshold.row_norm_condition"])
+    assert (row_norm.claim.line, statement_verdict(row_norm)) == (836, "holds in the stated limit")
