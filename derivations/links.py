@@ -74,10 +74,6 @@ RESTATEMENTS: tuple[tuple[str, int, str], ...] = (
      r"Notably, unlike Eq. \ref{eq_W_fp_gated_gd}, gating term $D_{\mu}$ appears both inside "
      r"and outside of the inverse term"),
     ("soft_threshold.weights_with_diagonal", 889, r"W_2 = \frac{1}{\alpha} \widetilde{W}_2"),
-    ("soft_threshold.alpha_independence", 903,
-     r"It also implies that from energy efficiency perspective, soft-thresholding is "
-     r"beneficial because it reduces the number of active neurons while preserving its "
-     r"learning proficiency"),
     ("euclidean.W2", 947,
      r"Note that, unlike Eq. \ref{eq_W_fp_gated_gd}, the result above holds only under "
      r"Assumptions I \& II"),

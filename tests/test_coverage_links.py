@@ -19,7 +19,11 @@ def test_no_statement_of_the_paper_is_left_unclaimed():
 
 def test_named_statements_get_their_verdicts():
     index = {i.key: i for i in statement_index()}
-    assert index["L903.1"].headline_ids[0] == "soft_threshold.alpha_independence"
+    # line 903's "preserving its learning proficiency" is about the task just learned, not
+    # line 271's retention (REFEREE39 1e); line 902 reads both halves of line 271
+    assert index["L903.1"].headline_ids[0] == "soft_threshold.learning_preserved"
+    assert set(index["L902.1"].headline_ids) >= {"soft_threshold.alpha_independence",
+                                                  "soft_threshold.transfer_alpha_independence"}
     assert _verdict("soft_threshold.alpha_independence") == "wrong"
     assert index["L888.1"].headline_ids[0] == "soft_threshold.weights"
     assert index["L889.1"].headline_ids[0] == "soft_threshold.weights"

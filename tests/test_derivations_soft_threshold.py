@@ -211,6 +211,8 @@ STATUSES = {
     "soft_threshold.row_norm_condition": "verified",
     # line 822: verified, under the narrower Nx/Ns^2 -> 0 (REFEREE39 1c)
     "soft_threshold.tractable_error": "verified",
+    # line 903: the task just learned stays learned (REFEREE39 1e)
+    "soft_threshold.learning_preserved": "verified",
     "soft_threshold.active_fraction": "verified",
     "soft_threshold.threshold": "verified",
     "soft_threshold.cross_moment": "verified",
@@ -270,3 +272,20 @@ def test_line_822_holds_only_where_the_dropped_hermite_orders_vanish():
     assert tractable.derivation.stronger_condition == st.HERMITE_CONDITION
     row_norm = evaluate(by_id["soft_threshold.row_norm_condition"])
     assert (row_norm.claim.line, statement_verdict(row_norm)) == (836, "holds in the stated limit")
+
+
+def test_line_903_is_about_learning_the_task_just_trained_not_retention():
+    """REFEREE39 1e: "preserving its learning proficiency" is judged on the error of the task
+    just learned at the stationary point of the model's error (the diagonal kept):
+    Ns kappa/(Ns kappa + Nx), 0 at leading order, not on line 271's retention."""
+    from tasksim.derivations.claims import statement_verdict
+
+    claim = next(c for c in st.CLAIMS if c.id == "soft_threshold.learning_preserved")
+    verdict = evaluate(claim)
+    assert claim.line == 903 and verdict.derived == 0
+    finite = verdict.derivation.steps[1].expr
+    assert sp.simplify(finite - st.Ns * st._kappa / (st.Ns * st._kappa + st.Nx)) == 0
+    assert statement_verdict(verdict) == "holds under a stronger condition"
+    alpha_independence = next(c for c in st.CLAIMS if c.id == "soft_threshold.alpha_independence")
+    from tasksim.derivations.links import with_restatements
+    assert 903 not in [line for line, _ in with_restatements([alpha_independence])[0].restates]
