@@ -789,7 +789,9 @@ def _derive_learning_preserved() -> Derivation:
     _, W2 = _ridge_weights()
     finite = sp.factor(_error_value(W2, 2, "surrogate"))
     leading = claims_leading(finite)
-    return Derivation(leading, (
+    # a truth value: whether the task just learned stays learned (its error 0 at leading
+    # order); the failure is in the condition, not in a value
+    return Derivation(sp.true if leading == 0 else sp.false, (
         Step("the stationary point of the error with the diagonal kept (for task 2)",
              fixed_point_with_diagonal()[1], "the ridge kappa is the dropped diagonal"),
         Step("eps_2[W_2], the error on the task just learned (surrogate Gram means)", finite),
@@ -879,7 +881,7 @@ def _claims() -> list[Claim]:
               _derive_row_norm, line=836, headline=True, condition="Ns >> 1",
               note="read as: <m_i^2> = sum_j A_ij^2 -> 1 needs Ns -> oo"),
         Claim("soft_threshold.learning_preserved", f"{_WHERE}: soft-thresholding keeps the "
-              "task just learned learned", sp.Integer(0),
+              "task just learned learned", sp.true,
               r"soft-thresholding is beneficial because it reduces the number of active "
               r"neurons while preserving its learning proficiency",
               _derive_learning_preserved, line=903, headline=True,

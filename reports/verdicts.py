@@ -146,7 +146,7 @@ class StatementVerdict:
                     f"{what} not confirmed); derived {self.size_derived:.4g} at the same "
                     "point")
         if self.size_kind == "measured":  # one measured point, not a grid
-            measured = f"measured {self.size:.3g} at one point ({at}), not a maximum"
+            measured = f"measured {self.size:.3g} (at {at}; one point, not a maximum)"
             return (f"the leading order's error, {measured}"
                     if self.verdict == "holds in the stated limit" else measured)
         if self.size == 0 and self.verdict == "exact":

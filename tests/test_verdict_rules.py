@@ -244,8 +244,8 @@ def test_a_loss_of_invariance_that_depends_on_the_amplitude_s_normalization_is_n
     assert record.size_reason.startswith("not decided: how the diagonal metric's amplitude")
     assert "measured at Nx = 3000" in record.size_reason
     # one point, and the phrase says so (REFEREE38 n1)
-    assert record.size_phrase().startswith("measured 0.15 at one point (Nx = 3000")
-    assert record.size_phrase().endswith("), not a maximum")
+    assert record.size_phrase().startswith("measured 0.15 (at Nx = 3000")
+    assert record.size_phrase().endswith("; one point, not a maximum)")
     assert "with the literal amplitude 1/gamma - 1" in record.note
     assert "scaled by Nx/Ns as Eq. (6)" in record.note
     steps = evaluate(_claims(claim_id)[0]).derivation.steps
@@ -284,5 +284,5 @@ def test_the_transfer_half_of_line_271_holds_only_as_nx_over_ns_squared_vanishes
     record = next(s for s in build_statement_verdicts(verdicts, None, {step: m}, network={})
                   if s.id == claim_id)
     assert record.size == pytest.approx(0.085) and record.size_point["Ns"] == 30
-    assert record.size_phrase().startswith("measured 0.085 at one point (Nx = 3000")
+    assert record.size_phrase().startswith("measured 0.085 (at Nx = 3000")
     assert record.condition.startswith("Nx/Ns^2 -> 0")
