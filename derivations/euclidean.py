@@ -825,7 +825,10 @@ def _claims() -> list[Claim]:
                                 _derive_piece(name, expectation), line=line,
                                 headline=expectation == "surrogate",
                                 condition="leading order in Ns/Nx" if expectation ==
-                                "surrogate" else ""))
+                                "surrogate" else "",
+                                note="" if expectation == "surrogate" else
+                                "a step: the exact finite-N expectation of this term with "
+                                "the surrogate weights"))
     claims += [
         Claim("euclidean.transfer_equals_random_gating",
               f"{_WHERE}: transfer = eq_rcg_epsilon_TF under gamma -> alpha",

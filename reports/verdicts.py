@@ -487,8 +487,13 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         found = [(s, how, i) for (s, how), i in found if s is not None]
         if found:
             best, how, source = max(found, key=lambda x: x[0].value)
+            notes = {e.claim.id: e.claim.note for e in evidence}
+            route = ("; that is the finite-size correction of the surrogate weights (the "
+                     "paper's route), not the model's: the model's own leading-order error is "
+                     "the size of the statement this term enters (REFEREE39 2c)"
+                     if "surrogate weights" in notes.get(source, "") else "")
             return _Size(float(f"{best.value:.6g}"), dict(best.point),
-                         f"from the evidence {source}: {how}", kind=best.over)
+                         f"from the evidence {source}: {how}{route}", kind=best.over)
         reason = why if reason.startswith("derived at leading order only") else reason
     if size is None:
         return _Size(None, {}, reason)
