@@ -601,7 +601,7 @@ def _derive_no_tradeoff() -> Derivation:
         Step("the leading order's own error on these averages at Nx = 3000, Ns = 30 (the exact "
              "1/Nx term averaged over the prior, largest over gamma and both generators)",
              sp.Float(own_error, 4),
-             f"{own_error / float(retention_gain):.0f} times the tradeoff (REFEREE39 2a)"),
+             f"{own_error / float(retention_gain):.0f} times the tradeoff"),
     ), exact=False, exceptions=f"a tradeoff on gamma in {window}: there the average retention "
                                f"rises by up to {float(retention_gain):.2g} while the average "
                                f"transfer falls by up to {float(transfer_cost):.2g}",

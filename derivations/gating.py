@@ -757,7 +757,7 @@ CLAIMS: list[Claim] = [
           condition="leading order in Ns/(alpha Nx), with the errors in expectation over "
                     "A, B and the gates, as the appendix takes them (line 744); not a further "
                     "condition: a simulation that uses one draw's errors instead spreads about "
-                    "it by order (Ny Ns)^(-1/2) (REFEREE39 1d)"),
+                    "it by order (Ny Ns)^(-1/2)"),
     Claim("gating.adaptive_alpha_tilde", "Appendix B.1, adaptive activity gating",
           sp.Piecewise((alpha + (1 - alpha) * rho_a * (2 * rho_b - rho_a), 2 * rho_b >= rho_a),
                        (alpha, True)),

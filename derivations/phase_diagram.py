@@ -342,7 +342,7 @@ CLAIMS: list[Claim] = [
                "at alpha -> 0). Line 731 states the same tradeoff with its condition; line "
                "90's condition, 'when the gating highly sparsifies the activity', is not it: "
                "as alpha -> 0 gating still raises the transfer by rho_a (rho_a - 2 rho_b) "
-               "wherever rho_b < rho_a/2 (REFEREE39 1a)",
+               "wherever rho_b < rho_a/2",
           restates=((62, r"task-dependent activity gating improves knowledge retention at the "
                          r"expense of transfer"),
                     (90, r"Activity gating improves retention at the cost of transfer when the "

@@ -891,8 +891,7 @@ def _claims() -> list[Claim]:
                           "model)",
               note="read as: at every alpha the error on the task just learned is the vanilla "
                    "model's, 0: a statement about learning the current task, not about "
-                   "retention (line 271's erratum); judged with the model's error "
-                   "(REFEREE39 1e)"),
+                   "retention (line 271's erratum); judged with the model's error"),
         Claim("soft_threshold.tractable_error", f"{_WHERE}: Ns >> 1 with Assumptions I and II "
               "makes the error tractable", sp.true,
               r"if $N_s \gg 1$ in addition to Assumptions I and II, the error becomes tractable",
@@ -903,8 +902,7 @@ def _claims() -> list[Claim]:
                    "model's at leading order. The first needs Ns >> 1 (line 836); the second "
                    "needs the dropped Hermite orders >= 3 to vanish, which Ns >> 1 and Ns << Nx "
                    "do not give (their largest eigenvalue grows like Nx/Ns^2, 3.3 at the "
-                   "paper's sizes): the narrower condition of line 271's transfer half "
-                   "(REFEREE39 1c)",
+                   "paper's sizes): the narrower condition of line 271's transfer half",
               restates=((822, r"Note that $N_s \gg 1$ assumption is required only in this "
                               r"subsection"),)),
         Claim("soft_threshold.active_fraction", f"{_WHERE}: alpha, the fraction of active "
@@ -980,7 +978,7 @@ def _claims() -> list[Claim]:
                    "exactly: the alpha-free form. With the model's own error (the diagonal "
                    "line 878 drops kept) the error does depend on alpha "
                    "(soft_threshold.alpha_invariance_with_diagonal, line 901): the erratum is "
-                   "the loss's and the conclusion's, not this display's (REFEREE39 1e)"),
+                   "the loss's and the conclusion's, not this display's"),
         Claim("soft_threshold.alpha_invariance_with_diagonal", f"{_WHERE}: eps_mu[W_nu] "
               "invariant against alpha, with the dropped diagonal kept", sp.Integer(0),
               invariant, _derive_invariance_with_diagonal, line=901, headline=True),

@@ -436,7 +436,7 @@ CLAIMS: list[Claim] = [
           note="read as: the panel's region 0.9 <= rho_b <= 1 holds local minima/maxima of "
                "the retention in rho_a (solutions of dR/drho_a = 0 in (0, 1)), which the line "
                "marks where they exist; the caption does not say they exist at every rho_b "
-               "of the panel (REFEREE39 1b)"),
+               "of the panel"),
     Claim("vanilla.negative_at_high_rho_a_low_rho_b", "Sec. 4: negative transfer and "
           "retention at high rho_a, low (positive) rho_b", sp.true,
           r"a combination of high feature similarity and low readout similarity is "

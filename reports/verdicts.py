@@ -490,7 +490,7 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
             notes = {e.claim.id: e.claim.note for e in evidence}
             route = ("; that is the finite-size correction of the surrogate weights (the "
                      "paper's route), not the model's: the model's own leading-order error is "
-                     "the size of the statement this term enters (REFEREE39 2c)"
+                     "the size of the statement this term enters"
                      if "surrogate weights" in notes.get(source, "") else "")
             return _Size(float(f"{best.value:.6g}"), dict(best.point),
                          f"from the evidence {source}: {how}{route}", kind=best.over)

@@ -436,3 +436,11 @@ def test_every_misprint_note_opens_with_its_kind_and_size_kind_keeps_its_vocabul
     assert all(r["size_kind"] is None for r in records if r["size_at_paper_sizes"] is None)
     kinds = {misprint_kind(r["cause"]).split(":")[0] for r in misprints}
     assert kinds == {"A typo.", "A slip of derivation"}, kinds
+
+
+def test_the_outputs_never_cite_the_project_s_internal_reviews(built):
+    """A reader has no access to the referee reports the code's comments cite: a note,
+    condition or size reason that names one ("REFEREE39 1e") is a leak of a comment."""
+    out, _ = built
+    for name in ("claims.json", "index.html", "REPORT.md", "derivations.tex"):
+        assert "REFEREE" not in (out / name).read_text(), name
