@@ -591,17 +591,12 @@ def _derive_no_tradeoff() -> Derivation:
                                   rational=True)
     transfer_cost = sp.N(tf.subs(gamma, g_tf) - tf.subs(gamma, g_rt), 6)
     window = (sp.N(lower, 6), sp.N(upper, 6))
-    own_error = _average_leading_error()
     return Derivation(sp.Float(sp.N(retention_gain, 15), 15), (
         Step("average transfer", tf), Step("average retention", rt),
         Step("argmax of the average transfer", g_tf),
         Step("argmax of the average retention", sp.N(g_rt, 10)),
         Step("average retention gained from gamma = 3/4 to its argmax", sp.N(retention_gain, 6)),
         Step("average transfer lost on the way", transfer_cost),
-        Step("the leading order's own error on these averages at Nx = 3000, Ns = 30 (the exact "
-             "1/Nx term averaged over the prior, largest over gamma and both generators)",
-             sp.Float(own_error, 4),
-             f"{own_error / float(retention_gain):.0f} times the tradeoff"),
     ), exact=False, exceptions=f"a tradeoff on gamma in {window}: there the average retention "
                                f"rises by up to {float(retention_gain):.2g} while the average "
                                f"transfer falls by up to {float(transfer_cost):.2g}",
@@ -610,28 +605,9 @@ def _derive_no_tradeoff() -> Derivation:
                            f"{float(retention_gain):.2g}",
         note=("both averages increase with gamma (weaken with regularization) below "
               f"{window[0]}, both decrease above {window[1]}; in between, a tradeoff: "
-              f"small, but not none in the stated limit; it is "
-              f"{own_error / float(retention_gain):.0f} times smaller than the leading "
-              f"order's own error on these averages at the paper's sizes ({own_error:.2g}): "
-              "small against what the leading order leaves out there"))
+              "small, but not none (at the paper's sizes, with the exact 1/Nx terms: the "
+              "step euclidean.no_tradeoff.at_paper_sizes)"))
 
-
-def _average_leading_error(nx: int = 3000, ns: int = 30) -> float:
-    """The largest |exact 1/Nx term| / Nx of the prior averages of Delta eps_TF and
-    Delta eps_RT over gamma in [0, 1], both generators, at (nx, ns): how far the leading-order
-    averages (Fig. 4D) can be from the model's at the paper's sizes."""
-    import numpy as np
-
-    from .finite_size import finite_size  # imports this module: here, not at the top
-
-    grid = np.linspace(0.0, 1.0, 2001)
-    worst = 0.0
-    for generator in ("gaussian", "appendix"):
-        for quantity in ("transfer", "retention"):
-            c = _uniform_average(finite_size("euclidean", quantity, generator).nlo)
-            values = sp.lambdify(gamma, c.subs(Ns, ns) / nx, "numpy")(grid)
-            worst = max(worst, float(np.max(np.abs(values))))
-    return worst
 
 
 def _derive_gamma_limits() -> Derivation:

@@ -62,7 +62,7 @@ from .claims import Claim, Derivation, Step
 from .gram_expansion import GramInverse, expand_trace
 from .matrix_words import MatrixExpr, eye, gate, readout, task
 from .span_algebra import substitute_scalar, to_words
-from .symbols import Ns, Nx, alpha, alpha_t, lam, rho_b
+from .symbols import Ns, Nx, alpha, alpha_t, gamma, lam, rho_b
 from .two_task import TwoTaskModel, readout_average
 
 __all__ = ["MODELS", "QUANTITIES", "FiniteSize", "finite_size", "paper_nlo", "CLAIMS"]
@@ -369,4 +369,48 @@ def _claims() -> list[Claim]:
     return claims
 
 
-CLAIMS: list[Claim] = _claims()
+PAPER_NX, PAPER_NS = 3000, 30
+"""The paper's sizes (Sec. 4; :data:`tasksim.derivations.sizes.PAPER_SIZES`, which imports
+this module, holds the same; a test keeps them equal)."""
+
+
+def _derive_no_tradeoff_at_paper_sizes() -> Derivation:
+    """Line 316's tradeoff at Nx = 3000, Ns = 30 (REFEREE39 2a, REFEREE40 m3): the prior
+    averages of Delta eps_TF and Delta eps_RT with their exact 1/Nx terms, their maximisers
+    in gamma and the average retention the transfer's maximiser gives up; the larger over the
+    two generators. O(Nx^-2) beyond."""
+    from .euclidean import (_maximiser, _uniform_average, average_retention,
+                            average_transfer)
+    nx, ns = PAPER_NX, PAPER_NS
+    steps, gains = [], []
+    for generator in GENERATORS:
+        tf, rt = (sp.expand(base + _uniform_average(
+            finite_size("euclidean", quantity, generator).nlo).subs(Ns, ns) / nx)
+            for base, quantity in ((average_transfer(), "transfer"),
+                                   (average_retention(), "retention")))
+        g_tf, g_rt = _maximiser(tf), _maximiser(rt)
+        gain = sp.N(rt.subs(gamma, g_rt) - rt.subs(gamma, g_tf), 15)
+        gains.append(gain)
+        steps.append(Step(f"{generator} generator: argmax of the average transfer, of the "
+                          "average retention, and the retention gained between them",
+                          sp.Tuple(sp.N(g_tf, 6), sp.N(g_rt, 6), sp.N(gain, 4))))
+    worst = max(gains)
+    return Derivation(sp.Float(worst, 6), tuple(steps), exact=False,
+                      note=f"with the exact 1/Nx terms at Nx = {nx}, Ns = {ns} the window "
+                           "narrows and the average retention the tradeoff buys falls to "
+                           f"{float(worst):.2g}; O(Nx^-2) terms beyond")
+
+
+def _claims_at_paper_sizes() -> list[Claim]:
+    from .euclidean import _WHERE as EUCLIDEAN
+
+    return [Claim("euclidean.no_tradeoff.at_paper_sizes", f"{EUCLIDEAN}: line 316's tradeoff "
+                  "at the paper's sizes (leading order and exact 1/Nx terms)", sp.Integer(0),
+                  r"there isn't a tradeoff between knowledge transfer and retention in terms of "
+                  r"the average performance over $0 \leq \rho_a, \rho_b \leq 1$",
+                  _derive_no_tradeoff_at_paper_sizes, line=316,
+                  note="a step: the average retention the tradeoff buys at Nx = 3000, "
+                       "Ns = 30")]
+
+
+CLAIMS: list[Claim] = _claims() + _claims_at_paper_sizes()

@@ -325,36 +325,17 @@ def _misprint_lines(misprints: Sequence[Cause]) -> list[str]:
     """One bullet per misprint cause with a size, in rank order; the causes whose size is 0
     (the result a reader computes is unchanged) share one bullet, so that the summary stays
     one screen as causes are found."""
-    sized = [c for c in misprints if not cause_size(c).startswith("0 ")]
     zero = [c for c in misprints if cause_size(c).startswith("0 ")]
-    out = [f"- {cause_line(c, k).split('. ', 1)[1]}" for k, c in enumerate(sized, 1)]
-    if zero:
-        out.append("- size 0 (the result a reader computes is unchanged; each card says why): "
-                   + "; ".join(f"**{c.id}** ("
-                               + escape_cell(", ".join(f"line {s.line} `{s.id}`"
-                                                       for s in c.statements)) + ")"
-                               for c in zero))
-    return out
-
-
-def _stronger_lines(stronger: Sequence[StatementVerdict]) -> list[str]:
-    """One bullet per stronger condition: the statements that hold under the same derived
-    condition share it (each with the paper's regime and its size), in the paper's order."""
-    groups: dict[str, list[StatementVerdict]] = {}
-    for s in stronger:
-        groups.setdefault(s.condition, []).append(s)
     out = []
-    for condition, members in groups.items():
-        if len(members) == 1:
-            s = members[0]
-            out.append(f"- line {s.line} `{s.id}`: "
-                       f"{escape_cell(with_paper_regime(s.condition, s.regime))}"
-                       f"; size {statement_size(s)}")
-            continue
-        each = "; ".join(f"line {s.line} `{s.id}` ("
-                         + (f"the paper's regime: {s.regime}; " if s.regime else "")
-                         + f"size {statement_size(s)})" for s in members)
-        out.append(f"- {escape_cell(each)}: each under {escape_cell(condition)}")
+    for k, c in enumerate(misprints, 1):
+        if c not in zero:
+            out.append(f"- {cause_line(c, k).split('. ', 1)[1]}")
+        elif c is zero[0]:  # the group stands where its first cause ranks
+            out.append("- size 0 (the result a reader computes is unchanged; each card says "
+                       "why): " + "; ".join(f"**{z.id}** ("
+                                            + escape_cell(", ".join(f"line {s.line} `{s.id}`"
+                                                                    for s in z.statements))
+                                            + ")" for z in zero))
     return out
 
 
@@ -408,7 +389,9 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
            *[f"- {cause_line(c, k).split('. ', 1)[1]} ({c.verdict})"
              for k, c in enumerate(network, 1)], ""] if network else []),
         f"**Holds under a stronger condition ({len(stronger)})**:",
-        *(_stronger_lines(stronger) or ["none"]), "",
+        *([f"- line {s.line} `{s.id}`: {escape_cell(with_paper_regime(s.condition, s.regime))}"
+           f"; size {statement_size(s)}" for s in stronger]
+          or ["none"]), "",
         f"**Not decided ({len(undecided)})**: "
         + (", ".join(_line_and_clause(s, statements) for s in undecided)
            + " (what would decide each: the claims table and claims.json)"

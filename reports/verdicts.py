@@ -153,7 +153,10 @@ class StatementVerdict:
             return "0 (exact at every size)"
         derived = self._derived_phrase(at)
         # a statement that holds in the stated limit is sized by its leading order's error:
-        # said, so that "0.01" is not read as the value of the observable (REFEREE36)
+        # said, so that "0.01" is not read as the value of the observable (REFEREE36); one
+        # sized from the surrogate weights says that instead (REFEREE40 m4)
+        if self.verdict == "holds in the stated limit" and SURROGATE_ROUTE in self.size_reason:
+            return f"the surrogate weights' finite-size correction, {derived}"
         return (f"the leading order's error, {derived}"
                 if self.verdict == "holds in the stated limit" else derived)
 
@@ -446,6 +449,13 @@ def _with_carry(v: Verdict) -> Verdict:
     return replace(v, claim=replace(claim, carry=original.carry))
 
 
+SURROGATE_ROUTE = ("; that is the finite-size correction of the surrogate weights (the "
+                   "paper's route), not the model's: the model's own leading-order error is "
+                   "the size of the statement this term enters")
+"""Said of a size taken from an evidence step's exact finite-N expectation of the surrogate
+weights (REFEREE39 2c); its phrase names it too (REFEREE40 m4)."""
+
+
 class _Size(NamedTuple):
     """A statement's size (:func:`_size`): its value (None: no size), where it is reached,
     how it was obtained (or why there is none), and whether it is the statement's own
@@ -488,10 +498,7 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         if found:
             best, how, source = max(found, key=lambda x: x[0].value)
             notes = {e.claim.id: e.claim.note for e in evidence}
-            route = ("; that is the finite-size correction of the surrogate weights (the "
-                     "paper's route), not the model's: the model's own leading-order error is "
-                     "the size of the statement this term enters"
-                     if "surrogate weights" in notes.get(source, "") else "")
+            route = (SURROGATE_ROUTE if "surrogate weights" in notes.get(source, "") else "")
             return _Size(float(f"{best.value:.6g}"), dict(best.point),
                          f"from the evidence {source}: {how}{route}", kind=best.over)
         reason = why if reason.startswith("derived at leading order only") else reason
@@ -671,6 +678,8 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         if word == "misprint":
             note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
             # which kind of misprint, as the legend promises (REFEREE35, 36)
+            # the kind replaces a note's own "misprint:" opening (REFEREE40 n2)
+            note = note[len("misprint: "):] if note.startswith("misprint: ") else note
             note = f"{misprint_kind(c.cause)} {note}" if note else misprint_kind(c.cause)
         out.append(StatementVerdict(
             id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
