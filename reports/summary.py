@@ -19,7 +19,8 @@ from typing import Callable, Mapping, Optional, Sequence
 from tasksim.derivations.claims import VERDICTS
 from tasksim.derivations.sizes import PAPER_SIZES
 
-from .html.cards import is_prose, phrase_in_observable, verdict_totals, with_paper_regime
+from .html.cards import (SIZE_LABELS, is_prose, phrase_in_observable, verdict_totals,
+                         with_paper_regime)
 from .verdicts import Cause, StatementVerdict
 
 __all__ = ["verdict_table", "quote_markdown", "math", "summary_markdown", "brief",
@@ -289,11 +290,13 @@ def statement_size(statement: StatementVerdict) -> str:
     """A statement's size as the page's summary and its card give it: its phrase (a grid
     maximum at its point, a measured deviation with "derived value not confirmed", a margin)
     in its observable; else :func:`size_text`."""
-    shown = phrase_in_observable(statement.size_phrase(), statement.observable)
+    phrase = statement.size_phrase()
+    shown = phrase_in_observable(phrase, statement.observable)
     if shown is not None:
         return shown
-    return size_text(statement.size, statement.observable, statement.size_point,
-                     statement.size_reason)
+    label = next((x for x in SIZE_LABELS if phrase.startswith(x)), "")
+    return label + size_text(statement.size, statement.observable, statement.size_point,
+                             statement.size_reason)
 
 
 def _confirmation_word(s: StatementVerdict, network: bool) -> str:

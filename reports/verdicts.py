@@ -157,8 +157,13 @@ class StatementVerdict:
         # sized from the surrogate weights says that instead (REFEREE40 m4)
         if self.verdict == "holds in the stated limit" and SURROGATE_ROUTE in self.size_reason:
             return f"the surrogate weights' finite-size correction, {derived}"
-        return (f"the leading order's error, {derived}"
-                if self.verdict == "holds in the stated limit" else derived)
+        # a stronger condition sized by the leading order's error in its region (a statement
+        # of a location, no value of its own) says so too: it is not the failure's size
+        # (REFEREE40 m5, line 201)
+        leading = self.verdict == "holds in the stated limit" or (
+            self.verdict == "holds under a stronger condition"
+            and self.size_reason.startswith("the leading order's error"))
+        return f"the leading order's error, {derived}" if leading else derived
 
     def _derived_phrase(self, at: str) -> str:
         """A derived size as :attr:`size_kind` says it was taken, with its point ``at``."""

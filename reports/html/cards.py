@@ -328,6 +328,11 @@ def with_paper_regime(condition: str, regime: str) -> str:
     return f"{condition} (the paper's regime: {regime})" if regime else condition
 
 
+SIZE_LABELS = ("the leading order's error, ", "the surrogate weights' finite-size correction, ")
+"""Openings of a size phrase that say what the number measures (:meth:`StatementVerdict
+.size_phrase`), kept wherever the size is shown."""
+
+
 def size_text(record: Record) -> str:
     """The size as a phrase: "0.0101 in Delta eps_RT", "up to 4 at gamma_f = 1, rho_b = 1",
     or the reason there is none."""
@@ -336,9 +341,14 @@ def size_text(record: Record) -> str:
         if value is None:
             return str(record.get("size_reason") or "no single number")
         observable = record.get("observable")
-        shown = phrase_in_observable(str(record.get("size_phrase") or ""), observable or "")
+        phrase = str(record.get("size_phrase") or "")
+        shown = phrase_in_observable(phrase, observable or "")
         if shown is None:
             shown = f"{_fmt(value)} in {observable}" if observable else _fmt(value)
+            # what the number is the size of, when the phrase says it (REFEREE40 m5: "the
+            # leading order's error" was dropped with the phrase)
+            label = next((x for x in SIZE_LABELS if phrase.startswith(x)), "")
+            shown = f"{label}{shown}" if label else shown
         # a statement not decided whose effect was measured: what would decide it stays
         # beside the number (REFEREE33 m1)
         if record.get("would_decide"):
