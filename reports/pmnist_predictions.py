@@ -1786,7 +1786,8 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     caveat = ""
     if outside:  # one short clause: the size line carries it wherever it is listed
         caveat = (f"judged at lambda_1 = {', '.join(f'{l1:g}' for l1 in met)}, where its "
-                  f"condition holds (raising lambda_2 moves retention by a resolved amount); "
+                  f"condition holds (raising lambda_2 moves retention by a resolved amount, "
+                  f"for either metric); "
                   f"at lambda_1 = {', '.join(f'{l1:g}' for l1 in outside)} no move is "
                   "resolved, so the difference there is evidence, not the verdict")
     acting = "; ".join(
@@ -1798,11 +1799,11 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
             if ds in TRAINING_IMAGES else "runs with the paper's 10 seeds")
     change = (f"; what would change the verdict: {runs} where layer-wise beats diagonal at "
               "every lambda_1 where the W_2 amplitude acts" if word == "wrong" else "")
+    # the caveat is the size line's (shown wherever the size is): not repeated here
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
                             lead_part.effect.mean, lead_part.effect.sem, lead_part.effect.n, ds,
                             text + "; raising lambda_2 from 0.01 to 100 moves retention at "
-                            f"(0.5, 0.5) by {acting}" + change
-                            + (f"; {caveat}" if caveat else ""),
+                            f"(0.5, 0.5) by {acting}" + change,
                             claim=lead_part.claim, caveat=caveat, parts=parts_table(parts),
                             levels=tuple((l1, l1 in met, _met_reading(diffs[l1]))
                                          for l1 in levels))

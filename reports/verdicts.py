@@ -945,9 +945,14 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
                     f"{net.dataset}, {net.n} paired seeds: the paper's boundary "
                     f"{'rejected' if rejected else 'not rejected'} by a paired t-test at "
                     f"p <= {REJECT_P:.1g}; {net.evidence}"))
+    # the decision is the confirmation's sentence; the evidence row gives what is behind it
+    # (REFEREE40 m7: the card stated it twice)
+    decision = getattr(net, "decision", "")
+    finding = (net.evidence[len(decision):].lstrip("; ") if confirm is not None and decision
+               and net.evidence.startswith(decision) else net.evidence)
     entry = {"id": f"{s.id} (network runs)", "line": s.line, "dataset": net.dataset,
              "effect": effect, "se": float(net.se) if finite else None, "seeds": net.n,
-             "finding": net.evidence}
+             "finding": finding}
     if getattr(net, "parts", ()):
         entry["parts"] = [dict(row) for row in net.parts]
     second = getattr(net, "secondary", None)

@@ -838,10 +838,10 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
         f"layer-wise minus diagonal retention at lambda_1 = {l1}, lambda_2 = 100 > 0"
         for l1 in ("1", "100")]
     assert edge.caveat == ("judged at lambda_1 = 1, 100, where its condition holds (raising "
-                           "lambda_2 moves retention by a resolved amount); at lambda_1 = 0.01 "
-                           "no move is resolved, so the difference there is evidence, not the "
-                           "verdict"), edge.caveat
-    assert edge.caveat in edge.evidence
+                           "lambda_2 moves retention by a resolved amount, for either metric); "
+                           "at lambda_1 = 0.01 no move is resolved, so the difference there is "
+                           "evidence, not the verdict"), edge.caveat
+    assert edge.caveat not in edge.evidence  # the size line's, stated once (REFEREE40 m7)
     # a digits row with the condition met at every lambda_1 is evidence, and the primary
     # evidence says so, with what it shows at every lambda_1 (REFEREE38 m1, m2); the size
     # line's caveat stays one short clause
@@ -1161,3 +1161,21 @@ def test_a_conjunction_that_holds_is_sized_by_its_weakest_part_in_the_effect_s_u
     fisher = Part(Difference(0.068, 0.003, 3), "Fisher minus vanilla > 0")
     word, lead = judge_parts([gating, fisher])
     assert word == "holds in the stated limit" and lead is fisher
+
+
+def test_a_network_decision_is_stated_once_on_its_card():
+    """REFEREE40 m7: the confirmation gives the decision; the evidence row gives what is
+    behind it, without the decision again."""
+    from tasksim.reports.pmnist_predictions import StatementVerdict
+    from tasksim.reports.verdicts import StatementVerdict as Record, _with_network_verdict
+
+    decision = "measured on mnist-5k (3 paired seeds): the paper's claim: d > 0, contradicted"
+    net = StatementVerdict(1434, "pmnist.x", "p", "wrong", -0.1, 0.02, 3, "mnist-5k",
+                           f"{decision}; the numbers behind it", claim="d > 0",
+                           decision=decision)
+    blank = Record(id="pmnist.x", line=1434, clause=0, quote="", place="", verdict="wrong",
+                   observable="", size=None, size_point={}, size_reason="", cause=None,
+                   confirmation=None, condition="", derived="", note="")
+    record = _with_network_verdict(blank, net)
+    assert decision in record.confirmation.reason
+    assert record.evidence[0]["finding"] == "the numbers behind it"

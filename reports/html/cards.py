@@ -438,7 +438,11 @@ def _difference_label(record: Record, expand: Expand) -> str:
     (prose, or a form read from another line), what its words are read as, with that value."""
     quote = str(record.get("printed") or "")
     reading = str(record.get("reading") or "")
-    if not (is_prose(quote) or record.get("reading_from")) or not reading:
+    # a sentence that states a sign, a boundary or a truth value (its reading a constant);
+    # a sentence with a formula inline, or a form read from another line's print, compares
+    # with a print (REFEREE40 n5)
+    constant = bool(re.fullmatch(r"-?\d+(\.\d+)?|\\text\{(True|False)\}", reading.strip()))
+    if not (is_prose(quote) and constant) or record.get("reading_from"):
         return "Derived minus printed"
     return ("Derived minus the value its words are read as, "
             + formula_html(reading, display=False, expand=expand))
