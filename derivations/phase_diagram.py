@@ -288,6 +288,26 @@ def _derive_gating_trades_transfer() -> Derivation:
                            "rho_b it raises it at that alpha")
 
 
+def _derive_sparse_trades_transfer() -> Derivation:
+    """Line 90 (REFEREE40 m6): random gating "when the gating highly sparsifies the activity",
+    alpha -> 0. The retention tends to 1 (eq_rcg_epsilon_RT), at least the vanilla model's;
+    the transfer's change against the vanilla model tends to rho_a (rho_a - 2 rho_b), a cost
+    only where rho_b > rho_a/2: elsewhere sparse gating raises the transfer. The derived value
+    is the transfer gained as alpha -> 0 where it is gained."""
+    change = sp.factor(random_transfer() - random_transfer().subs(alpha, 1))
+    sparse = sp.factor(sp.limit(change, alpha, 0))
+    retention = sp.limit(random_retention(), alpha, 0)
+    gained = sp.Max(0, sparse)
+    return Derivation(gained, (
+        Step("T(alpha) - T(1), random gating's transfer against the vanilla one", change),
+        Step("as alpha -> 0", sparse, "negative only where rho_b > rho_a/2"),
+        Step("the retention as alpha -> 0", retention),
+        Step("the transfer sparse gating gains, where it gains", gained),
+    ), exact=False,
+        stronger_condition="rho_b > rho_a/2: where rho_b < rho_a/2 highly sparse gating raises "
+                           "the transfer, by rho_a (rho_a - 2 rho_b) as alpha -> 0")
+
+
 def _derive_overlap() -> Derivation:
     """Area of {rising region} intersected with {rho_b < rho_a}.
 
@@ -340,13 +360,20 @@ CLAIMS: list[Claim] = [
           note="read as: at every similarity, gating (alpha < 1) does not raise the transfer "
                "(the printed value is the gain, 0); the retention half is line 245's (optimized "
                "at alpha -> 0). Line 731 states the same tradeoff with its condition; line "
-               "90's condition, 'when the gating highly sparsifies the activity', is not it: "
-               "as alpha -> 0 gating still raises the transfer by rho_a (rho_a - 2 rho_b) "
-               "wherever rho_b < rho_a/2",
+               "90 states it for highly sparse gating (its own statement)",
           restates=((62, r"task-dependent activity gating improves knowledge retention at the "
-                         r"expense of transfer"),
-                    (90, r"Activity gating improves retention at the cost of transfer when the "
-                         r"gating highly sparsifies the activity"))),
+                         r"expense of transfer"),)),
+    Claim("gating.random.sparse_trades_transfer", "Sec. 1: activity gating improves retention "
+          "at the cost of transfer when it highly sparsifies the activity", sp.Integer(0),
+          r"Activity gating improves retention at the cost of transfer when the gating highly "
+          r"sparsifies the activity", _derive_sparse_trades_transfer, line=90, headline=True,
+          condition="leading order in Ns/(alpha Nx), alpha -> 0 (highly sparse), every "
+                    "0 <= rho_a, rho_b <= 1",
+          observable="Delta eps_TF: the transfer highly sparse random gating gains over the "
+                     "vanilla model",
+          note="read as: as alpha -> 0 gating raises the retention (to 1) and does not raise "
+               "the transfer, at every similarity (the printed value is the transfer's gain, "
+               "0); line 248 says the same without the sparsity"),
     Claim("phase_diagram.overlap_of_phases", "Appendix B.1, Fig. 7A: the red region and "
           "rho_b < rho_a",
           sp.Integer(0), r"the gating level influences the transfer and retention performance "

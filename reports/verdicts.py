@@ -184,7 +184,12 @@ class StatementVerdict:
         if self.typical is not None and self.size_point:
             shared_gate = (" (alpha~ at 1: rho_g = 1, the same gate for both tasks)"
                            if "alpha~" in self.size_point else "")
-            text += f"; {self.typical:.3g} with every parameter at 1/2{shared_gate}"
+            # a stronger condition's 0 there means the statement holds at that point, not
+            # that the failure is nothing (REFEREE40 n9)
+            holds_there = (" (the statement holds there)" if self.typical == 0
+                           and self.verdict == "holds under a stronger condition" else "")
+            text += (f"; {self.typical:.3g} with every parameter at 1/2{shared_gate}"
+                     f"{holds_there}")
         return text
 
     def as_record(self) -> dict[str, Any]:

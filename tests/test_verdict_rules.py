@@ -35,6 +35,8 @@ def test_a_print_false_only_on_a_derived_set_holds_under_a_stronger_condition():
     ("phase_diagram.overlap_of_phases", "holds under a stronger condition"),  # line 730
     ("fisher.retention.exact_fixed_point", "holds in the stated limit"),     # line 328
     ("fisher.average_transfer", "holds in the stated limit"),                # line 290
+    # line 90: highly sparse gating costs transfer only where rho_b > rho_a/2 (REFEREE40 m6)
+    ("gating.random.sparse_trades_transfer", "holds under a stronger condition"),
 ])
 def test_the_registry_gives_the_verdict_its_derivation_supports(claim_id, word):
     assert statement_word(claim_id) == word
@@ -286,3 +288,17 @@ def test_the_transfer_half_of_line_271_holds_only_as_nx_over_ns_squared_vanishes
     assert record.size == pytest.approx(0.085) and record.size_point["Ns"] == 30
     assert record.size_phrase().startswith("measured 0.085 (at Nx = 3000")
     assert record.condition.startswith("Nx/Ns^2 -> 0")
+
+
+def test_line_90_is_judged_at_its_own_sparsity_not_at_line_731_s_condition():
+    """REFEREE40 m6: "when the gating highly sparsifies the activity" is alpha -> 0, where the
+    transfer's change is rho_a (rho_a - 2 rho_b): gained at (1, 0) (by 1), lost at (0.5, 0.5)."""
+    import sympy as sp
+
+    from tasksim.derivations.symbols import rho_a, rho_b
+
+    verdict = evaluate(_claims("gating.random.sparse_trades_transfer")[0])
+    gain = verdict.derived
+    assert gain.subs({rho_a: 1, rho_b: 0}) == 1
+    assert gain.subs({rho_a: sp.Rational(1, 2), rho_b: sp.Rational(1, 2)}) == 0
+    assert verdict.derivation.stronger_condition.startswith("rho_b > rho_a/2")
