@@ -873,7 +873,8 @@ def _claims() -> list[Claim]:
               # line 902 names transfer and retention: each half's card answers its half
               # (REFEREE39 1e), on words of its own (one headline per words)
               restates=((902, r"input sparsification via soft-thresholding doesn't "
-                              r"influence knowledge transfer"),)),
+                              r"influence knowledge transfer"),
+                        (91, r"do not influence either transfer"))),
         Claim("soft_threshold.row_norm_condition", f"{_WHERE}: <m_i^2> = sum_j A_ij^2 ~ 1",
               sp.true, r"\lla m_i^2 \rra = \sum_{j=1}^{N_s} A_{ij}^2 \approx 1",
               _derive_row_norm, line=836, headline=True, condition="Ns >> 1",

@@ -811,6 +811,14 @@ UNMEASURABLE: dict[str, str] = {
     "gating.random.trades_transfer": "a sign region of the leading-order random-gating "
                                      "transfer, measured at (1, 0) by verify/test_gating.py "
                                      "and across alpha by Fig. 2A's numerics",
+    "gating.random.sparse_trades_transfer": "a sign region of the leading-order random-"
+                                            "gating transfer as alpha -> 0, measured at "
+                                            "(1, 0), alpha = 0.1 by verify/test_gating.py",
+    "euclidean.no_tradeoff.at_paper_sizes": "a difference of 4.5e-5 between two prior "
+                                            "averages (leading order with exact 1/Nx terms, "
+                                            "which verify/ checks against the solvers): below "
+                                            "what the solvers resolve at the paper's sizes "
+                                            "within the report's budget",
     "gating.retention.term2.index_sum_prefactor": "a display's missing prefactor: an identity "
                                                   "between two expressions of the same draws, "
                                                   "shown draw by draw by verify/test_gating.py",

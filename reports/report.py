@@ -367,8 +367,10 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             extra.pop("quote")
             r.update(extra)
             del r["status"]  # a statement carries its verdict only, no second vocabulary
-            if statement.verdict == "misprint":  # its kind leads the card's note
-                r["note"] = " ".join(x for x in (misprint_kind(statement.cause), r["note"]) if x)
+            if statement.verdict == "misprint":  # its kind leads the card's note, in place
+                # of the note's own "misprint:" opening (REFEREE40 n2, REFEREE41)
+                note = r["note"].removeprefix("misprint: ")
+                r["note"] = " ".join(x for x in (misprint_kind(statement.cause), note) if x)
             if statement.verdict == "not decided":
                 # a measurement said as what it rejects, not as "statement confirmed"
                 # (REFEREE33 m1, REFEREE34 m1); the derived form stays (claims.json's forms

@@ -676,6 +676,10 @@ def test_no_card_with_its_own_verdict_also_points_to_another(built):
     for card in re.findall(r"<article .*?</article>", text, re.S):
         if 'class="claim"' in card:
             assert 'class="restates"' not in card and 'class="see"' not in card, card[:200]
+    # a verdict card names another clause of its sentence that restates a statement, as that
+    # clause's (REFEREE41: line 90's "helps both ... dense" is line 252's)
+    line_90 = re.search(r'<article [^>]*id="line-90".*?</article>', text, re.S).group(0)
+    assert 'class="claim"' in line_90 and 'class="restates-clause"' in line_90
     seen = {a: re.search(r'class="see">see lines? <a href="#line-(\d+)"', c)
             for a, c in re.findall(r'<article [^>]*id="([^"]+)"(.*?)</article>', text, re.S)}
     assert [seen[a].group(1) for a in ("line-280", "line-280-2", "line-280-3")] == \

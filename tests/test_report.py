@@ -431,6 +431,8 @@ def test_every_misprint_note_opens_with_its_kind_and_size_kind_keeps_its_vocabul
     assert misprints
     for r in misprints:
         assert r["note"].startswith(misprint_kind(r["cause"])), (r["id"], r["note"][:80])
+        # the kind replaces the note's own "misprint:" opening (REFEREE40 n2)
+        assert "misprint: " not in r["note"][:len(misprint_kind(r["cause"])) + 12], r["id"]
     assert {r["size_kind"] for r in records if r["size_at_paper_sizes"] is not None} \
         <= SIZE_KINDS
     assert all(r["size_kind"] is None for r in records if r["size_at_paper_sizes"] is None)

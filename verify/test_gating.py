@@ -53,6 +53,7 @@ DEMONSTRATED_ERRATA: tuple[str, ...] = (
     "gating.adaptive_rho_g.main_text",
     "gating.retention.term2.index_sum_prefactor",
     "gating.random.trades_transfer",
+    "gating.random.sparse_trades_transfer",
 )
 
 NS = 8
@@ -172,6 +173,18 @@ def test_gating_raises_the_transfer_where_readout_similarity_is_low():
     assert gain == pytest.approx(0.75)
     sparse, dense = _gating_at(1.0, 0.0, 0.5, 32), _gating_at(1.0, 0.0, 1.0, 33)
     assert_exceeds("transfer at alpha = 1/2 over alpha = 1, (1, 0)", sparse.transfer,
+                   dense.transfer)
+
+
+def test_highly_sparse_gating_raises_the_transfer_where_rho_b_is_below_rho_a_over_two():
+    """gating.random.sparse_trades_transfer (line 90, "when the gating highly sparsifies the
+    activity"): at (rho_a, rho_b) = (1, 0) gating at alpha = 0.1 raises the measured transfer
+    over alpha = 1 (the derived gain as alpha -> 0 is rho_a (rho_a - 2 rho_b) = 1)."""
+    gain = theory.function("gating.random.sparse_trades_transfer", "derived")(
+        rho_a=1.0, rho_b=0.0)
+    assert gain == pytest.approx(1.0)
+    sparse, dense = _gating_at(1.0, 0.0, 0.1, 34), _gating_at(1.0, 0.0, 1.0, 35)
+    assert_exceeds("transfer at alpha = 0.1 over alpha = 1, (1, 0)", sparse.transfer,
                    dense.transfer)
 
 

@@ -826,8 +826,8 @@ def _link(cards: Sequence[Card], slots: Sequence[_Slot], heads: Sequence[Record]
     own lists them (``answered_on``); a line inside a longer statement names it
     (``within``); a place where the paper restates a claimed statement points to it, on the
     card whose statement the index joined to the claim (the first card of the line, else the
-    card whose lines hold it, when none did), and only when that card has no verdict of its
-    own: a card with its own verdict never also points to another one."""
+    card whose lines hold it, when none did); a card with its own verdict lists it under
+    that verdict, its header never pointing elsewhere."""
     verdict_lines = sorted({c.line for c in cards if c.headlines})
     for card in cards:
         if card.end > card.line:
@@ -846,8 +846,11 @@ def _link(cards: Sequence[Card], slots: Sequence[_Slot], heads: Sequence[Record]
             target = next(iter(joined or [c for c, _ in at] or
                                [c for c in cards if c.line <= line <= c.end]), None)
             entry = (f"line-{home}", home, claim_id)
-            if target is not None and target.line != home and not target.headlines and \
-                    entry not in target.restates:
+            # a card with its own verdict also names a clause of its sentence that restates
+            # another line's statement (REFEREE41: line 90's second half); its header stays
+            # its own verdict (:attr:`Card.pointer` is None when it has headlines)
+            if target is not None and target.line != home and entry not in target.restates \
+                    and claim_id not in [v.id for v in target.headlines]:
                 target.restates.append(entry)
 
 
