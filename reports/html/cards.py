@@ -434,8 +434,10 @@ def excerpt_html(quote: str, expand: Expand) -> str:
 
 
 def _difference_label(record: Record, expand: Expand) -> str:
-    """"Derived minus printed" where the claim's quote is a printed form; for a sentence
-    (prose, or a form read from another line), what its words are read as, with that value."""
+    """"Derived minus printed" where the claim compares with a printed form (a display, a
+    sentence with its formula inline, or a form read from another line's print); for a
+    sentence that states a sign, a boundary or a truth value (its reading a constant), the
+    value its words are read as."""
     quote = str(record.get("printed") or "")
     reading = str(record.get("reading") or "")
     # a sentence that states a sign, a boundary or a truth value (its reading a constant);
