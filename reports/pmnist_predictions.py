@@ -1787,7 +1787,7 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
     if outside:  # one short clause: the size line carries it wherever it is listed
         caveat = (f"judged at lambda_1 = {', '.join(f'{l1:g}' for l1 in met)}, where its "
                   f"condition holds (raising lambda_2 moves retention by a resolved amount, "
-                  f"for either metric); "
+                  f"for at least one of the two metrics); "
                   f"at lambda_1 = {', '.join(f'{l1:g}' for l1 in outside)} no move is "
                   "resolved, so the difference there is evidence, not the verdict")
     acting = "; ".join(

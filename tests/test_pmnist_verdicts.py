@@ -838,9 +838,9 @@ def test_line_1434_is_decided_by_runs_at_the_paper_s_sgd_steps_where_w2_acts():
         f"layer-wise minus diagonal retention at lambda_1 = {l1}, lambda_2 = 100 > 0"
         for l1 in ("1", "100")]
     assert edge.caveat == ("judged at lambda_1 = 1, 100, where its condition holds (raising "
-                           "lambda_2 moves retention by a resolved amount, for either metric); "
-                           "at lambda_1 = 0.01 no move is resolved, so the difference there is "
-                           "evidence, not the verdict"), edge.caveat
+                           "lambda_2 moves retention by a resolved amount, for at least one of "
+                           "the two metrics); at lambda_1 = 0.01 no move is resolved, so the "
+                           "difference there is evidence, not the verdict"), edge.caveat
     assert edge.caveat not in edge.evidence  # the size line's, stated once (REFEREE40 m7)
     # a digits row with the condition met at every lambda_1 is evidence, and the primary
     # evidence says so, with what it shows at every lambda_1 (REFEREE38 m1, m2); the size
