@@ -488,11 +488,11 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
 }
 """What each statement of :data:`NO_LIMIT_TERM` is about (it has no size)."""
 
-LIMIT_REASON = ("no exact 1/Nx coefficient for this statement's observable: "
-                "derivations/finite_size.py has those of Delta eps_TF and Delta eps_RT of the "
-                "vanilla, random-gating (independent gates), plasticity-gating, Euclidean and "
-                "Fisher models; an intermediate step (a matrix, an expansion's term) enters "
-                "them through the statements sized with those")
+LIMIT_REASON = ("no exact 1/Nx coefficient for this statement's observable: the toolkit "
+                "derives those of Delta eps_TF and Delta eps_RT of the vanilla, random-gating "
+                "(independent gates), plasticity-gating, Euclidean and Fisher models; an "
+                "intermediate step (a matrix, an expansion's term) enters them through the "
+                "statements sized with those")
 
 
 @lru_cache(maxsize=None)

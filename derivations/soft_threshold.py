@@ -745,7 +745,7 @@ def _derive_alpha_independence() -> Derivation:
 
 HERMITE_CONDITION = ("Nx/Ns^2 -> 0 (Ns >> Nx^(1/2)): the derivation drops, like the paper, the "
                      "off-diagonal Hermite orders >= 3 of E[phi phi^T], whose largest "
-                     "eigenvalue grows like Nx/Ns^2 (benchmarks/soft_threshold_hermite.py)")
+                     "eigenvalue grows like Nx/Ns^2 (measured by the toolkit's Hermite benchmark)")
 """Where the derived transfer (diagonal kept) is the model's: the dropped Hermite orders are
 small only as Nx/Ns^2 -> 0, narrower than the paper's Ns << Nx at fixed Ns."""
 
@@ -848,7 +848,7 @@ def _claims() -> list[Claim]:
                    "diagonal of E[phi phi^T]; kept, the retention falls with alpha (the "
                    "correction). The correction keeps only the linear Hermite term: the "
                    "off-diagonal orders >= 3, which it drops like the paper, have a largest "
-                   "eigenvalue growing like Nx/Ns^2 (benchmarks/soft_threshold_hermite.py), "
+                   "eigenvalue growing like Nx/Ns^2 (the toolkit's Hermite benchmark), "
                    "so the corrected values are a limit Nx/Ns^2 -> 0, not the paper's "
                    "Ns << Nx at fixed Ns, and the exact solver misses them at the paper's "
                    "sizes (the measurement). What would decide the correction: the Hermite "
