@@ -785,9 +785,10 @@ def _derive_learning_preserved() -> Derivation:
     at the stationary point of the model's error (the diagonal of E[phi phi^T] kept, the
     surrogate Gram means), is Ns kappa/(Ns kappa + Nx), 0 at leading order as in the vanilla
     model. The derivation keeps E[phi phi^T]'s linear Hermite term off the diagonal; the
-    dropped orders >= 3 add a part along A A^T that limits the fit by a term that does not
-    fall with Nx (REFEREE40 M1), so the statement needs the subsection's Ns >> 1 (line 822)
-    as well, which the verdict's condition states; that term is not derived here."""
+    dropped orders >= 3 add an error it does not derive (REFEREE40 M1 estimates it, with
+    unit-norm rows, as of order 1/(alpha^2 Ns)); the verdict takes the subsection's Ns >> 1
+    with Ns << Nx (line 822), as the paper does, which its condition states. Not Nx/Ns^2:
+    that is line 271's transfer's condition."""
     _, W2 = _ridge_weights()
     finite = sp.factor(_error_value(W2, 2, "surrogate"))
     leading = claims_leading(finite)
@@ -801,9 +802,9 @@ def _derive_learning_preserved() -> Derivation:
              "Hermite term off the diagonal)", finite),
         Step("as Ns/Nx -> 0", leading),
     ), exact=False, note="the task just learned is learned at every alpha at leading order; "
-                         "the Hermite orders >= 3 this derivation drops limit the fit by a "
-                         "term it does not derive, which vanishes only with Ns >> 1 (the "
-                         "subsection's assumption)")
+                         "the Hermite orders >= 3 this derivation drops add an error it does "
+                         "not derive, which the subsection's Ns >> 1 (with Ns << Nx) is taken "
+                         "to remove, as the paper takes it")
 
 
 def _derive_tractable() -> Derivation:
