@@ -264,6 +264,16 @@ def _derive_tradeoff() -> Derivation:
     ), exact=False)
 
 
+def _transfer_change() -> sp.Expr:
+    """T(alpha) - T(1): random gating's leading-order transfer against the vanilla model's,
+    checked to be rho_a (1 - alpha)(rho_a (1 + alpha) - 2 rho_b)."""
+    change = sp.factor(random_transfer() - random_transfer().subs(alpha, 1))
+    expected = rho_a * (1 - alpha) * (rho_a * (1 + alpha) - 2 * rho_b)
+    if sp.expand(change - expected) != 0:
+        raise ArithmeticError(f"T(alpha) - T(1) is not {expected}: {change}")
+    return change
+
+
 def _derive_gating_trades_transfer() -> Derivation:
     """Line 248 (and the abstract, line 62), said of random gating without a condition:
     gating (alpha < 1) lowers the transfer while it helps retention. The transfer's change
@@ -272,10 +282,7 @@ def _derive_gating_trades_transfer() -> Derivation:
     raises the transfer at every alpha, so the statement needs line 731's condition. The
     derived value is the transfer gating gains where it does (0 where it never does, as
     printed), largest at rho_a = 1, rho_b = 0, alpha -> 0 (REFEREE34 m9)."""
-    change = sp.factor(random_transfer() - random_transfer().subs(alpha, 1))
-    expected = rho_a * (1 - alpha) * (rho_a * (1 + alpha) - 2 * rho_b)
-    if sp.expand(change - expected) != 0:
-        raise ArithmeticError(f"T(alpha) - T(1) is not {expected}: {change}")
+    change = _transfer_change()
     gained = sp.Max(0, change)
     return Derivation(gained, (
         Step("T(alpha) - T(1), random gating's transfer against the vanilla one", change,
@@ -294,7 +301,7 @@ def _derive_sparse_trades_transfer() -> Derivation:
     the transfer's change against the vanilla model tends to rho_a (rho_a - 2 rho_b), a cost
     only where rho_b > rho_a/2: elsewhere sparse gating raises the transfer. The derived value
     is the transfer gained as alpha -> 0 where it is gained."""
-    change = sp.factor(random_transfer() - random_transfer().subs(alpha, 1))
+    change = _transfer_change()
     sparse = sp.factor(sp.limit(change, alpha, 0))
     retention = sp.limit(random_retention(), alpha, 0)
     gained = sp.Max(0, sparse)

@@ -43,6 +43,7 @@ import numpy as np
 from scipy.stats import t as student_t
 
 from tasksim.solvers.sweep import Estimate
+from tasksim.solvers.pmnist.data import DIGITS_TRAIN, MNIST5K_TRAIN_PER_DIGIT
 
 __all__ = ["CONFIDENCE", "threshold", "NEAR_ZERO", "PREDICTIONS", "Difference",
            "paired_difference", "fmt_estimate", "near_zero", "corner_verdicts", "interior_peak",
@@ -1710,8 +1711,8 @@ def lambda2_reach(g: StoredGrids, grid: str = "fig9EF", pair: tuple[float, float
         f"({pair[0]:g}, {pair[1]:g}) by " + ", ".join(parts))
 
 
-TRAINING_IMAGES = {"mnist-5k": "mnist-5k's 4,000 training images",
-                   "digits": "scikit-learn's 1,437 training digits of 8 x 8 pixels"}
+TRAINING_IMAGES = {"mnist-5k": f"mnist-5k's {10 * MNIST5K_TRAIN_PER_DIGIT:,} training images",
+                   "digits": f"scikit-learn's {DIGITS_TRAIN:,} training digits of 8 x 8 pixels"}
 """The training images of the data sets that stand in for the paper's full MNIST, in a few
 words (:mod:`tasksim.solvers.pmnist.data`)."""
 

@@ -84,7 +84,7 @@ from .summary import (brief, cause_size, confirmation_text, definitions_markdown
 from .summary import summary_markdown as _headline_summary
 from .tex_lines import display
 from .verdicts import (Cause, StatementVerdict, build_statement_verdicts, causes,
-                       measured_words, misprint_kind, statement_of, step_status,
+                       measured_words, misprint_note, statement_of, step_status,
                        STEP_WORDS)
 
 __all__ = ["ReportOptions", "build_report", "claims_markdown", "claims_document",
@@ -367,10 +367,8 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
             extra.pop("quote")
             r.update(extra)
             del r["status"]  # a statement carries its verdict only, no second vocabulary
-            if statement.verdict == "misprint":  # its kind leads the card's note, in place
-                # of the note's own "misprint:" opening (REFEREE40 n2, REFEREE41)
-                note = r["note"].removeprefix("misprint: ")
-                r["note"] = " ".join(x for x in (misprint_kind(statement.cause), note) if x)
+            if statement.verdict == "misprint":  # its kind leads the card's note
+                r["note"] = misprint_note(statement.cause, r["note"])
             if statement.verdict == "not decided":
                 # a measurement said as what it rejects, not as "statement confirmed"
                 # (REFEREE33 m1, REFEREE34 m1); the derived form stays (claims.json's forms

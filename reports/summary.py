@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Optional, Sequence
 from tasksim.derivations.claims import VERDICTS
 from tasksim.derivations.sizes import PAPER_SIZES
 
-from .html.cards import (SIZE_LABELS, is_prose, phrase_in_observable, verdict_totals,
+from .html.cards import (is_prose, phrase_in_observable, size_label, verdict_totals,
                          with_paper_regime)
 from .verdicts import Cause, StatementVerdict
 
@@ -294,9 +294,8 @@ def statement_size(statement: StatementVerdict) -> str:
     shown = phrase_in_observable(phrase, statement.observable)
     if shown is not None:
         return shown
-    label = next((x for x in SIZE_LABELS if phrase.startswith(x)), "")
-    return label + size_text(statement.size, statement.observable, statement.size_point,
-                             statement.size_reason)
+    return size_label(phrase) + size_text(statement.size, statement.observable,
+                                          statement.size_point, statement.size_reason)
 
 
 def _confirmation_word(s: StatementVerdict, network: bool) -> str:

@@ -611,6 +611,13 @@ def misprint_kind(cause: Optional[str]) -> str:
     return f"A slip of derivation: {slip}." if slip else "A typo."
 
 
+def misprint_note(cause: Optional[str], note: str) -> str:
+    """A misprint's note as its card gives it: its kind (:func:`misprint_kind`) first, in
+    place of the note's own "misprint:" opening."""
+    note = note.removeprefix("misprint: ")
+    return f"{misprint_kind(cause)} {note}" if note else misprint_kind(cause)
+
+
 def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper],
                              measured: Mapping[str, MeasuredVerdict],
                              network: Optional[Mapping[str, Any]] = None,
@@ -688,9 +695,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         if word == "misprint":
             note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
             # which kind of misprint, as the legend promises (REFEREE35, 36)
-            # the kind replaces a note's own "misprint:" opening (REFEREE40 n2)
-            note = note[len("misprint: "):] if note.startswith("misprint: ") else note
-            note = f"{misprint_kind(c.cause)} {note}" if note else misprint_kind(c.cause)
+            note = misprint_note(c.cause, note)  # its kind first (REFEREE40 n2)
         out.append(StatementVerdict(
             id=c.id, line=c.line, clause=clause[c.id], quote=c.printed_latex,
             place=paper.place(c.line) if paper is not None else "", verdict=word,

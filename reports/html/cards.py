@@ -333,6 +333,16 @@ SIZE_LABELS = ("the leading order's error, ", "the surrogate weights' finite-siz
 .size_phrase`), kept wherever the size is shown."""
 
 
+def size_label(phrase: str) -> str:
+    """The opening of ``phrase`` that says what its number measures (:data:`SIZE_LABELS`),
+    or "".
+
+    >>> size_label("the leading order's error, 0.01")
+    "the leading order's error, "
+    """
+    return next((x for x in SIZE_LABELS if phrase.startswith(x)), "")
+
+
 def size_text(record: Record) -> str:
     """The size as a phrase: "0.0101 in Delta eps_RT", "up to 4 at gamma_f = 1, rho_b = 1",
     or the reason there is none."""
@@ -347,8 +357,7 @@ def size_text(record: Record) -> str:
             shown = f"{_fmt(value)} in {observable}" if observable else _fmt(value)
             # what the number is the size of, when the phrase says it (REFEREE40 m5: "the
             # leading order's error" was dropped with the phrase)
-            label = next((x for x in SIZE_LABELS if phrase.startswith(x)), "")
-            shown = f"{label}{shown}" if label else shown
+            shown = size_label(phrase) + shown
         # a statement not decided whose effect was measured: what would decide it stays
         # beside the number (REFEREE33 m1)
         if record.get("would_decide"):
