@@ -192,16 +192,30 @@ def resolve_references(text: str, numbers: Mapping[str, LabelNumber]) -> str:
 _BARE_LABEL = re.compile(r"(?<![{\w\\])(eq_[A-Za-z0-9_+]+)(?:/([A-Za-z0-9]+))?")
 
 
+_PLACE_LABEL = re.compile(r"(?<![{\w\\])(?:(?:Appendix|Sec\.|Section|Fig\.|Figure)\s+)?"
+                          r"((?:subsec|sec|app|fig)_[A-Za-z0-9_]*[A-Za-z0-9])")
+
+
 def name_labels(text: str, numbers: Mapping[str, LabelNumber]) -> str:
-    """The toolkit's own prose (notes, step names, captions) with each bare equation label
-    named as the paper prints it: "eq_t" -> "Eq. (5a)", a pair "eq_t_TF/RT" -> "Eqs. (5a) and
-    (5b)"; math and labels the paper does not have are left alone.
+    """The toolkit's own prose (notes, step names, captions, a claim's ``where``) with each
+    bare label named as the paper prints it: "eq_t" -> "Eq. (5a)", a pair "eq_t_TF/RT" ->
+    "Eqs. (5a) and (5b)", "Appendix subsec_b" or "subsec_b" -> "Appendix B.3", "fig_p" ->
+    "Fig. 7"; math and labels the paper does not have are left alone.
 
     >>> numbers = {"eq_t_TF": LabelNumber("equation", "5a"),
-    ...            "eq_t_RT": LabelNumber("equation", "5b")}
+    ...            "eq_t_RT": LabelNumber("equation", "5b"),
+    ...            "subsec_b": LabelNumber("section", "B.3"), "fig_p": LabelNumber("figure", "7")}
     >>> name_labels("as eq_t_TF/RT predict; eq_t_TF at $x_{eq}$; eq_unknown", numbers)
     'as Eqs. (5a) and (5b) predict; Eq. (5a) at $x_{eq}$; eq_unknown'
+    >>> name_labels("Appendix subsec_b: the row norm; subsec_b, fig_p and fig_unknown", numbers)
+    'Appendix B.3: the row norm; Appendix B.3, Fig. 7 and fig_unknown'
     """
+    def place(m: re.Match) -> str:
+        label = m.group(1)
+        if label not in numbers or numbers[label].kind == "equation":
+            return m.group(0)
+        return reference_words(numbers, label, "cref")
+
     def named(m: re.Match) -> str:
         first = m.group(1)
         if first not in numbers or numbers[first].kind != "equation":
@@ -214,10 +228,10 @@ def name_labels(text: str, numbers: Mapping[str, LabelNumber]) -> str:
 
     out, last = [], 0
     for m in _INLINE_MATH.finditer(text):
-        out.append(_BARE_LABEL.sub(named, text[last:m.start()]))
+        out.append(_PLACE_LABEL.sub(place, _BARE_LABEL.sub(named, text[last:m.start()])))
         out.append(m.group(0))
         last = m.end()
-    out.append(_BARE_LABEL.sub(named, text[last:]))
+    out.append(_PLACE_LABEL.sub(place, _BARE_LABEL.sub(named, text[last:])))
     return "".join(out)
 
 
