@@ -447,18 +447,27 @@ def _phi_squared_diagonal(nx, ns, point, rng):
 
 
 @lru_cache(maxsize=64)
-def soft_threshold_pair(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
-                         entropy: int) -> tuple[float, float]:
-    """(transfer, retention) of the exact soft-thresholding solver (gradient-flow limit) on
-    tasks drawn from ``entropy`` (Appendix A's generator, Ny = 10), cached: the measurements
-    sharing a seed key, and the stored experiment of
-    :mod:`tasksim.reports.soft_threshold_results`, reuse the solves."""
+def soft_threshold_errors(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
+                          entropy: int) -> tuple[float, float, float]:
+    """(transfer, retention, eps_2[W_2]) of the exact soft-thresholding solver (gradient-flow
+    limit, errors averaged exactly over B given A) on tasks drawn from ``entropy`` (Appendix
+    A's generator, Ny = 10), cached: the measurements sharing a seed key, and the stored
+    experiment of :mod:`tasksim.reports.soft_threshold_results`, reuse the solves.
+    eps_2[W_2] is the error on the task just learned (line 903's "learning proficiency")."""
     rng = as_generator(np.random.SeedSequence(entropy))
     tasks = draw_tasks(nx=nx, ns=ns, ny=10, rho_a=rho[0], rho_b=rho[1], generator="appendix",
                        seed=rng)
     problem = prepare_soft_threshold(tasks, alpha_value)
-    result = solve_soft_threshold(problem, method="exact").transfer_retention()
-    return result.transfer, result.retention
+    solution = solve_soft_threshold(problem, method="exact")
+    result = solution.transfer_retention()
+    return result.transfer, result.retention, float(solution.expected_errors[1, 2])
+
+
+def soft_threshold_pair(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
+                        entropy: int) -> tuple[float, float]:
+    """(transfer, retention) of :func:`soft_threshold_errors`."""
+    transfer, retention, _ = soft_threshold_errors(nx, ns, alpha_value, rho, entropy)
+    return transfer, retention
 
 
 def _soft_threshold_retention(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
@@ -485,6 +494,13 @@ def _soft_threshold_transfer_sample(nx, ns, point, rng):
     entropy = int(rng.integers(2**62))
     return soft_threshold_pair(nx, ns, point["alpha"], (point["rho_a"], point["rho_b"]),
                                 entropy)[0]
+
+
+def _soft_threshold_learned_sample(nx, ns, point, rng):
+    """eps_2[W_2], the error on the task just learned, at alpha (gradient-flow limit)."""
+    entropy = int(rng.integers(2**62))
+    return soft_threshold_errors(nx, ns, point["alpha"], (point["rho_a"], point["rho_b"]),
+                                 entropy)[2]
 
 
 def _plasticity_gap(nx, ns, point, rng):
@@ -609,6 +625,21 @@ def _soft_gap_value(which: str, nx: int, ns: int) -> float:
     return claim_value("soft_threshold.alpha_independence", which, rho_a=0.5, rho_b=0.5)
 
 
+def _learned_value(which: str, nx: int, ns: int) -> Optional[float]:
+    """Line 903's measurement: no printed value (the paper prints no error); derived, the
+    error on the task just learned with the linear Hermite term alone, Ns kappa/(Ns kappa +
+    Nx) (the claim's step), kappa = (E[phi^2] - alpha^2)/alpha^2 at alpha = 0.3 (E[phi^2]
+    the claim ``soft_threshold.error_diagonal``'s, a unit-variance m)."""
+    if which == "printed":
+        return None
+    alpha_value = 0.3
+    h_value = math.sqrt(2) * float(scipy.special.erfcinv(alpha_value))
+    second = claim_value("soft_threshold.error_diagonal", "derived", h=h_value)
+    kappa = (second - alpha_value**2) / alpha_value**2
+    return _step_value("soft_threshold.learning_preserved", "eps_2[W_2]", nx=nx, ns=ns,
+                       kappa=kappa)
+
+
 def _plasticity_value(which: str, nx: int, ns: int) -> float:
     return claim_value("plasticity.alpha_independence", which, nx=nx, ns=ns, alpha=0.1,
                        rho_a=0.5, rho_b=0.2)
@@ -719,6 +750,16 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                     "soft_threshold.transfer_with_diagonal", "derived", rho_a=0.5,
                     rho_b=0.5),
                 seed_key="soft-threshold tasks"),
+    Measurement("soft_threshold.learning_preserved", "error on the task just learned, "
+                "eps_2[W_2], at alpha = 0.3, exact soft-thresholding solver (gradient-flow "
+                "limit), (rho_a, rho_b) = (0.5, 0.5); derived: Ns kappa/(Ns kappa + Nx), the "
+                "linear Hermite term's error at the measured size",
+                {"rho_a": 0.5, "rho_b": 0.5, "alpha": 0.3},
+                ((1000, 10), (2000, 20), (3000, 30)), ((300, 6), (600, 12)), 8, 4,
+                _soft_threshold_learned_sample, exact=False, value=_learned_value,
+                seed_key="soft-threshold tasks",
+                observable="eps_2[W_2] at alpha = 0.3, (rho_a, rho_b) = (0.5, 0.5), "
+                           "gradient-flow limit (0 in the vanilla model)"),
     Measurement("plasticity.alpha_independence", "retention at alpha = 0.1 minus retention at "
                 "alpha = 1 on the same tasks, exact plasticity-gating fixed point, (rho_a, "
                 "rho_b) = (0.5, 0.2); derived: the exact expectation of the surrogate weights",

@@ -13,11 +13,13 @@ The two parts (one :class:`Protocol`, its fields fixed by the report's own speci
 :func:`Protocol.for_report`):
 
 ``measurement`` (dims ``size``, ``sample``)
-    the measurements ``soft_threshold.alpha_independence``, ``.retention_with_diagonal`` and
-    ``.transfer_with_diagonal`` (:data:`tasksim.reports.measurements.MEASUREMENTS`, one seed
-    key: the same tasks): per size (Nx, Ns) and sample, the gradient-flow limit's
-    ``retention`` and ``transfer`` at alpha and ``retention_linear`` at alpha = 1, on the
-    tasks the measurement draws (its seed, key and size alone fix them);
+    the measurements ``soft_threshold.alpha_independence``, ``.retention_with_diagonal``,
+    ``.transfer_with_diagonal`` and ``.learning_preserved``
+    (:data:`tasksim.reports.measurements.MEASUREMENTS`, one seed key: the same tasks): per
+    size (Nx, Ns) and sample, the gradient-flow limit's ``retention``, ``transfer`` and
+    ``learned`` (eps_2[W_2], the error on the task just learned) at alpha and
+    ``retention_linear`` at alpha = 1, on the tasks the measurement draws (its seed, key and
+    size alone fix them);
 ``figure`` (dim ``point``)
     Fig. 3D (``averages.soft-threshold``): per (rho_a, rho_b, alpha) point of the midpoint
     grid, one seed, ``transfer_gd``, ``retention_gd`` (the paper's protocol, 5,000 steps,
@@ -72,13 +74,13 @@ RERUN_COMMAND = "tasksim report --rerun soft-threshold"
 """The command that computes :data:`STORED_PATH` (resumable)."""
 
 MEASURED_CLAIMS = ("soft_threshold.alpha_independence", "soft_threshold.retention_with_diagonal",
-                   "soft_threshold.transfer_with_diagonal")
+                   "soft_threshold.transfer_with_diagonal", "soft_threshold.learning_preserved")
 """The measurements whose draws the experiment stores (one seed key: the same tasks)."""
 
 FIGURE_PANEL = "averages.soft-threshold"
 """The panel (seed name) of Fig. 3D whose points the experiment stores."""
 
-_MEASURED = ("retention", "transfer", "retention_linear")
+_MEASURED = ("retention", "transfer", "retention_linear", "learned")
 _FIGURE = ("transfer_gd", "retention_gd", "transfer_exact", "retention_exact")
 
 Progress = Callable[[int, int, float], None]
@@ -114,7 +116,7 @@ class Protocol:
 
         specs = [measurement_for(claim_id) for claim_id in MEASURED_CLAIMS]
         first = specs[0]
-        for m in specs[1:]:  # one draw of tasks serves all three
+        for m in specs[1:]:  # one draw of tasks serves them all
             if (m.sizes, m.quick_sizes, m.samples, m.quick_samples, m.seed_key,
                     dict(m.point)) != (first.sizes, first.quick_sizes, first.samples,
                                        first.quick_samples, first.seed_key, dict(first.point)):
@@ -147,21 +149,23 @@ class Protocol:
         return measured + [("figure", i, 0) for i in range(len(self.figure_points()))]
 
 
-def measurement_unit(p: Protocol, size: int, sample: int) -> tuple[float, float, float]:
-    """(retention at alpha, transfer at alpha, retention at alpha = 1) of sample ``sample`` at
-    size ``p.sizes[size]``: the tasks :func:`tasksim.reports.measurements.measure` draws for
-    the three measurements (same seed sequence, same entropy draw), exact flow limit."""
+def measurement_unit(p: Protocol, size: int, sample: int
+                     ) -> tuple[float, float, float, float]:
+    """(retention at alpha, transfer at alpha, retention at alpha = 1, eps_2[W_2] at alpha)
+    of sample ``sample`` at size ``p.sizes[size]``: the tasks
+    :func:`tasksim.reports.measurements.measure` draws for the four measurements (same seed
+    sequence, same entropy draw), exact flow limit."""
     from tasksim.solvers.rng import as_generator
 
-    from .measurements import measurement_seed_sequence, soft_threshold_pair
+    from .measurements import measurement_seed_sequence, soft_threshold_errors
 
     nx, ns = p.sizes[size]
     child = measurement_seed_sequence(p.seed, p.seed_key, (nx, ns)).spawn(p.samples)[sample]
     entropy = int(as_generator(child).integers(2**62))
     rho = (p.rho_a, p.rho_b)
-    retention, transfer = soft_threshold_pair(nx, ns, p.alpha, rho, entropy)[::-1]
-    linear = soft_threshold_pair(nx, ns, 1.0, rho, entropy)[1]
-    return retention, transfer, linear
+    transfer, retention, learned = soft_threshold_errors(nx, ns, p.alpha, rho, entropy)
+    linear = soft_threshold_errors(nx, ns, 1.0, rho, entropy)[1]
+    return retention, transfer, linear, learned
 
 
 def figure_unit(p: Protocol, point: int) -> tuple[float, float, float, float]:
@@ -212,6 +216,9 @@ def _empty(p: Protocol):
     ds["transfer"].attrs["long_name"] = (f"Delta eps_TF at alpha = {p.alpha:g}, gradient-flow "
                                          "limit, averaged over B given A")
     ds["retention_linear"].attrs["long_name"] = "Delta eps_RT at alpha = 1 on the same tasks"
+    ds["learned"].attrs["long_name"] = (f"eps_2[W_2] at alpha = {p.alpha:g}, the error on the "
+                                        "task just learned, gradient-flow limit, averaged "
+                                        "over B given A")
     for name in _FIGURE:
         method = ("the paper's protocol (5,000 steps, eta = 0.01)" if name.endswith("_gd")
                   else "the gradient-flow limit")
@@ -337,6 +344,10 @@ def load_stored(path: Union[str, Path], p: Protocol):
         raise InputError(f"no stored soft-thresholding experiment at {path}: {fix} computes it "
                          "(about 4 minutes of CPU)")
     ds = _read(path)
+    missing = [name for name in (*_MEASURED, *_FIGURE) if name not in ds]
+    if missing:
+        raise InputError(f"{path} holds no {missing[0]!r} (stored by an earlier version): "
+                         f"{fix} recomputes it")
     try:
         stored = json.loads(ds.attrs["settings"])
     except (KeyError, ValueError):
@@ -397,6 +408,8 @@ def measured_draws(ds, claim_id: str) -> list[np.ndarray]:
         values = ds["retention"].values
     elif claim_id == "soft_threshold.transfer_with_diagonal":
         values = ds["transfer"].values
+    elif claim_id == "soft_threshold.learning_preserved":
+        values = ds["learned"].values
     else:
         raise ValueError(f"the soft-thresholding experiment does not store {claim_id!r}")
     return [np.asarray(row, dtype=float) for row in values]

@@ -29,7 +29,7 @@ def no_solver(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the soft-thresholding solver ran")
     monkeypatch.setattr(st, "_unit", refuse)
-    monkeypatch.setattr(measurements, "soft_threshold_pair", refuse)
+    monkeypatch.setattr(measurements, "soft_threshold_errors", refuse)
     monkeypatch.setattr("tasksim.reports.figures_numerics.soft_threshold_samples", refuse)
 
 
@@ -94,7 +94,7 @@ def test_a_rerun_at_a_small_size_gives_the_numbers_computed_in_process(tmp_path)
     st.run_experiment(QUICK, path)
     stored = st.load_stored(path, QUICK)
     for claim_id in st.MEASURED_CLAIMS:
-        measurements.soft_threshold_pair.cache_clear()  # recompute, do not reuse the rerun's
+        measurements.soft_threshold_errors.cache_clear()  # recompute, do not reuse the rerun's
         m = measurement_for(claim_id)
         assert _equal_up_to_rounding(measure(m, quick=True, seed=0), measure(
             m, quick=True, seed=0, stored=st.measured_draws(stored, claim_id)))
