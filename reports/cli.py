@@ -806,7 +806,9 @@ def _rerun_soft_threshold(args: argparse.Namespace, workers: int, err: TextIO) -
         with open_executor(workers=workers, dask=args.dask) as executor:
             stored.run_experiment(protocol, stored.STORED_PATH, executor=executor,
                                   progress=progress, command=args.command_line)
-        stored.store_transfer_path(args.seed, args.command_line)
+            err.write(f"tasksim report: soft-threshold: {len(stored.TRANSFER_PATH)} sizes off "
+                      "the paper's (transfer and learned error; a few minutes)\n")
+            stored.store_transfer_path(args.seed, args.command_line, executor=executor)
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted; {stored.STORED_PATH} holds the units that finished, "
                           "and the same command continues it") from None

@@ -65,7 +65,8 @@ __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "P
            "measurement_unit", "figure_unit", "compute", "run_experiment", "load_stored",
            "check_stored", "report_data", "measured_draws", "figure_estimates",
            "stored_digest", "training_time_note", "transfer_path", "store_transfer_path",
-           "transfer_path_note", "TRANSFER_PATH_FILE"]
+           "transfer_path_note", "TRANSFER_PATH_FILE", "PATHS",
+           "path_words", "learned_path_note", "transfer_path_unit"]
 
 STORED_PATH = RESULTS_DIR / "soft_threshold.nc"
 """Where the report reads the paper-size experiment."""
@@ -463,33 +464,60 @@ def training_time_note(ds, p: Protocol) -> str:
 
 
 
-TRANSFER_PATH = ((1000, 30), (2000, 60))
-"""Sizes at Nx = 33 Ns with Nx/Ns^2 falling from 1.1 to 0.56, below the paper's 3.3: the
-regime the transfer clause of line 271 needs (its derivation drops off-diagonal Hermite orders
-that are small only as Nx/Ns^2 -> 0)."""
+TRANSFER_PATH = ((1000, 30), (2000, 60), (1000, 10), (2000, 10), (4000, 10), (1000, 20),
+                 (2250, 30), (4000, 40), (4000, 30))
+"""Sizes off the paper's Nx = 100 Ns, on the paths of :data:`PATHS`, for line 271's transfer
+clause (its derivation drops the off-diagonal Hermite orders >= 3 of E[phi phi^T] and takes
+the row norms to be 1) and line 903's error on the task just learned. Each size's draws are
+seeded by its index here, so sizes are only ever appended."""
 TRANSFER_PATH_SAMPLES = 3
 TRANSFER_PATH_FILE = RESULTS_DIR / "soft_threshold_transfer_path.json"
 """Where ``tasksim report --rerun soft-threshold`` stores :func:`transfer_path`'s draws."""
 
+PATHS: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = (
+    ("at fixed Ns = 10", ((1000, 10), (2000, 10), (4000, 10))),
+    ("at fixed Ns = 30", ((1000, 30), (2250, 30), (4000, 30))),
+    ("along Nx/Ns^2 = 2.5", ((1000, 20), (2250, 30), (4000, 40))),
+    ("along Nx = 33 Ns", ((1000, 30), (2000, 60))),
+)
+"""The paths the notes read the stored sizes along: Nx growing at fixed Ns (the paper's
+Ns << Nx), Ns growing at a fixed Nx/Ns^2, and both (Nx/Ns^2 falling)."""
+
+
+def transfer_path_unit(seed: int, index: int, nx: int, ns: int, samples: int
+                       ) -> dict[str, Any]:
+    """One size of :func:`transfer_path`: the transfer at alpha = 0.3 minus the transfer at
+    alpha = 1 on the same tasks ("gaps") and eps_2[W_2] at alpha = 0.3 ("learned"), per task
+    draw, (rho_a, rho_b) = (0.5, 0.5), exact soft-thresholding solver (gradient-flow limit)."""
+    from .figures_blas import single_threaded_blas
+    from .measurements import soft_threshold_errors
+
+    entropies = np.random.SeedSequence([seed, 271, index]).generate_state(samples, np.uint64)
+    gaps, learned = [], []
+    with single_threaded_blas():
+        for e in entropies:
+            transfer, _, error = soft_threshold_errors(nx, ns, 0.3, (0.5, 0.5), int(e))
+            gaps.append(transfer - soft_threshold_errors(nx, ns, 1.0, (0.5, 0.5), int(e))[0])
+            learned.append(error)
+    return {"nx": nx, "ns": ns, "gaps": [float(g) for g in gaps],
+            "learned": [float(x) for x in learned]}
+
 
 def transfer_path(seed: int, sizes: Sequence[tuple[int, int]] = TRANSFER_PATH,
-                  samples: int = TRANSFER_PATH_SAMPLES) -> list[dict[str, Any]]:
-    """The transfer at alpha = 0.3 minus the transfer at alpha = 1 on the same tasks, (rho_a,
-    rho_b) = (0.5, 0.5), exact soft-thresholding solver (gradient-flow limit), ``samples`` task
-    draws at each of ``sizes``: one row {"nx", "ns", "gaps"} per size."""
-    from .measurements import soft_threshold_pair
-
-    rows = []
-    for index, (nx, ns) in enumerate(sizes):
-        entropies = np.random.SeedSequence([seed, 271, index]).generate_state(samples, np.uint64)
-        gaps = [soft_threshold_pair(nx, ns, 0.3, (0.5, 0.5), int(e))[0]
-                - soft_threshold_pair(nx, ns, 1.0, (0.5, 0.5), int(e))[0] for e in entropies]
-        rows.append({"nx": nx, "ns": ns, "gaps": [float(g) for g in gaps]})
-    return rows
+                  samples: int = TRANSFER_PATH_SAMPLES, executor: Optional[Executor] = None
+                  ) -> list[dict[str, Any]]:
+    """:func:`transfer_path_unit` at each of ``sizes`` (on ``executor`` where given), in their
+    order: one row {"nx", "ns", "gaps", "learned"} per size."""
+    units = [(seed, index, nx, ns, samples) for index, (nx, ns) in enumerate(sizes)]
+    if executor is None:
+        return [transfer_path_unit(*u) for u in units]
+    futures = [executor.submit(transfer_path_unit, *u) for u in units]
+    return [f.result() for f in futures]
 
 
 def store_transfer_path(seed: int, command: Sequence[str] | str,
-                        path: Union[str, Path] = TRANSFER_PATH_FILE) -> None:
+                        path: Union[str, Path] = TRANSFER_PATH_FILE,
+                        executor: Optional[Executor] = None) -> None:
     """:func:`transfer_path` at the paper's protocol into ``path`` (JSON), with its settings
     and provenance."""
     from .provenance import provenance
@@ -497,7 +525,7 @@ def store_transfer_path(seed: int, command: Sequence[str] | str,
     record = {"settings": {"seed": int(seed), "sizes": [list(x) for x in TRANSFER_PATH],
                            "samples": TRANSFER_PATH_SAMPLES, "alpha": 0.3,
                            "rho_a": 0.5, "rho_b": 0.5},
-              "rows": transfer_path(seed),
+              "rows": transfer_path(seed, executor=executor),
               "provenance": provenance(seed=int(seed), command=command)}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -506,24 +534,71 @@ def store_transfer_path(seed: int, command: Sequence[str] | str,
     os.replace(tmp, path)
 
 
-def transfer_path_note(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -> str:
-    """How the alpha dependence of the transfer shrinks as Nx/Ns^2 -> 0 at fixed Nx/Ns, from
-    the stored draws (:func:`store_transfer_path`); empty when none are stored for ``seed``."""
+def _stored_path_rows(seed: int, path: Union[str, Path]) -> Optional[dict[tuple[int, int],
+                                                                          dict[str, Any]]]:
+    """The stored rows of :func:`store_transfer_path` by (Nx, Ns), or None when none are
+    stored for ``seed``."""
     try:
         record = json.loads(Path(path).read_text())
     except (OSError, ValueError):
-        return ""
+        return None
     if record.get("settings", {}).get("seed") != seed:
+        return None
+    return {(row["nx"], row["ns"]): row for row in record["rows"]}
+
+
+def _trend(first: tuple[float, float], last: tuple[float, float]) -> str:
+    """How a magnitude moves from the first size of a path to its last, (mean, se) each:
+    beyond 3 combined standard errors it shrinks or grows, else it stays within them."""
+    gap = abs(last[0]) - abs(first[0])
+    if abs(gap) <= 3 * math.hypot(first[1], last[1]):
+        return "stays within its errors"
+    return "shrinks" if gap < 0 else "grows"
+
+
+def path_words(rows: dict[tuple[int, int], dict[str, Any]], key: str) -> str:
+    """The stored draws ``key`` along each path of :data:`PATHS` whose sizes are all stored:
+    mean +- standard error per size and how the magnitude moves along the path.
+
+    >>> rows = {(1000, 10): {"gaps": [-0.27, -0.28, -0.27]},
+    ...         (2000, 10): {"gaps": [-0.28, -0.27, -0.28]},
+    ...         (4000, 10): {"gaps": [-0.21, -0.20, -0.22]}}
+    >>> path_words(rows, "gaps")
+    'at fixed Ns = 10: -0.273 +- 0.003 (Nx = 1000), -0.277 +- 0.003 (Nx = 2000), -0.21 +- 0.006 (Nx = 4000): shrinks'
+    """
+    out = []
+    for name, sizes in PATHS:
+        if not all(size in rows and key in rows[size] for size in sizes):
+            continue
+        stats = []
+        for nx, ns in sizes:
+            values = np.asarray(rows[(nx, ns)][key], dtype=float)
+            stats.append((float(values.mean()),
+                          float(values.std(ddof=1) / math.sqrt(len(values)))))
+        varying = "Nx" if "fixed Ns" in name else "Ns"
+        at = [f"{m:+.3g} +- {se:.1g} ({varying} = {nx if varying == 'Nx' else ns})"
+              for (m, se), (nx, ns) in zip(stats, sizes)]
+        out.append(f"{name}: {', '.join(at)}: {_trend(stats[0], stats[-1])}")
+    return "; ".join(out)
+
+
+def transfer_path_note(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -> str:
+    """How the alpha dependence of the transfer moves along the paths of :data:`PATHS`, from
+    the stored draws (:func:`store_transfer_path`); empty when none are stored for ``seed``."""
+    rows = _stored_path_rows(seed, path)
+    if not rows:
         return ""
-    parts = []
-    for row in record["rows"]:
-        gaps = np.array(row["gaps"])
-        se = gaps.std(ddof=1) / math.sqrt(len(gaps))
-        parts.append(f"{gaps.mean():+.3g} +- {se:.1g} at (Nx, Ns) = ({row['nx']}, "
-                     f"{row['ns']}), Nx/Ns^2 = {row['nx'] / row['ns']**2:.2g}")
-    first = record["rows"][0]
-    return (f"Along Nx = {first['nx'] // first['ns']} Ns, where Nx/Ns^2 falls below the "
-            f"paper's {3000 / 30**2:.2g}, the transfer at alpha = 0.3 minus the transfer at "
-            f"alpha = 1 on the same tasks is {'; '.join(parts)} ({len(first['gaps'])} task "
-            f"draws each, exact solver; stored in results/{Path(path).name}): the alpha "
-            f"dependence shrinks as Nx/Ns^2 falls.")
+    return (f"Off the paper's sizes, the transfer at alpha = 0.3 minus the transfer at "
+            f"alpha = 1 on the same tasks ({TRANSFER_PATH_SAMPLES} task draws per size, exact "
+            f"solver; stored in results/{Path(path).name}), {path_words(rows, 'gaps')}.")
+
+
+def learned_path_note(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -> str:
+    """How line 903's error on the task just learned moves along the paths of :data:`PATHS`
+    (the same stored solves as :func:`transfer_path_note`); empty when none are stored."""
+    rows = _stored_path_rows(seed, path)
+    if not rows or not path_words(rows, "learned"):
+        return ""
+    return (f"Off the paper's sizes, eps_2[W_2] at alpha = 0.3 ({TRANSFER_PATH_SAMPLES} task "
+            f"draws per size, exact solver; stored in results/{Path(path).name}), "
+            f"{path_words(rows, 'learned')}.")
