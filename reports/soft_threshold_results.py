@@ -487,27 +487,29 @@ Ns << Nx), Ns growing at a fixed Nx/Ns^2, and both (Nx/Ns^2 falling)."""
 def transfer_path_unit(seed: int, index: int, nx: int, ns: int, samples: int
                        ) -> dict[str, Any]:
     """One size of :func:`transfer_path`: the transfer at alpha = 0.3 minus the transfer at
-    alpha = 1 on the same tasks ("gaps") and eps_2[W_2] at alpha = 0.3 ("learned"), per task
-    draw, (rho_a, rho_b) = (0.5, 0.5), exact soft-thresholding solver (gradient-flow limit)."""
+    alpha = 1 on the same tasks ("gaps"), the retention ("retention") and eps_2[W_2]
+    ("learned") at alpha = 0.3, per task draw, (rho_a, rho_b) = (0.5, 0.5), exact
+    soft-thresholding solver (gradient-flow limit)."""
     from .figures_blas import single_threaded_blas
     from .measurements import soft_threshold_errors
 
     entropies = np.random.SeedSequence([seed, 271, index]).generate_state(samples, np.uint64)
-    gaps, learned = [], []
+    gaps, retention, learned = [], [], []
     with single_threaded_blas():
         for e in entropies:
-            transfer, _, error = soft_threshold_errors(nx, ns, 0.3, (0.5, 0.5), int(e))
+            transfer, kept, error = soft_threshold_errors(nx, ns, 0.3, (0.5, 0.5), int(e))
             gaps.append(transfer - soft_threshold_errors(nx, ns, 1.0, (0.5, 0.5), int(e))[0])
+            retention.append(kept)
             learned.append(error)
     return {"nx": nx, "ns": ns, "gaps": [float(g) for g in gaps],
-            "learned": [float(x) for x in learned]}
+            "retention": [float(x) for x in retention], "learned": [float(x) for x in learned]}
 
 
 def transfer_path(seed: int, sizes: Sequence[tuple[int, int]] = TRANSFER_PATH,
                   samples: int = TRANSFER_PATH_SAMPLES, executor: Optional[Executor] = None
                   ) -> list[dict[str, Any]]:
     """:func:`transfer_path_unit` at each of ``sizes`` (on ``executor`` where given), in their
-    order: one row {"nx", "ns", "gaps", "learned"} per size."""
+    order: one row {"nx", "ns", "gaps", "retention", "learned"} per size."""
     units = [(seed, index, nx, ns, samples) for index, (nx, ns) in enumerate(sizes)]
     if executor is None:
         return [transfer_path_unit(*u) for u in units]
