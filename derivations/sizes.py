@@ -43,7 +43,7 @@ __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_ch
            "observable_size", "LimitTerm", "LIMIT_TERMS", "limit_observable",
            "Location", "LOCATIONS", "location_shift", "UNSIZED_OBSERVABLES", "NO_LIMIT_TERM", "LIMIT_REASON",
            "leading_order_error", "RANK_LOSSES", "rank_loss", "rank_loss_size",
-           "ROW_NORMS", "row_norm_size"]
+           "ROW_NORMS", "row_norm_size", "ROW_SPREADS", "row_spread_size"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
 """The paper's sizes for the linear models."""
@@ -562,6 +562,8 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
         return rank_loss_size(claim_id)
     if claim_id in ROW_NORMS:
         return row_norm_size(claim_id)
+    if claim_id in ROW_SPREADS:
+        return row_spread_size(claim_id)
     spec = LIMIT_TERMS.get(claim_id)
     if spec is None:
         return None, NO_LIMIT_TERM.get(claim_id, LIMIT_REASON)
@@ -615,6 +617,8 @@ def limit_observable(claim_id: str) -> Optional[str]:
         return RANK_LOSSES[claim_id]
     if claim_id in ROW_NORMS:
         return ROW_NORMS[claim_id]
+    if claim_id in ROW_SPREADS:
+        return ROW_SPREADS[claim_id]
     spec = LIMIT_TERMS.get(claim_id)
     return UNSIZED_OBSERVABLES.get(claim_id) if spec is None else spec.observable
 
@@ -842,6 +846,42 @@ def row_norm_size(claim_id: str) -> tuple[Size, str]:
                 f"sparse regime: {abs(measure(sparse)) / sparse.alpha ** power:.0%} of it at "
                 f"alpha = {sparse.alpha:g}")
     return Size(abs(measure(worst)), {"alpha": worst.alpha}), how
+
+
+ROW_SPREADS: dict[str, str] = {
+    "soft_threshold.row_norm_condition": "sum_j A_ij^2 - 1, a row's squared norm (the "
+                                         "variance of m_i) minus the 1 the appendix takes "
+                                         "(its standard deviation across neurons)",
+    "soft_threshold.tractable_error": "sum_j A_ij^2 - 1, the variance of m_i minus the unit "
+                                      "variance the tractable error rests on (its standard "
+                                      "deviation across neurons)",
+}
+"""The statements that take a row's squared norm to be 1 (the premise m_i ~ N(0, 1)), with
+their observable: sized by that norm's standard deviation at the paper's Ns."""
+
+
+def row_spread_size(claim_id: str) -> tuple[Size, str]:
+    """The size of a :data:`ROW_SPREADS` statement at Ns = 30: the standard deviation of
+    sum_j A_ij^2 across neurons, the square root of its derived variance (no free parameter:
+    a stated point), with how it was obtained and what it enters.
+
+    >>> size, how = row_spread_size("soft_threshold.row_norm_condition")
+    >>> round(size.value, 4), size.point, size.over
+    (0.2582, {'Ns': 30.0}, 'stated point')
+    """
+    from .latex import inline_math
+    from .soft_threshold import row_norm_variance  # the model's derivation: imported when used
+
+    if claim_id not in ROW_SPREADS:
+        raise ValueError(f"no row-norm spread for {claim_id!r}")
+    variance = row_norm_variance()
+    ns = PAPER_SIZES[Ns]
+    value = float(sp.sqrt(variance.subs(Ns, ns)))
+    how = (f"the row norms' spread at Ns = {ns}: with entries of A of variance 1/Ns, sum_j "
+           f"A_ij^2 has variance {inline_math(variance)} (derived), so it lies {value:.3g} "
+           f"from 1 in standard deviation across neurons; what the spread does to the results the "
+           f"appendix derives from m_i ~ N(0, 1) is sized at lines 271, 861, 873 and 880")
+    return Size(value, {"Ns": float(ns)}, "stated point"), how
 
 
 _ROW_NORM_RELATIVE = {"soft_threshold.cross_moment": (1, "alpha"),

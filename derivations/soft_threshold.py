@@ -768,9 +768,20 @@ def _derive_transfer_alpha_independence() -> Derivation:
         stronger_condition=HERMITE_CONDITION)
 
 
-def _derive_row_norm() -> Derivation:
+def row_norm_variance() -> sp.Expr:
+    """Var(sum_j A_ij^2) = Ns (E a^4 - (E a^2)^2) for Ns independent entries a ~ N(0, 1/Ns):
+    how far a row's squared norm, the variance of m_i, spreads about the 1 that line 836
+    takes.
+
+    >>> row_norm_variance()
+    2/N_s
+    """
     fourth = joint_moment(4, 0, "gaussian")  # E[a^4] at unit variance
-    variance = sp.factor(Ns * (fourth - 1) / Ns**2)  # Ns entries of variance 1/Ns
+    return sp.factor(Ns * (fourth - 1) / Ns**2)
+
+
+def _derive_row_norm() -> Derivation:
+    variance = row_norm_variance()
     limit = sp.limit(variance, Ns, sp.oo)
     return Derivation(sp.true if limit == 0 else sp.false, (
         Step("Var(sum_j A_ij^2) = Ns (E a^4 - (E a^2)^2), a ~ N(0, 1/Ns)", variance),

@@ -583,9 +583,11 @@ def all_limit_sizes() -> dict[str, tuple[Any, str]]:
     and quadrature part of the statements' sizes, computed once (the report computes it in a
     piece of its own, in parallel with the others, and hands it to
     :func:`build_statement_verdicts`)."""
-    from tasksim.derivations.sizes import LIMIT_TERMS, LOCATIONS, RANK_LOSSES, ROW_NORMS
+    from tasksim.derivations.sizes import (LIMIT_TERMS, LOCATIONS, RANK_LOSSES, ROW_NORMS,
+                                           ROW_SPREADS)
 
-    ids = list(dict.fromkeys([*LOCATIONS, *RANK_LOSSES, *ROW_NORMS, *LIMIT_TERMS]))
+    ids = list(dict.fromkeys([*LOCATIONS, *RANK_LOSSES, *ROW_NORMS, *ROW_SPREADS,
+                              *LIMIT_TERMS]))
     return {claim_id: leading_order_error(claim_id) for claim_id in ids}
 
 

@@ -236,3 +236,20 @@ def test_the_unit_variance_statements_are_sized_by_the_spread_of_the_row_norms()
         assert "chi^2_Ns/Ns" in how and limit_observable(claim_id) == ROW_NORMS[claim_id]
     assert leading_order_error("soft_threshold.cross_moment")[0].value == pytest.approx(
         row_norm_errors(0.3, ns).neuron_rms)
+
+
+def test_a_statement_that_takes_the_row_norms_to_be_1_is_sized_by_their_spread():
+    """Lines 822 and 836 take sum_j A_ij^2 = 1 (m_i of unit variance): at Ns = 30 a row's
+    squared norm spreads about 1 with the standard deviation a Monte Carlo of the model's
+    rows gives (entries N(0, 1/Ns)), and the size is that spread, at a stated point."""
+    import numpy as np
+
+    from tasksim.derivations.sizes import ROW_SPREADS, limit_observable
+
+    rows = np.random.default_rng(1).normal(0, 1 / np.sqrt(30), size=(200_000, 30))
+    spread = float(np.std(np.sum(rows**2, axis=1)))
+    for claim_id in ROW_SPREADS:
+        size, how = leading_order_error(claim_id)
+        assert size.value == pytest.approx(spread, rel=0.01), claim_id
+        assert size.over == "stated point" and size.point == {"Ns": 30.0}
+        assert r"\frac{2}{N_{s}}" in how and limit_observable(claim_id) == ROW_SPREADS[claim_id]
