@@ -209,7 +209,7 @@ STATUSES = {
     "soft_threshold.alpha_independence": "erratum",
     "soft_threshold.transfer_alpha_independence": "verified",
     "soft_threshold.row_norm_condition": "verified",
-    # line 822: verified, under the narrower Nx/Ns^2 -> 0 (REFEREE39 1c)
+    # line 822: verified, read as the premise m_i ~ N(0, 1) (REFEREE40 m1)
     "soft_threshold.tractable_error": "verified",
     # line 903: the task just learned stays learned (REFEREE39 1e)
     "soft_threshold.learning_preserved": "verified",

@@ -270,9 +270,11 @@ def test_line_93s_diagonal_half_against_the_amplitude_waits_on_the_amplitude_s_n
     assert "which the paper does not say" in _claims(claim_id)[0].decide
 
 
-def test_the_transfer_half_of_line_271_holds_only_as_nx_over_ns_squared_vanishes():
+def test_the_transfer_half_of_line_271_holds_only_as_ns_grows_with_nx_over_ns_squared_bounded():
     """Referee 4, R7: line 271's transfer half is derived at leading order with the Hermite
-    orders >= 3 dropped, so it holds under the stronger condition Nx/Ns^2 -> 0; its size is
+    orders >= 3 dropped and the row norms taken to be 1, so it holds under a stronger condition
+    than Ns << Nx, the joint limit the exact solver shows off the paper's sizes (REFEREE41 m7:
+    not Nx/Ns^2 -> 0 alone); its size is
     how far the measured transfer misses the derived one at the paper's sizes (the step
     soft_threshold.transfer_with_diagonal's measurement), never the derived gap of 0."""
     from tasksim.reports.measurements import MeasuredVerdict, Row
@@ -287,7 +289,7 @@ def test_the_transfer_half_of_line_271_holds_only_as_nx_over_ns_squared_vanishes
                   if s.id == claim_id)
     assert record.size == pytest.approx(0.085) and record.size_point["Ns"] == 30
     assert record.size_phrase().startswith("measured 0.085 (at Nx = 3000")
-    assert record.condition.startswith("Nx/Ns^2 -> 0")
+    assert record.condition.startswith("Ns -> oo with Nx/Ns^2 bounded, not Ns << Nx")
 
 
 def test_line_90_is_judged_at_its_own_sparsity_not_at_line_731_s_condition():
