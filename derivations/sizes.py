@@ -43,7 +43,8 @@ __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_ch
            "observable_size", "LimitTerm", "LIMIT_TERMS", "limit_observable",
            "Location", "LOCATIONS", "location_shift", "UNSIZED_OBSERVABLES", "NO_LIMIT_TERM", "LIMIT_REASON",
            "leading_order_error", "RANK_LOSSES", "rank_loss", "rank_loss_size",
-           "ROW_NORMS", "row_norm_size", "ROW_SPREADS", "row_spread_size"]
+           "ROW_NORMS", "row_norm_size", "ROW_SPREADS", "row_spread_size",
+           "AT_PAPER_SIZES"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
 """The paper's sizes for the linear models."""
@@ -176,6 +177,14 @@ def _how(v: "Verdict", verdict: str, change: sp.Expr) -> str:
     if v.status == "leading order":
         return f"the derivation's finite-size correction to the printed form, {grid}"
     return f"derived - printed, {grid}"
+
+
+AT_PAPER_SIZES: dict[str, str] = {
+    "euclidean.no_tradeoff": "euclidean.no_tradeoff.at_paper_sizes",
+}
+"""Statements whose derived size is a leading-order number with a step that computes the same
+number at Nx = 3000, Ns = 30 from the exact 1/Nx terms: that step's value is the size at the
+paper's sizes (the leading-order one said beside it)."""
 
 
 def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:

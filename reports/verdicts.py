@@ -42,8 +42,8 @@ from sympy.logic.boolalg import BooleanAtom
 
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
-from tasksim.derivations.sizes import (CONSTANT_AT, leading_order_error, limit_observable,
-                                       observable_size)
+from tasksim.derivations.sizes import (AT_PAPER_SIZES, CONSTANT_AT, leading_order_error,
+                                       limit_observable, observable_size)
 
 from .measurements import (MEASUREMENTS, UNMEASURABLE, Confirmation, MeasuredVerdict,
                            Measurement, Row, confirmation, measurement_for, not_measured)
@@ -501,6 +501,14 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
         if exact is not None:
             return _Size(float(f"{exact.value:.6g}"), dict(exact.point), why, kind=exact.over)
     size, reason = observable_size(v, word)
+    step = AT_PAPER_SIZES.get(v.claim.id)
+    at_sizes = next((e for e in evidence if e.claim.id == step), None)
+    if size is not None and at_sizes is not None and isinstance(at_sizes.derived, sp.Number):
+        # the same number at the paper's sizes, from the exact 1/Nx terms (REFEREE41 m2)
+        value = float(f"{abs(float(at_sizes.derived)):.6g}")
+        return _Size(value, {}, f"at Nx = 3000, Ns = 30 with the exact 1/Nx terms (the step "
+                                f"{step}; O(Nx^-2) beyond); at leading order (Ns/Nx -> 0) "
+                                f"{size.value:.3g}", kind="value")
     if size is None and word == "holds in the stated limit":
         found = [(observable_size(e, word), e.claim.id) for e in evidence
                  if e.status == "leading order"]
