@@ -304,3 +304,17 @@ def test_line_90_is_judged_at_its_own_sparsity_not_at_line_731_s_condition():
     assert gain.subs({rho_a: 1, rho_b: 0}) == 1
     assert gain.subs({rho_a: sp.Rational(1, 2), rho_b: sp.Rational(1, 2)}) == 0
     assert verdict.derivation.stronger_condition.startswith("rho_b > rho_a/2")
+
+
+def test_line_316_is_sized_at_the_papers_sizes_with_the_leading_order_beside():
+    """REFEREE41 m2: line 316's tradeoff gain is 0.00037 at leading order but 4.5e-5 at
+    Nx = 3000, Ns = 30 with the exact 1/Nx terms (its step); the card's size is the latter,
+    in the same observable, and says the former."""
+    claim_id, step = "euclidean.no_tradeoff", "euclidean.no_tradeoff.at_paper_sizes"
+    verdicts = [evaluate(c) for c in _claims(claim_id) + _claims(step)]
+    record = next(s for s in build_statement_verdicts(verdicts, None, {}, network={})
+                  if s.id == claim_id)
+    at_sizes = float(verdicts[-1].derived)
+    assert record.verdict == "holds under a stronger condition"
+    assert record.size == pytest.approx(at_sizes, rel=1e-5) and 0 < record.size < 1e-4
+    assert "at leading order (Ns/Nx -> 0) 0.000369" in record.size_reason
