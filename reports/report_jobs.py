@@ -175,7 +175,8 @@ def measurement_job(index: int, quick: bool, seed: int, stored: Any = None) -> t
     from .measurements import MEASUREMENTS, measure
     from .soft_threshold_results import (MEASURED_CLAIMS, Protocol, measured_draws,
                                          report_data, training_time_note,
-                                         transfer_path_note, learned_path_note)
+                                         transfer_path_note, learned_path_note,
+                                         retention_path_note)
 
     m = MEASUREMENTS[index]
     if m.claim_id not in MEASURED_CLAIMS:
@@ -188,6 +189,8 @@ def measurement_job(index: int, quick: bool, seed: int, stored: Any = None) -> t
     if m.claim_id == MEASURED_CLAIMS[0]:  # the alpha gap: how it depends on training time
         note = training_time_note(stored, Protocol.for_report(quick=quick, seed=seed))
         measured = dataclasses.replace(measured, note=note)
+    if m.claim_id == MEASURED_CLAIMS[1] and not quick:  # the retention off the paper's sizes
+        measured = dataclasses.replace(measured, note=retention_path_note(seed))
     if m.claim_id == MEASURED_CLAIMS[2] and not quick:  # the transfer off the paper's sizes
         measured = dataclasses.replace(measured, note=transfer_path_note(seed))
     if m.claim_id == MEASURED_CLAIMS[3] and not quick:  # the learned error off them

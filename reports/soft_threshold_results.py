@@ -66,7 +66,8 @@ __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "P
            "check_stored", "report_data", "measured_draws", "figure_estimates",
            "stored_digest", "training_time_note", "transfer_path", "store_transfer_path",
            "transfer_path_note", "TRANSFER_PATH_FILE", "PATHS",
-           "path_words", "learned_path_note", "transfer_path_unit"]
+           "path_words", "learned_path_note", "retention_path_note",
+           "transfer_path_unit"]
 
 STORED_PATH = RESULTS_DIR / "soft_threshold.nc"
 """Where the report reads the paper-size experiment."""
@@ -558,9 +559,11 @@ def _trend(first: tuple[float, float], last: tuple[float, float]) -> str:
     return "shrinks" if gap < 0 else "grows"
 
 
-def path_words(rows: dict[tuple[int, int], dict[str, Any]], key: str) -> str:
+def path_words(rows: dict[tuple[int, int], dict[str, Any]], key: str,
+               target: Optional[float] = None) -> str:
     """The stored draws ``key`` along each path of :data:`PATHS` whose sizes are all stored:
-    mean +- standard error per size and how the magnitude moves along the path.
+    mean +- standard error per size and how the magnitude moves along the path (with
+    ``target``: whether the mean approaches it or moves away).
 
     >>> rows = {(1000, 10): {"gaps": [-0.27, -0.28, -0.27]},
     ...         (2000, 10): {"gaps": [-0.28, -0.27, -0.28]},
@@ -580,7 +583,13 @@ def path_words(rows: dict[tuple[int, int], dict[str, Any]], key: str) -> str:
         varying = "Nx" if "fixed Ns" in name else "Ns"
         at = [f"{m:+.3g} +- {se:.1g} ({varying} = {nx if varying == 'Nx' else ns})"
               for (m, se), (nx, ns) in zip(stats, sizes)]
-        out.append(f"{name}: {', '.join(at)}: {_trend(stats[0], stats[-1])}")
+        if target is None:
+            trend = _trend(stats[0], stats[-1])
+        else:
+            trend = {"shrinks": f"approaches {target:g}", "grows": f"moves away from {target:g}"
+                     }.get(_trend(*((m - target, se) for m, se in (stats[0], stats[-1]))),
+                           "stays within its errors")
+        out.append(f"{name}: {', '.join(at)}: {trend}")
     return "; ".join(out)
 
 
@@ -593,6 +602,23 @@ def transfer_path_note(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -
     return (f"Off the paper's sizes, the transfer at alpha = 0.3 minus the transfer at "
             f"alpha = 1 on the same tasks ({TRANSFER_PATH_SAMPLES} task draws per size, exact "
             f"solver; stored in results/{Path(path).name}), {path_words(rows, 'gaps')}.")
+
+
+def retention_path_note(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -> str:
+    """How line 271's retention at alpha = 0.3 moves along the paths of :data:`PATHS` (the
+    same stored solves as :func:`transfer_path_note`), against the corrected and the printed
+    values; empty when none are stored."""
+    from .measurements import claim_value
+
+    rows = _stored_path_rows(seed, path)
+    if not rows or not path_words(rows, "retention"):
+        return ""
+    corrected, printed = (claim_value("soft_threshold.retention_with_diagonal", which,
+                                      rho_a=0.5, rho_b=0.5) for which in ("derived", "printed"))
+    return (f"Off the paper's sizes, the retention at alpha = 0.3 (corrected {corrected:.4g}, "
+            f"printed {printed:.4g}; {TRANSFER_PATH_SAMPLES} task draws per size, exact solver; "
+            f"stored in results/{Path(path).name}), "
+            f"{path_words(rows, 'retention', target=corrected)}.")
 
 
 def learned_path_note(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -> str:
