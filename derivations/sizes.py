@@ -871,12 +871,12 @@ their observable: sized by that norm's standard deviation at the paper's Ns."""
 
 def row_spread_size(claim_id: str) -> tuple[Size, str]:
     """The size of a :data:`ROW_SPREADS` statement at Ns = 30: the standard deviation of
-    sum_j A_ij^2 across neurons, the square root of its derived variance (no free parameter:
-    a stated point), with how it was obtained and what it enters.
+    sum_j A_ij^2 across neurons, the square root of its derived variance (no free parameter,
+    no point: the reason says Ns = 30), with how it was obtained and what it enters.
 
     >>> size, how = row_spread_size("soft_threshold.row_norm_condition")
     >>> round(size.value, 4), size.point, size.over
-    (0.2582, {'Ns': 30.0}, 'stated point')
+    (0.2582, {}, 'stated point')
     """
     from .latex import inline_math
     from .soft_threshold import row_norm_variance  # the model's derivation: imported when used
@@ -890,7 +890,7 @@ def row_spread_size(claim_id: str) -> tuple[Size, str]:
            f"A_ij^2 has variance {inline_math(variance)} (derived), so it lies {value:.3g} "
            f"from 1 in standard deviation across neurons; what the spread does to the results the "
            f"appendix derives from m_i ~ N(0, 1) is sized at lines 271, 861, 873 and 880")
-    return Size(value, {"Ns": float(ns)}, "stated point"), how
+    return Size(value, {}, "stated point"), how
 
 
 _ROW_NORM_RELATIVE = {"soft_threshold.cross_moment": (1, "alpha"),
