@@ -230,3 +230,29 @@ def test_a_correction_measured_at_another_line_of_its_cause_is_not_confirmed_the
         assert s.confirmation.reason.startswith(
             "measured at line 271 (soft_threshold.alpha_independence), the same root cause")
         assert s.size_derived is None and s.size != gap.size
+
+
+def test_the_stored_path_off_the_papers_sizes_holds_every_size_its_notes_read():
+    """Line 271's transfer condition and line 903's note read the stored path: every size of
+    every path is there, with three draws of the transfer gap, the retention and the learned
+    error, and each note names every path with the direction the numbers show."""
+    record = json.loads(st.TRANSFER_PATH_FILE.read_text())
+    rows = {(r["nx"], r["ns"]): r for r in record["rows"]}
+    assert [tuple(s) for s in record["settings"]["sizes"]] == list(st.TRANSFER_PATH)
+    for _, sizes in st.PATHS:
+        for size in sizes:
+            assert all(len(rows[size][key]) == st.TRANSFER_PATH_SAMPLES
+                       for key in ("gaps", "retention", "learned")), size
+    for note in (st.transfer_path_note(0), st.learned_path_note(0), st.retention_path_note(0)):
+        assert all(f"{name}:" in note for name, _ in st.PATHS), note
+    assert st.transfer_path_note(1) == ""  # another seed: nothing stored for it
+
+
+def test_a_path_is_said_to_move_only_beyond_three_standard_errors():
+    rows = {(1000, 10): {"x": [1.0, 1.1, 0.9]}, (2000, 10): {"x": [0.5, 0.6, 0.4]},
+            (4000, 10): {"x": [0.95, 1.05, 1.0]}}
+    assert st.path_words(rows, "x").endswith("stays within its errors")
+    rows[(4000, 10)] = {"x": [0.2, 0.21, 0.19]}
+    assert st.path_words(rows, "x").endswith(": shrinks")
+    assert st.path_words(rows, "x", target=0.0).endswith("approaches 0")
+    assert st.path_words(rows, "x", target=1.5).endswith("moves away from 1.5")
