@@ -43,7 +43,7 @@ __all__ = ["PAPER_SIZES", "Size", "size_at_paper_sizes", "GRIDS", "observable_ch
            "observable_size", "LimitTerm", "LIMIT_TERMS", "limit_observable",
            "Location", "LOCATIONS", "location_shift", "UNSIZED_OBSERVABLES", "NO_LIMIT_TERM", "LIMIT_REASON",
            "leading_order_error", "RANK_LOSSES", "rank_loss", "rank_loss_size",
-           "ROW_NORMS", "row_norm_size", "ROW_SPREADS", "row_spread_size",
+           "ROW_NORMS", "row_norm_size", "ROW_SPREADS", "row_spread_size", "SPREAD_WORDS",
            "AT_PAPER_SIZES"]
 
 PAPER_SIZES = {Nx: 3000, Ns: 30, Ny: 10}
@@ -869,6 +869,10 @@ ROW_SPREADS: dict[str, str] = {
 their observable: sized by that norm's standard deviation at the paper's Ns."""
 
 
+SPREAD_WORDS = "from 1 in standard deviation across neurons"
+"""What a :data:`ROW_SPREADS` size is, in its reason (its phrase is labelled by it)."""
+
+
 def row_spread_size(claim_id: str) -> tuple[Size, str]:
     """The size of a :data:`ROW_SPREADS` statement at Ns = 30: the standard deviation of
     sum_j A_ij^2 across neurons, the square root of its derived variance (no free parameter,
@@ -888,7 +892,7 @@ def row_spread_size(claim_id: str) -> tuple[Size, str]:
     value = float(sp.sqrt(variance.subs(Ns, ns)))
     how = (f"the row norms' spread at Ns = {ns}: with entries of A of variance 1/Ns, sum_j "
            f"A_ij^2 has variance {inline_math(variance)} (derived), so it lies {value:.3g} "
-           f"from 1 in standard deviation across neurons; what the spread does to the results the "
+           f"{SPREAD_WORDS}; what the spread does to the results the "
            f"appendix derives from m_i ~ N(0, 1) is sized at lines 271, 861, 873 and 880")
     return Size(value, {}, "stated point"), how
 

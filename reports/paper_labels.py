@@ -209,6 +209,8 @@ def name_labels(text: str, numbers: Mapping[str, LabelNumber]) -> str:
     'as Eqs. (5a) and (5b) predict; Eq. (5a) at $x_{eq}$; eq_unknown'
     >>> name_labels("Appendix subsec_b: the row norm; subsec_b, fig_p and fig_unknown", numbers)
     'Appendix B.3: the row norm; Appendix B.3, Fig. 7 and fig_unknown'
+    >>> name_labels("Sec. 5.3 / Appendix B.3 (subsec_b), Fig. 7 (fig_p) red region", numbers)
+    'Sec. 5.3 / Appendix B.3, Fig. 7 red region'
     """
     def place(m: re.Match) -> str:
         label = m.group(1)
@@ -232,7 +234,11 @@ def name_labels(text: str, numbers: Mapping[str, LabelNumber]) -> str:
         out.append(m.group(0))
         last = m.end()
     out.append(_PLACE_LABEL.sub(place, _BARE_LABEL.sub(named, text[last:])))
-    return "".join(out)
+    # a name followed by its own label in parentheses reads it twice once named
+    return _REPEATED_NAME.sub(r"\1", "".join(out))
+
+
+_REPEATED_NAME = re.compile(r"((?:Eqs?\.|Fig\.|Sec\.|Appendix) [^()\s]+) \(\1\)")
 
 
 def label_namer(paper: Paper):

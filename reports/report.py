@@ -387,7 +387,7 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
 
 
 PROSE_KEYS = ("where", "note", "condition", "paper_regime", "exceptions", "observable",
-              "size_reason", "size_phrase", "would_decide")
+              "size_reason", "size_phrase", "would_decide", "reading_from")
 """A record's words (not its formulas): they name the paper's equations as it prints them,
 "Eq. (4)", never by their LaTeX labels."""
 

@@ -60,6 +60,7 @@ import numpy as np
 from tasksim.errors import InputError
 
 from .pmnist_results import RESULTS_DIR
+from .soft_threshold_scan import ALPHA_SCAN, SCAN_REASON, TRANSFER_PATH_FILE, scan_size
 
 __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "Protocol",
            "measurement_unit", "figure_unit", "compute", "run_experiment", "load_stored",
@@ -67,7 +68,7 @@ __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "P
            "stored_digest", "training_time_note", "transfer_path", "store_transfer_path",
            "transfer_path_note", "TRANSFER_PATH_FILE", "PATHS",
            "path_words", "learned_path_note", "retention_path_note",
-           "transfer_path_unit"]
+           "transfer_path_unit", "ALPHA_SCAN", "alpha_scan", "scan_size", "SCAN_REASON"]
 
 STORED_PATH = RESULTS_DIR / "soft_threshold.nc"
 """Where the report reads the paper-size experiment."""
@@ -472,8 +473,6 @@ clause (its derivation drops the off-diagonal Hermite orders >= 3 of E[phi phi^T
 the row norms to be 1) and line 903's error on the task just learned. Each size's draws are
 seeded by its index here, so sizes are only ever appended."""
 TRANSFER_PATH_SAMPLES = 3
-TRANSFER_PATH_FILE = RESULTS_DIR / "soft_threshold_transfer_path.json"
-"""Where ``tasksim report --rerun soft-threshold`` stores :func:`transfer_path`'s draws."""
 
 PATHS: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = (
     ("at fixed Ns = 10", ((1000, 10), (2000, 10), (4000, 10))),
@@ -485,25 +484,36 @@ PATHS: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = (
 Ns << Nx), Ns growing at a fixed Nx/Ns^2, and both (Nx/Ns^2 falling)."""
 
 
-def transfer_path_unit(seed: int, index: int, nx: int, ns: int, samples: int
-                       ) -> dict[str, Any]:
-    """One size of :func:`transfer_path`: the transfer at alpha = 0.3 minus the transfer at
-    alpha = 1 on the same tasks ("gaps"), the retention ("retention") and eps_2[W_2]
-    ("learned") at alpha = 0.3, per task draw, (rho_a, rho_b) = (0.5, 0.5), exact
-    soft-thresholding solver (gradient-flow limit)."""
+def transfer_path_unit(seed: int, index: int, nx: int, ns: int, samples: int,
+                       alpha: float = 0.3, tag: int = 271) -> dict[str, Any]:
+    """One size of :func:`transfer_path` (or one alpha of :func:`alpha_scan`): the transfer
+    at ``alpha`` minus the transfer at alpha = 1 on the same tasks ("gaps"), the retention
+    ("retention") and eps_2[W_2] ("learned") at ``alpha``, per task draw, (rho_a, rho_b) =
+    (0.5, 0.5), exact soft-thresholding solver (gradient-flow limit); the draws seeded by
+    (seed, tag, index) alone, so that units of one index share their tasks."""
     from .figures_blas import single_threaded_blas
     from .measurements import soft_threshold_errors
 
-    entropies = np.random.SeedSequence([seed, 271, index]).generate_state(samples, np.uint64)
+    entropies = np.random.SeedSequence([seed, tag, index]).generate_state(samples, np.uint64)
     gaps, retention, learned = [], [], []
     with single_threaded_blas():
         for e in entropies:
-            transfer, kept, error = soft_threshold_errors(nx, ns, 0.3, (0.5, 0.5), int(e))
+            transfer, kept, error = soft_threshold_errors(nx, ns, alpha, (0.5, 0.5), int(e))
             gaps.append(transfer - soft_threshold_errors(nx, ns, 1.0, (0.5, 0.5), int(e))[0])
             retention.append(kept)
             learned.append(error)
-    return {"nx": nx, "ns": ns, "gaps": [float(g) for g in gaps],
+    return {"nx": nx, "ns": ns, "alpha": alpha, "gaps": [float(g) for g in gaps],
             "retention": [float(x) for x in retention], "learned": [float(x) for x in learned]}
+
+
+def alpha_scan(seed: int, samples: int = TRANSFER_PATH_SAMPLES,
+               executor: Optional[Executor] = None) -> list[dict[str, Any]]:
+    """:func:`transfer_path_unit` at Nx = 3000, Ns = 30 for each alpha of :data:`ALPHA_SCAN`,
+    on the same task draws (one index), in that order."""
+    units = [(seed, 0, 3000, 30, samples, a, 903) for a in ALPHA_SCAN]
+    if executor is None:
+        return [transfer_path_unit(*u) for u in units]
+    return [f.result() for f in [executor.submit(transfer_path_unit, *u) for u in units]]
 
 
 def transfer_path(seed: int, sizes: Sequence[tuple[int, int]] = TRANSFER_PATH,
@@ -527,8 +537,10 @@ def store_transfer_path(seed: int, command: Sequence[str] | str,
 
     record = {"settings": {"seed": int(seed), "sizes": [list(x) for x in TRANSFER_PATH],
                            "samples": TRANSFER_PATH_SAMPLES, "alpha": 0.3,
-                           "rho_a": 0.5, "rho_b": 0.5},
+                           "rho_a": 0.5, "rho_b": 0.5, "alpha_scan": list(ALPHA_SCAN),
+                           "alpha_scan_size": [3000, 30]},
               "rows": transfer_path(seed, executor=executor),
+              "alpha_scan": alpha_scan(seed, executor=executor),
               "provenance": provenance(seed=int(seed), command=command)}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -559,6 +571,16 @@ def _trend(first: tuple[float, float], last: tuple[float, float]) -> str:
     return "shrinks" if gap < 0 else "grows"
 
 
+def _path_trend(stats: Sequence[tuple[float, float]]) -> str:
+    """How a magnitude moves along a path of (mean, se): from its first size to its last
+    (:func:`_trend`), said only where no step between neighbours moves the other way beyond
+    its errors; else "moves both ways"."""
+    overall = _trend(stats[0], stats[-1])
+    steps = {_trend(a, b) for a, b in zip(stats, stats[1:])}
+    against = {"shrinks": "grows", "grows": "shrinks"}.get(overall)
+    return "moves both ways" if against in steps else overall
+
+
 def path_words(rows: dict[tuple[int, int], dict[str, Any]], key: str,
                target: Optional[float] = None) -> str:
     """The stored draws ``key`` along each path of :data:`PATHS` whose sizes are all stored:
@@ -583,12 +605,12 @@ def path_words(rows: dict[tuple[int, int], dict[str, Any]], key: str,
         varying = "Nx" if "fixed Ns" in name else "Ns"
         at = [f"{m:+.3g} +- {se:.1g} ({varying} = {nx if varying == 'Nx' else ns})"
               for (m, se), (nx, ns) in zip(stats, sizes)]
-        if target is None:
-            trend = _trend(stats[0], stats[-1])
-        else:
-            trend = {"shrinks": f"approaches {target:g}", "grows": f"moves away from {target:g}"
-                     }.get(_trend(*((m - target, se) for m, se in (stats[0], stats[-1]))),
-                           "stays within its errors")
+        centred = stats if target is None else [(m - target, se) for m, se in stats]
+        trend = _path_trend(centred)
+        if target is not None:
+            trend = {"shrinks": f"moves toward {target:g}",
+                     "grows": f"moves away from {target:g}"}.get(trend, trend)
+            trend += f" (ends {abs(centred[-1][0]):.2g} from it)"
         out.append(f"{name}: {', '.join(at)}: {trend}")
     return "; ".join(out)
 

@@ -42,12 +42,13 @@ from sympy.logic.boolalg import BooleanAtom
 
 from tasksim.derivations.claims import VERDICTS, Verdict, statement_verdict
 from tasksim.derivations.latex import latex
-from tasksim.derivations.sizes import (AT_PAPER_SIZES, CONSTANT_AT, leading_order_error,
-                                       limit_observable, observable_size)
+from tasksim.derivations.sizes import (AT_PAPER_SIZES, CONSTANT_AT, SPREAD_WORDS,
+                                       leading_order_error, limit_observable, observable_size)
 
 from .measurements import (MEASUREMENTS, UNMEASURABLE, Confirmation, MeasuredVerdict,
                            Measurement, Row, confirmation, measurement_for, not_measured)
 from .paper import Paper, load_paper, normalize
+from .soft_threshold_scan import SCAN_REASON
 
 __all__ = ["VERDICTS", "StatementVerdict", "Cause", "statement_verdicts", "causes", "clauses",
            "observable_of", "load_measured", "COMMITTED_CLAIMS", "ERRATA_VERDICTS",
@@ -145,6 +146,12 @@ class StatementVerdict:
             return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
                     f"{what} not confirmed); derived {self.size_derived:.4g} at the same "
                     "point")
+        if self.size_kind == "measured" and self.size_reason.startswith(SCAN_REASON):
+            alphas = self.size_reason[len(SCAN_REASON):].split(" on ")[0].strip()
+            measured = (f"measured {self.size:.3g} (at {at}; the largest over alpha = "
+                        f"{alphas} at one rho_a, rho_b, not a maximum over them)")
+            return (f"the leading order's error, {measured}"
+                    if self.verdict == "holds in the stated limit" else measured)
         if self.size_kind == "measured":  # one measured point, not a grid
             measured = f"measured {self.size:.3g} (at {at}; one point, not a maximum)"
             return (f"the leading order's error, {measured}"
@@ -157,6 +164,9 @@ class StatementVerdict:
         # sized from the surrogate weights says that instead (REFEREE40 m4)
         if self.verdict == "holds in the stated limit" and SURROGATE_ROUTE in self.size_reason:
             return f"the surrogate weights' finite-size correction, {derived}"
+        if SPREAD_WORDS in self.size_reason:  # a premise's spread, not an error (REFEREE42 m6.1)
+            return (f"the row norms' spread about the 1 it takes (standard deviation across "
+                    f"neurons), {derived}")
         # a stronger condition sized by the leading order's error in its region (a statement
         # of a location, no value of its own) says so too: it is not the failure's size
         # (REFEREE40 m5, line 201)
@@ -504,11 +514,10 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
     step = AT_PAPER_SIZES.get(v.claim.id)
     at_sizes = next((e for e in evidence if e.claim.id == step), None)
     if size is not None and at_sizes is not None and isinstance(at_sizes.derived, sp.Number):
-        # the same number at the paper's sizes, from the exact 1/Nx terms (REFEREE41 m2)
-        value = float(f"{abs(float(at_sizes.derived)):.6g}")
-        return _Size(value, {}, f"at Nx = 3000, Ns = 30 with the exact 1/Nx terms (the step "
-                                f"{step}; O(Nx^-2) beyond); at leading order (Ns/Nx -> 0) "
-                                f"{size.value:.3g}", kind="value")
+        # the same number at the paper's sizes from the exact 1/Nx terms, said beside the
+        # leading order's, with what it does not decide (REFEREE41 m2, REFEREE42 m2.6)
+        reason = (f"at leading order (Ns/Nx -> 0), where the condition is derived; "
+                  f"{_at_paper_sizes_words(at_sizes)}; {reason}")
     if size is None and word == "holds in the stated limit":
         found = [(observable_size(e, word), e.claim.id) for e in evidence
                  if e.status == "leading order"]
@@ -525,6 +534,22 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
     # a maximum the derivation took (sizes.CONSTANT_AT) has no value at parameters 1/2
     return _Size(float(f"{size.value:.6g}"), dict(size.point), reason,
                  own_expression=v.claim.id not in CONSTANT_AT, kind=size.over)
+
+
+def _at_paper_sizes_words(step: Verdict) -> str:
+    """What a :data:`~tasksim.derivations.sizes.AT_PAPER_SIZES` step finds at Nx = 3000,
+    Ns = 30: the window its steps give (the larger gain's) and the gain, and that the
+    O(Nx^-2) terms beyond are not bounded."""
+    import sympy as sp
+
+    windows = [tuple(float(x) for x in s.expr) for s in step.derivation.steps
+               if isinstance(s.expr, sp.Tuple) and len(s.expr) == 3]
+    low, high, _ = max(windows, key=lambda w: w[2]) if windows else (math.nan,) * 3
+    window = f"the window ({min(low, high):.4f}, {max(low, high):.4f}) and " if windows else ""
+    return (f"at Nx = 3000, Ns = 30 the exact 1/Nx terms narrow {window}the gain to "
+            f"{abs(float(step.derived)):.2g} (the step {step.claim.id}), but the O(Nx^-2) "
+            f"terms beyond are not bounded, so the expansion does not decide whether a "
+            f"tradeoff remains at the paper's sizes")
 
 
 def _typical(v: Verdict, word: str) -> Optional[float]:
@@ -631,12 +656,16 @@ def misprint_note(cause: Optional[str], note: str) -> str:
 def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper],
                              measured: Mapping[str, MeasuredVerdict],
                              network: Optional[Mapping[str, Any]] = None,
-                             limit_sizes: Optional[Mapping[str, tuple[Any, str]]] = None
-                             ) -> list[StatementVerdict]:
+                             limit_sizes: Optional[Mapping[str, tuple[Any, str]]] = None,
+                             scans: Optional[Mapping[str, tuple[float, dict[str, float], str]]]
+                             = None) -> list[StatementVerdict]:
     """The records from already evaluated claims (:func:`statement_verdicts` evaluates).
     ``network``: Sec. 7's verdicts on stored network runs by claim id (default: read from
     ``results/`` by :func:`_network_verdicts`); they decide the statements they name.
-    ``limit_sizes``: :func:`all_limit_sizes`, where already computed (else computed here)."""
+    ``limit_sizes``: :func:`all_limit_sizes`, where already computed (else computed here).
+    ``scans``: sizes measured over alpha at the paper's sizes by claim id (default: read from
+    ``results/`` by :func:`_scan_sizes`); they size the statements they name."""
+    scans = _scan_sizes() if scans is None else scans
     by_id = {v.claim.id: v for v in verdicts}
     heads = [v for v in verdicts if v.claim.headline and v.claim.line is not None]
     steps = [v for v in verdicts if not v.claim.headline and v.claim.line is not None]
@@ -679,6 +708,9 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             miss = _measured_miss(evidence[c.id], measured)
             if miss is not None:
                 (size, point, reason), kind = miss, "measured"
+        if c.id in scans and word.startswith("holds"):
+            # a statement about every alpha, measured at several (REFEREE42 M2.1, m2.5)
+            (size, point, reason), kind = scans[c.id], "measured"
         if remeasured is None and size and word.startswith("holds"):
             # the derived value that sizes a verdict (the surrogate weights of plasticity
             # gating), measured with the exact solvers and not confirmed
@@ -812,6 +844,8 @@ def _measured_leading_error(claim_id: str, m: MeasuredVerdict, why: str
         return None
     if leading is None or not math.isfinite(leading):
         return None
+    if abs(leading) < 1e-9:  # a form that vanishes in the limit, at Nx = 10^12 Ns: its 0
+        leading = 0.0
     point = {"Nx": row.nx, "Ns": row.ns,
              **{k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}}
     reason = (f"measured at Nx = {row.nx}, Ns = {row.ns}: {row.mean:.4g} +- {row.sem:.2g} "
@@ -825,9 +859,8 @@ def _measured_leading_error(claim_id: str, m: MeasuredVerdict, why: str
 def _measured_miss(evidence: Sequence[Verdict], measured: Mapping[str, MeasuredVerdict]
                    ) -> Optional[tuple[float, dict[str, float], str]]:
     """The size of a statement that holds only under a stronger condition, when a step of its
-    evidence was measured at the paper's sizes and missed its derived value (the paper's
-    sizes lie outside the stronger condition): |measured - derived| at the largest size, with
-    its standard error. None when no step's measurement missed."""
+    evidence was measured and missed its derived value: |measured - derived| at the largest
+    size, with its standard error. None when no step's measurement missed."""
     for e in evidence:
         m = measured.get(e.claim.id)
         if m is None or m.denied is not None or "derived value not confirmed" not in m.verdict:
@@ -837,7 +870,7 @@ def _measured_miss(evidence: Sequence[Verdict], measured: Mapping[str, MeasuredV
         point = {"Nx": row.nx, "Ns": row.ns,
                  **({k: float(x) for k, x in spec.point.items() if isinstance(x, (int, float))}
                     if spec is not None else {})}
-        reason = (f"measured at Nx = {row.nx}, Ns = {row.ns}, outside the stronger condition: "
+        reason = (f"measured at Nx = {row.nx}, Ns = {row.ns} (the largest size measured): "
                   f"{row.mean:.4g} +- {row.sem:.2g} (n = {row.n}) against the derived "
                   f"{row.derived:.4g} ({m.what}; the step {e.claim.id})")
         return float(f"{abs(row.mean - row.derived):.6g}"), point, reason
@@ -872,6 +905,20 @@ def _gaussian_exact(claim_id: str, evidence: Sequence[Verdict]) -> str:
         return (f"the printed form is exact for Gaussian entries ({twins[0].claim.id}); "
                 "it differs only for the appendix generator's entries")
     return ""
+
+
+SCANNED: dict[str, str] = {"soft_threshold.transfer_alpha_independence": "gaps",
+                          "soft_threshold.learning_preserved": "learned"}
+"""Statements about every alpha sized by the stored scan over alpha at the paper's sizes
+(:func:`tasksim.reports.soft_threshold_results.scan_size`), with the draws each reads."""
+
+
+def _scan_sizes() -> dict[str, tuple[float, dict[str, float], str]]:
+    """:data:`SCANNED`'s sizes from ``results/``; none where the file holds no scan."""
+    from .soft_threshold_scan import scan_size
+
+    found = {claim_id: scan_size(key) for claim_id, key in SCANNED.items()}
+    return {claim_id: size for claim_id, size in found.items() if size is not None}
 
 
 def _network_verdicts() -> dict[str, Any]:

@@ -254,5 +254,7 @@ def test_a_path_is_said_to_move_only_beyond_three_standard_errors():
     assert st.path_words(rows, "x").endswith("stays within its errors")
     rows[(4000, 10)] = {"x": [0.2, 0.21, 0.19]}
     assert st.path_words(rows, "x").endswith(": shrinks")
-    assert st.path_words(rows, "x", target=0.0).endswith("approaches 0")
-    assert st.path_words(rows, "x", target=1.5).endswith("moves away from 1.5")
+    assert st.path_words(rows, "x", target=0.0).endswith("moves toward 0 (ends 0.2 from it)")
+    assert st.path_words(rows, "x", target=1.5).endswith("moves away from 1.5 (ends 1.3 from it)")
+    rows[(2000, 10)] = {"x": [2.0, 2.1, 1.9]}  # up, then down: no direction is said
+    assert st.path_words(rows, "x").endswith("moves both ways")

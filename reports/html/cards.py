@@ -328,7 +328,9 @@ def with_paper_regime(condition: str, regime: str) -> str:
     return f"{condition} (the paper's regime: {regime})" if regime else condition
 
 
-SIZE_LABELS = ("the leading order's error, ", "the surrogate weights' finite-size correction, ")
+SIZE_LABELS = ("the leading order's error, ", "the surrogate weights' finite-size correction, ",
+               "the row norms' spread about the 1 it takes (standard deviation across "
+               "neurons), ")
 """Openings of a size phrase that say what the number measures (:meth:`StatementVerdict
 .size_phrase`), kept wherever the size is shown."""
 
