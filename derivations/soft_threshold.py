@@ -827,6 +827,39 @@ def _derive_learning_preserved() -> Derivation:
                          "0.01, it grows with Ns (the measurement's rows)")
 
 
+def _derive_not_effective() -> Derivation:
+    """Line 272's "plasticity gating and input sparsification are not effective in our model"
+    (REFEREE42 m2.7: an inference from line 271, not a restatement of its erratum): at leading
+    order neither raises the transfer or the retention above the vanilla model's anywhere in
+    the unit square. Plasticity gating leaves both vanilla (Appendix B.2); soft-thresholding,
+    with the diagonal of E[phi phi^T] kept, leaves the transfer vanilla and changes the
+    retention by -(1 - rho_a^2)((rho_a - rho_b)^2 + 1 - rho_b^2), which is <= 0 there (each
+    factor is >= 0 on [0, 1]^2): a loss, not a gain. The conclusion survives the erratum."""
+    from .plasticity import retention as plastic_retention, transfer as plastic_transfer
+
+    plastic = [sp.simplify(claims_leading(f()) - vanilla)
+               for f, vanilla in ((plastic_transfer, _VANILLA_TF),
+                                  (plastic_retention, _VANILLA_RT))]
+    soft_tf = sp.factor(claims_leading(transfer_with_diagonal()) - _VANILLA_TF)
+    soft_rt = sp.factor(claims_leading(retention_with_diagonal()) - _VANILLA_RT)
+    # the retention change as minus a product of factors each >= 0 on the unit square
+    nonnegative = (1 - rho_a**2) * ((rho_a - rho_b)**2 + 1 - rho_b**2)
+    as_product = sp.simplify(soft_rt + nonnegative) == 0
+    holds = all(x == 0 for x in plastic) and soft_tf == 0 and as_product
+    return Derivation(sp.true if holds else sp.false, (
+        Step("plasticity gating: transfer and retention minus the vanilla ones (leading order)",
+             sp.Tuple(*plastic)),
+        Step("soft-thresholding, diagonal kept: transfer minus the vanilla one", soft_tf),
+        Step("soft-thresholding, diagonal kept: retention minus the vanilla one", soft_rt),
+        Step("the same, as minus (1 - rho_a^2)((rho_a - rho_b)^2 + 1 - rho_b^2): <= 0 on "
+             "the unit square", -nonnegative),
+    ), exact=False, note="neither mechanism raises transfer or retention anywhere in the unit "
+                         "square at leading order: plasticity gating leaves both vanilla, "
+                         "soft-thresholding leaves the transfer vanilla and lowers the "
+                         "retention (line 271's correction), so the conclusion holds with "
+                         "the erratum corrected")
+
+
 def _derive_tractable() -> Derivation:
     """Line 822, read as the premise its tractable error rests on (REFEREE40 m1): m_i
     Gaussian of unit variance, which needs Ns >> 1 (:func:`_derive_row_norm`). Whether the
@@ -878,8 +911,7 @@ def _claims() -> list[Claim]:
                    "corrected value as Ns grows at fixed Nx/Ns^2 and stays far below the "
                    "printed one (that measurement's note)",
               restates=((902, r"transfer or retention"),
-                        (91, r"activity sparsification"),
-                        (272, r"input sparsification are not effective in our model"))),
+                        (91, r"activity sparsification"))),
         Claim("soft_threshold.transfer_alpha_independence", "Sec. 5.3: the transfer half of "
               "'transfer and retention independent of alpha' (Fig. 3D)", sp.Integer(0),
               transfer_half, _derive_transfer_alpha_independence,
@@ -900,6 +932,16 @@ def _claims() -> list[Claim]:
               restates=((902, r"input sparsification via soft-thresholding doesn't "
                               r"influence knowledge transfer"),
                         (91, r"do not influence either transfer"))),
+        Claim("soft_threshold.not_effective", "Sec. 5.3: plasticity gating and input "
+              "sparsification are not effective", sp.true,
+              r"plasticity gating and input sparsification are not effective in our model",
+              _derive_not_effective, line=272, headline=True,
+              condition="leading order in Ns/Nx (the over-parameterized regime the line "
+                        "names); input sparsification judged with the diagonal of "
+                        "E[phi phi^T] kept (the model's error)",
+              note="read as: neither raises the transfer or the retention above the vanilla "
+                   "model's at any (rho_a, rho_b); an inference from lines 269 and 271, not a "
+                   "restatement of line 271's erratum: it holds with the correction"),
         Claim("soft_threshold.row_norm_condition", f"{_WHERE}: <m_i^2> = sum_j A_ij^2 ~ 1",
               sp.true, r"\lla m_i^2 \rra = \sum_{j=1}^{N_s} A_{ij}^2 \approx 1",
               _derive_row_norm, line=836, headline=True, condition="Ns >> 1",

@@ -238,6 +238,9 @@ class Measurement:
     observable: str = ""
     """What the measured number is a value of, in the statement's units (a size taken from
     the measurement is stated in it); empty: the statement's own observable."""
+    explain: Optional[Callable[[Sequence[Row]], str]] = None
+    """A sentence computed from the rows that the measured verdict carries as its note (what
+    the rows bear on beyond the confirmation), or None."""
     restated_by: tuple[str, ...] = ()
     """Headline claims that restate this one on the same derivation (the appendix's
     restatement of a main-text line): the measurement sizes them too."""
@@ -640,6 +643,24 @@ def _learned_value(which: str, nx: int, ns: int) -> Optional[float]:
                        kappa=kappa)
 
 
+def _phi_squared_limit_note(rows: Sequence[Row]) -> str:
+    """Line 878's measurement: the correction a card displays is E[phi^2] for m_i of unit
+    variance (the Ns -> oo form); the confirmation uses its finite-Ns form (averaged over the
+    row norms' chi-square law). How far the displayed form lies from the measurement at the
+    largest size says which of the two the measurement confirms (REFEREE42 m2.4)."""
+    alpha_value = 0.3
+    h_value = math.sqrt(2) * float(scipy.special.erfcinv(alpha_value))
+    limit = claim_value("soft_threshold.error_diagonal", "derived", h=h_value)
+    row = max(rows, key=lambda r: (r.nx, r.ns))
+    far = (f"{abs(row.mean - limit) / row.sem:.0f} standard errors" if row.sem > 0
+           else "beyond rounding")
+    return (f"The correction as displayed is the Ns -> oo form, E[phi^2] for m_i of unit "
+            f"variance: {limit:.4g} at alpha = {alpha_value:g}, {far} from the measured "
+            f"{row.mean:.4g} at Ns = {row.ns}. What is confirmed is its finite-Ns form, the "
+            f"same E[phi^2] averaged over the row norms' chi-square law ({row.derived:.4g} "
+            f"there), which approaches the displayed one as Ns grows.")
+
+
 def _plasticity_value(which: str, nx: int, ns: int) -> float:
     return claim_value("plasticity.alpha_independence", which, nx=nx, ns=ns, alpha=0.1,
                        rho_a=0.5, rho_b=0.2)
@@ -720,7 +741,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "(exact input moments), alpha = 0.3; derived: E[phi^2] at the measured Ns "
                 "(the row norms' chi-square law)", {"rho_a": 0.5, "alpha": 0.3},
                 ((200, 10), (3000, 30)), ((60, 4), (240, 16)), 10, 6, _phi_squared_diagonal,
-                exact=True, value=_phi_squared_value,
+                exact=True, value=_phi_squared_value, explain=_phi_squared_limit_note,
                 cost="the paper's sizes: O(Nx Ns) per draw for the diagonal (under a second "
                      "for 10 draws)"),
     Measurement("soft_threshold.alpha_independence", "retention at alpha = 0.3 minus retention "
@@ -913,7 +934,7 @@ def measure(m: Measurement, *, quick: bool = False, seed: int = 0,
     confirmed = (confirmation(rows, epsilon=m.epsilon, exact=m.exact)
                  if all(r.printed is not None for r in rows) else None)
     return MeasuredVerdict(m.claim_id, m.what, tuple(rows), verdict, seed, m.denied, False,
-                           confirmed, m.cost)
+                           confirmed, m.cost, m.explain(rows) if m.explain is not None else "")
 
 
 def measure_all(*, quick: bool = False, seed: int = 0,
