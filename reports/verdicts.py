@@ -1032,7 +1032,10 @@ def _with_network_verdict(s: StatementVerdict, net: Any) -> StatementVerdict:
     sized = effect is not None and net.verdict != "not decided"
     training = getattr(net, "training", "")
     caveat = getattr(net, "caveat", "")
-    margin = (f"margin {net.effect:+.3f} +- {net.se:.3f}{_part_named(net)} on {net.dataset} "
+    # a claimed equality read as a band ("within +-0.05") is shown by the value itself, not
+    # by a margin (REFEREE42 n6.5)
+    label = "measured" if " within " in (getattr(net, "claim", "") or "") else "margin"
+    margin = (f"{label} {net.effect:+.3f} +- {net.se:.3f}{_part_named(net)} on {net.dataset} "
               f"({net.n} paired seeds{_steps_phrase(training)})" + _secondary_phrase(second)
               + (f"; {caveat}" if caveat else "") if sized else "")
     return replace(
