@@ -884,6 +884,8 @@ def _condition(v: Verdict, word: str) -> str:
     stronger = v.derivation.stronger_condition if v.derivation is not None else ""
     if word == "holds under a stronger condition" and stronger:
         return stronger
+    if word == "wrong" and v.claim.condition == "exact":  # not "the verdict holds exactly"
+        return "judged as printed, an identity at every finite size"
     return "; ".join(x for x in (v.claim.condition, v.exceptions and f"except {v.exceptions}")
                      if x)
 
