@@ -35,9 +35,10 @@ RESTATEMENTS: tuple[tuple[str, int, str], ...] = (
     ("vanilla.negative_at_high_rho_a_low_rho_b", 86,
      r"However, the opposite, a combination of high feature similarity and low readout "
      r"similarity is harmful"),
+    # both halves of the sentence: each equation's card (REFEREE42 n3.2)
     ("vanilla.transfer", 190,
-     r"These two equations, despite their simplicity, capture the transfer and retention "
-     r"performance in numerical simulations well"),
+     r"These two equations, despite their simplicity, capture the transfer"),
+    ("vanilla.retention", 190, r"and retention performance in numerical simulations well"),
     ("vanilla.transfer.argmax_rho_a", 196,
      r"However, once the feature similarity exceeds the readout similarity, "
      r"counter-intuitively, high feature similarity worsens the transfer performance"),
