@@ -322,8 +322,7 @@ def _claims() -> list[Claim]:
               restates=((62, r"task-dependent plasticity gating does not affect either "
                              r"retention or transfer performance at the over-parameterized "
                              r"limit"),
-                        (91, r"Plasticity gating"),
-                        (272, r"plasticity gating and"))),
+                        (91, r"Plasticity gating"))),
         Claim("plasticity.alpha_independence.leading_order", f"{_WHERE}: 'up to the leading "
               "order, gating level alpha does not affect the transfer and retention'",
               sp.Integer(0), leading, _derive_alpha_dependence_up_to_leading_order, line=813,
