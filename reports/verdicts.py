@@ -146,10 +146,10 @@ class StatementVerdict:
             return (f"measured deviation from the printed value {self.size:.3g} (at {at}; "
                     f"{what} not confirmed); derived {self.size_derived:.4g} at the same "
                     "point")
-        if self.size_kind == "measured" and self.size_reason.startswith(SCAN_REASON):
-            alphas = self.size_reason[len(SCAN_REASON):].split(" on ")[0].strip()
+        if self.size_kind == "measured" and SCAN_REASON in self.size_reason:
+            alphas = self.size_reason.split(SCAN_REASON, 1)[1].split(" on ")[0].strip()
             measured = (f"measured {self.size:.3g} (at {at}; the largest over alpha = "
-                        f"{alphas} at one rho_a, rho_b, not a maximum over them)")
+                        f"{alphas} at these rho_a, rho_b, not a maximum over rho_a, rho_b)")
             return (f"the leading order's error, {measured}"
                     if self.verdict == "holds in the stated limit" else measured)
         if self.size_kind == "measured":  # one measured point, not a grid
@@ -164,6 +164,8 @@ class StatementVerdict:
         # sized from the surrogate weights says that instead (REFEREE40 m4)
         if self.verdict == "holds in the stated limit" and SURROGATE_ROUTE in self.size_reason:
             return f"the surrogate weights' finite-size correction, {derived}"
+        if self.size_reason.startswith(LEADING_ONLY):  # the limit's value (REFEREE43 m2)
+            return f"at leading order, {self._derived_phrase(at)}"
         if SPREAD_WORDS in self.size_reason:  # a premise's spread, not an error (REFEREE42 m6.1)
             return (f"the row norms' spread about the 1 it takes (standard deviation across "
                     f"neurons), {derived}")
@@ -516,8 +518,8 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
     if size is not None and at_sizes is not None and isinstance(at_sizes.derived, sp.Number):
         # the same number at the paper's sizes from the exact 1/Nx terms, said beside the
         # leading order's, with what it does not decide (REFEREE41 m2, REFEREE42 m2.6)
-        reason = (f"at leading order (Ns/Nx -> 0), where the condition is derived; "
-                  f"{_at_paper_sizes_words(at_sizes)}; {reason}")
+        reason = (f"{LEADING_ONLY}, where the condition is derived; "
+                  f"{_at_paper_sizes_words(at_sizes)}")
     if size is None and word == "holds in the stated limit":
         found = [(observable_size(e, word), e.claim.id) for e in evidence
                  if e.status == "leading order"]
@@ -534,6 +536,10 @@ def _size(v: Verdict, word: str, evidence: Sequence[Verdict],
     # a maximum the derivation took (sizes.CONSTANT_AT) has no value at parameters 1/2
     return _Size(float(f"{size.value:.6g}"), dict(size.point), reason,
                  own_expression=v.claim.id not in CONSTANT_AT, kind=size.over)
+
+
+LEADING_ONLY = "at leading order (Ns/Nx -> 0)"
+"""How the reason of a size taken at leading order, with its paper-size step beside, opens."""
 
 
 def _at_paper_sizes_words(step: Verdict) -> str:
@@ -708,9 +714,14 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
             miss = _measured_miss(evidence[c.id], measured)
             if miss is not None:
                 (size, point, reason), kind = miss, "measured"
-        if c.id in scans and word.startswith("holds"):
-            # a statement about every alpha, measured at several (REFEREE42 M2.1, m2.5)
+        if c.id in scans and (word.startswith("holds") or word == "not decided"):
+            # a statement about every alpha, measured at several (REFEREE42 M2.1, m2.5); one
+            # not decided keeps what would decide it beside the measured size
+            undecided = reason if word == "not decided" else ""
             (size, point, reason), kind = scans[c.id], "measured"
+            if undecided:
+                would_decide = undecided.removeprefix("not decided: ")
+                reason = f"{undecided}; {reason}"
         if remeasured is None and size and word.startswith("holds"):
             # the derived value that sizes a verdict (the surrogate weights of plasticity
             # gating), measured with the exact solvers and not confirmed

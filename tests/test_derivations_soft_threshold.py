@@ -207,7 +207,8 @@ def test_derived_gradient_with_the_diagonal_vanishes_at_the_numeric_ridge_soluti
 STATUSES = {
     # Sec. 5.3 judged with the diagonal of E[phi phi^T] kept: the retention depends on alpha
     "soft_threshold.alpha_independence": "erratum",
-    "soft_threshold.transfer_alpha_independence": "verified",
+    # line 271's transfer half: which joint limit of Ns and Nx is not derived (REFEREE43 m3)
+    "soft_threshold.transfer_alpha_independence": "open",
     "soft_threshold.row_norm_condition": "verified",
     # line 822: verified, read as the premise m_i ~ N(0, 1) (REFEREE40 m1)
     "soft_threshold.tractable_error": "verified",

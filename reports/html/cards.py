@@ -299,7 +299,7 @@ def phrase_in_observable(phrase: str, observable: str) -> Optional[str]:
     >>> phrase_in_observable("0.0101", "Delta eps_RT") is None
     True
     """
-    if not phrase or ("(at " not in phrase and not phrase.startswith("margin ")):
+    if not phrase or ("(at " not in phrase and not phrase.startswith(("margin ", "measured "))):
         return None
     return f"{phrase}, in {observable}" if observable else phrase
 
@@ -330,7 +330,7 @@ def with_paper_regime(condition: str, regime: str) -> str:
 
 SIZE_LABELS = ("the leading order's error, ", "the surrogate weights' finite-size correction, ",
                "the row norms' spread about the 1 it takes (standard deviation across "
-               "neurons), ")
+               "neurons), ", "at leading order, ")
 """Openings of a size phrase that say what the number measures (:meth:`StatementVerdict
 .size_phrase`), kept wherever the size is shown."""
 
