@@ -604,9 +604,10 @@ def _derive_no_tradeoff() -> Derivation:
                            f"retention can be bought with average transfer, by up to "
                            f"{float(retention_gain):.2g}",
         note=("both averages increase with gamma (weaken with regularization) below "
-              f"{window[0]}, both decrease above {window[1]}; in between, a tradeoff: "
-              "small, but not none (at the paper's sizes, with the exact 1/Nx terms: the "
-              "step euclidean.no_tradeoff.at_paper_sizes)"))
+              f"{window[0]}, both decrease above {window[1]}; in between, at leading order, "
+              "a tradeoff: small, but not none. At the paper's sizes the exact 1/Nx terms "
+              "narrow it (the step euclidean.no_tradeoff.at_paper_sizes), and the O(Nx^-2) "
+              "terms beyond, not bounded, leave open whether one remains there"))
 
 
 

@@ -471,10 +471,6 @@ NO_LIMIT_TERM: dict[str, str] = {
                             "Delta eps_RT to size; the fixed point it licenses is sized at lines 1141, 1144",
     "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny: no exact 1/Nx coefficient "
                             "is derived for it",
-    "soft_threshold.not_effective": "a statement that two mechanisms raise neither transfer "
-                                    "nor retention anywhere (a sign over the unit square): no "
-                                    "single value to size; what each does is sized at lines "
-                                    "269 and 271",
     "averages.adaptive.tractable": "a statement that the adaptive-gating averages are "
                                    "tractable (both are derived exactly: the steps "
                                    "averages.adaptive.transfer and .retention): no value of "
@@ -496,8 +492,6 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
     "fisher_diagonal.attenuates_robustness": "Delta eps_RT of the diagonal-Fisher model",
     "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny (vanilla model)",
     "fisher.invertibility": "the invertibility of two square matrices (no number)",
-    "soft_threshold.not_effective": "Delta eps_TF and Delta eps_RT of plasticity gating and "
-                                    "soft-thresholding minus the vanilla model's (a sign)",
     "averages.adaptive.tractable": "the tractability of the adaptive-gating averages (no "
                                    "number)",
 }

@@ -167,8 +167,7 @@ class StatementVerdict:
         if self.size_reason.startswith(LEADING_ONLY):  # the limit's value (REFEREE43 m2)
             return f"at leading order, {self._derived_phrase(at)}"
         if SPREAD_WORDS in self.size_reason:  # a premise's spread, not an error (REFEREE42 m6.1)
-            return (f"the row norms' spread about the 1 it takes (standard deviation across "
-                    f"neurons), {derived}")
+            return f"the row norms' spread about the 1 it takes, {derived}"
         # a stronger condition sized by the leading order's error in its region (a statement
         # of a location, no value of its own) says so too: it is not the failure's size
         # (REFEREE40 m5, line 201)

@@ -214,8 +214,8 @@ STATUSES = {
     "soft_threshold.tractable_error": "verified",
     # line 903: the task just learned stays learned (REFEREE39 1e)
     "soft_threshold.learning_preserved": "verified",
-    # line 272: an inference that survives line 271's erratum (REFEREE42 m2.7)
-    "soft_threshold.not_effective": "verified",
+    # line 272: an inference from line 271, not decided with its transfer half (REFEREE44 M1)
+    "soft_threshold.not_effective": "open",
     "soft_threshold.active_fraction": "verified",
     "soft_threshold.threshold": "verified",
     "soft_threshold.cross_moment": "verified",

@@ -291,7 +291,7 @@ def test_the_transfer_half_of_line_271_is_not_decided_and_says_what_would_decide
                                                       scans={claim_id: scan})
                   if s.id == claim_id)
     assert record.verdict == "not decided" and record.size == 0.24
-    assert record.would_decide.startswith("the joint limit of Ns and Nx")
+    assert record.would_decide.startswith("how Ns and Nx grow together")
     assert "the largest over alpha = 0.1, 0.3, 0.5" in record.size_phrase()
 
 

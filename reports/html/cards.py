@@ -329,8 +329,7 @@ def with_paper_regime(condition: str, regime: str) -> str:
 
 
 SIZE_LABELS = ("the leading order's error, ", "the surrogate weights' finite-size correction, ",
-               "the row norms' spread about the 1 it takes (standard deviation across "
-               "neurons), ", "at leading order, ")
+               "the row norms' spread about the 1 it takes, ", "at leading order, ")
 """Openings of a size phrase that say what the number measures (:meth:`StatementVerdict
 .size_phrase`), kept wherever the size is shown."""
 
