@@ -922,7 +922,7 @@ def _gaussian_exact(claim_id: str, evidence: Sequence[Verdict]) -> str:
 SCANNED: dict[str, str] = {"soft_threshold.transfer_alpha_independence": "gaps",
                           "soft_threshold.learning_preserved": "learned"}
 """Statements about every alpha sized by the stored scan over alpha at the paper's sizes
-(:func:`tasksim.reports.soft_threshold_results.scan_size`), with the draws each reads."""
+(:func:`tasksim.reports.soft_threshold_scan.scan_size`), with the draws each reads."""
 
 
 def _scan_sizes() -> dict[str, tuple[float, dict[str, float], str]]:
