@@ -68,7 +68,8 @@ __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "P
            "stored_digest", "training_time_note", "transfer_path", "store_transfer_path",
            "transfer_path_note", "TRANSFER_PATH_FILE", "PATHS",
            "path_words", "learned_path_note", "retention_path_note",
-           "transfer_path_unit", "ALPHA_SCAN", "alpha_scan", "scan_size", "SCAN_REASON"]
+           "transfer_path_unit", "ALPHA_SCAN", "alpha_scan", "scan_size", "SCAN_REASON",
+           "check_stored_path"]
 
 STORED_PATH = RESULTS_DIR / "soft_threshold.nc"
 """Where the report reads the paper-size experiment."""
@@ -374,6 +375,25 @@ def check_stored(*, quick: bool, seed: int, path: Union[str, Path, None] = None)
     if not quick:
         load_stored(STORED_PATH if path is None else path, Protocol.for_report(quick=False,
                                                                               seed=seed))
+        check_stored_path(seed)
+
+
+def check_stored_path(seed: int, path: Union[str, Path] = TRANSFER_PATH_FILE) -> None:
+    """Fail with one line when the stored path off the paper's sizes and the scan over alpha
+    (:func:`store_transfer_path`) are missing or were made with other settings: without them
+    a paper-size report would silently lose line 271's and line 903's sizes and notes."""
+    fix = f"`{RERUN_COMMAND}`" + ("" if seed == 0 else f" --seed {seed}")
+    try:
+        settings = json.loads(Path(path).read_text()).get("settings", {})
+    except (OSError, ValueError):
+        raise InputError(f"no readable soft-thresholding path at {path}: {fix} computes "
+                         "it") from None
+    wanted = {"seed": int(seed), "sizes": [list(x) for x in TRANSFER_PATH],
+              "samples": TRANSFER_PATH_SAMPLES, "alpha_scan": list(ALPHA_SCAN)}
+    differ = [k for k in wanted if settings.get(k) != wanted[k]]
+    if differ:
+        raise InputError(f"{path} was computed with {differ[0]} = {settings.get(differ[0])!r}, "
+                         f"the report needs {wanted[differ[0]]!r}: {fix} recomputes it")
 
 
 def stored_digest(*, quick: bool, path: Union[str, Path, None] = None) -> str:

@@ -258,3 +258,17 @@ def test_a_path_is_said_to_move_only_beyond_three_standard_errors():
     assert st.path_words(rows, "x", target=1.5).endswith("moves away from 1.5 (ends 1.3 from it)")
     rows[(2000, 10)] = {"x": [2.0, 2.1, 1.9]}  # up, then down: no direction is said
     assert st.path_words(rows, "x").endswith("moves both ways")
+
+
+def test_a_paper_size_report_stops_with_one_line_without_the_stored_path(tmp_path):
+    """Without results/soft_threshold_transfer_path.json (a wheel that did not ship it), a
+    paper-size report lost five cards' numbers and said nothing; it now stops with one line
+    naming the rerun, as for the experiment's netCDF."""
+    with pytest.raises(InputError, match="no readable soft-thresholding path .* --rerun"):
+        st.check_stored_path(0, tmp_path / "missing.json")
+    other = json.loads(st.TRANSFER_PATH_FILE.read_text())
+    other["settings"]["sizes"] = other["settings"]["sizes"][:2]
+    (tmp_path / "old.json").write_text(json.dumps(other))
+    with pytest.raises(InputError, match="computed with sizes = .* recomputes it"):
+        st.check_stored_path(0, tmp_path / "old.json")
+    st.check_stored_path(0)  # the committed one is the report's
