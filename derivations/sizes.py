@@ -183,8 +183,9 @@ AT_PAPER_SIZES: dict[str, str] = {
     "euclidean.no_tradeoff": "euclidean.no_tradeoff.at_paper_sizes",
 }
 """Statements whose derived size is a leading-order number with a step that computes the same
-number at Nx = 3000, Ns = 30 from the exact 1/Nx terms: that step's value is the size at the
-paper's sizes (the leading-order one said beside it)."""
+number at Nx = 3000, Ns = 30 from the exact 1/Nx terms: the size stays the leading order's
+(where the condition is derived), and the step's value is said beside it with what the
+O(Nx^-2) terms it leaves unbounded do not decide."""
 
 
 def observable_size(v: "Verdict", verdict: str) -> tuple[Optional[Size], str]:

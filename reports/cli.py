@@ -807,7 +807,7 @@ def _rerun_soft_threshold(args: argparse.Namespace, workers: int, err: TextIO) -
             stored.run_experiment(protocol, stored.STORED_PATH, executor=executor,
                                   progress=progress, command=args.command_line)
             err.write(f"tasksim report: soft-threshold: {len(stored.TRANSFER_PATH)} sizes off "
-                      "the paper's (transfer and learned error; a few minutes)\n")
+                      "the paper's and a scan over alpha at them (a few minutes)\n")
             stored.store_transfer_path(args.seed, args.command_line, executor=executor)
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted; {stored.STORED_PATH} holds the units that finished, "
