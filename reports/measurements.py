@@ -58,6 +58,7 @@ import sympy as sp
 
 from tasksim.derivations.claims import Verdict
 from tasksim.derivations.registry import all_claims
+from tasksim.derivations.soft_threshold import dropped_diagonal_ridge
 from tasksim.derivations.claims import evaluate
 from tasksim.derivations.symbols import (Ns, Nx, alpha, alpha_t, gamma, gamma_f, h, lam, rho_a,
                                          rho_b)
@@ -631,14 +632,11 @@ def _soft_gap_value(which: str, nx: int, ns: int) -> float:
 def _learned_value(which: str, nx: int, ns: int) -> Optional[float]:
     """Line 903's measurement: no printed value (the paper prints no error); derived, the
     error on the task just learned with the linear Hermite term alone, Ns kappa/(Ns kappa +
-    Nx) (the claim's step), kappa = (E[phi^2] - alpha^2)/alpha^2 at alpha = 0.3 (E[phi^2]
-    the claim ``soft_threshold.error_diagonal``'s, a unit-variance m)."""
+    Nx) (the claim's step), kappa the derivation's dropped diagonal
+    (:func:`tasksim.derivations.soft_threshold.dropped_diagonal_ridge`) at alpha = 0.3."""
     if which == "printed":
         return None
-    alpha_value = 0.3
-    h_value = math.sqrt(2) * float(scipy.special.erfcinv(alpha_value))
-    second = claim_value("soft_threshold.error_diagonal", "derived", h=h_value)
-    kappa = (second - alpha_value**2) / alpha_value**2
+    kappa = _number(dropped_diagonal_ridge(), {"h": threshold_from_sparsity(0.3)})
     return _step_value("soft_threshold.learning_preserved", "eps_2[W_2]", nx=nx, ns=ns,
                        kappa=kappa)
 
@@ -649,8 +647,8 @@ def _phi_squared_limit_note(rows: Sequence[Row]) -> str:
     row norms' chi-square law). How far the displayed form lies from the measurement at the
     largest size says which of the two the measurement confirms (REFEREE42 m2.4)."""
     alpha_value = 0.3
-    h_value = math.sqrt(2) * float(scipy.special.erfcinv(alpha_value))
-    limit = claim_value("soft_threshold.error_diagonal", "derived", h=h_value)
+    limit = claim_value("soft_threshold.error_diagonal", "derived",
+                        h=threshold_from_sparsity(alpha_value))
     row = max(rows, key=lambda r: (r.nx, r.ns))
     far = (f"{abs(row.mean - limit) / row.sem:.0f} standard errors" if row.sem > 0
            else "beyond rounding")

@@ -60,7 +60,7 @@ import numpy as np
 from tasksim.errors import InputError
 
 from .pmnist_results import RESULTS_DIR
-from .soft_threshold_scan import ALPHA_SCAN, SCAN_REASON, TRANSFER_PATH_FILE, scan_size
+from .soft_threshold_scan import ALPHA_SCAN, TRANSFER_PATH_FILE
 
 __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "Protocol",
            "measurement_unit", "figure_unit", "compute", "run_experiment", "load_stored",
@@ -68,8 +68,7 @@ __all__ = ["STORED_PATH", "MEASURED_CLAIMS", "FIGURE_PANEL", "RERUN_COMMAND", "P
            "stored_digest", "training_time_note", "transfer_path", "store_transfer_path",
            "transfer_path_note", "TRANSFER_PATH_FILE", "PATHS",
            "path_words", "learned_path_note", "retention_path_note",
-           "transfer_path_unit", "ALPHA_SCAN", "alpha_scan", "scan_size", "SCAN_REASON",
-           "check_stored_path"]
+           "transfer_path_unit", "alpha_scan", "check_stored_path"]
 
 STORED_PATH = RESULTS_DIR / "soft_threshold.nc"
 """Where the report reads the paper-size experiment."""
