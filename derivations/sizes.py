@@ -279,10 +279,17 @@ class LimitTerm:
     """A derived pointwise optimum put for alpha at each (rho_a, rho_b) before the average
     (``"optimal_alpha"``: :func:`tasksim.derivations.gating.optimal_alpha`, min(1, rho_b /
     rho_a)); empty: none."""
+    named: str = ""
+    """The observable in words where the terms' quantity, at the ``points``, is another
+    quantity of the statement (the transfer at rho_b = 0 is minus the output power); empty:
+    named from the terms."""
 
     @property
     def observable(self) -> str:
-        """What the size is a change of, named from the terms (:func:`limit_observable`)."""
+        """What the size is a change of, named from the terms (:func:`limit_observable`), or
+        :attr:`named`."""
+        if self.named:
+            return self.named
         quantities = sorted({q for _, q in self.terms}, key=_BOTH.index)
         models = sorted({m for m, _ in self.terms})
         name = " and ".join(_SYMBOL[q] for q in quantities)
@@ -320,6 +327,13 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
     "vanilla.transfer.corners": LimitTerm(
         _terms("vanilla", "transfer"), "at the stated points (rho_a, rho_b) = (0, 0), (1, 1)",
         points=(((rho_a, 0), (rho_b, 0)), ((rho_a, 1), (rho_b, 1)))),
+    "vanilla.output_power": LimitTerm(
+        _terms("vanilla", "transfer"), "at rho_b = 0, where Delta eps_TF = 2 rho_b <tr B_2^T "
+        "B_1 P>/Ny - <||W_1 A_2||^2>/Ny is minus the output power; the power involves A_1, "
+        "A_2 and B_1 only, so its error there is its error at every rho_b; max over rho_a",
+        points=(((rho_b, 0),),),
+        named="the output power <||W_1 A_2||^2>/Ny of the vanilla model (minus its Delta "
+              "eps_TF at rho_b = 0)"),
     "vanilla.transfer.argmax_rho_a": LimitTerm(
         _terms("vanilla", "transfer"), "on the stated line rho_a = rho_b, max over rho_b",
         points=(((rho_a, rho_b),),)),
@@ -461,8 +475,8 @@ NO_LIMIT_TERM: dict[str, str] = {
                              "for it",
     "gating.adaptive_alpha_tilde": "adaptive gating's alpha~: no exact 1/Nx coefficient is "
                                    "derived for it",
-    "euclidean.impairs_acquisition": "the error on the task just learned, (1 - gamma)^2: no "
-                                     "exact 1/Nx coefficient is derived for it",
+    "euclidean.impairs_acquisition": "the error on the task just learned, eps_1[W_1] = (1 - "
+                                     "gamma)^2: no exact 1/Nx coefficient is derived for it",
     "fisher_diagonal.transfer_invariance_lost": "the diagonal Fisher metric: no exact 1/Nx "
                                                 "coefficient is derived for it",
     "fisher_diagonal.attenuates_robustness": "the diagonal Fisher metric: no exact 1/Nx "
@@ -470,8 +484,6 @@ NO_LIMIT_TERM: dict[str, str] = {
     "fisher.invertibility": "a statement that two square matrices are almost surely "
                             "invertible (lambda != 0, rho_a < 1): no value of Delta eps_TF or "
                             "Delta eps_RT to size; the fixed point it licenses is sized at lines 1141, 1144",
-    "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny: no exact 1/Nx coefficient "
-                            "is derived for it",
     "averages.adaptive.tractable": "a statement that the adaptive-gating averages are "
                                    "tractable (both are derived exactly: the steps "
                                    "averages.adaptive.transfer and .retention): no value of "
@@ -486,12 +498,11 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
     "gating.probe_error": "the probe error of adaptive gating",
     "gating.adaptive_rho_g": "rho_g of adaptive gating (the gates' correlation)",
     "gating.adaptive_alpha_tilde": "alpha~ of adaptive gating",
-    "euclidean.impairs_acquisition": "eps_2[W_2], the error on the task just learned "
-                                     "(Euclidean model)",
+    "euclidean.impairs_acquisition": "eps_1[W_1], the error on task 1 right after "
+                                     "learning it (Euclidean model, W_0 = 0)",
     "fisher_diagonal.transfer_invariance_lost": "Delta eps_TF of the diagonal-Fisher model "
                                                 "minus the vanilla model's",
     "fisher_diagonal.attenuates_robustness": "Delta eps_RT of the diagonal-Fisher model",
-    "vanilla.output_power": "the output power <||W_1 A_2||^2>/Ny (vanilla model)",
     "fisher.invertibility": "the invertibility of two square matrices (no number)",
     "averages.adaptive.tractable": "the tractability of the adaptive-gating averages (no "
                                    "number)",

@@ -25,10 +25,11 @@ import sympy as sp
 
 from .latex import inline_math, plain
 from .claims import Claim, Derivation, Step
-from .engine import ratio_expansion
+from .engine import expect_trace, ratio_expansion
 from .matrix_words import MatrixExpr, eye, opaque, task
 from .symbols import Ns, Nx, rho_a, rho_b
-from .two_task import ErrorDerivation, TwoTaskModel, readout_average, retention, transfer
+from .two_task import (ErrorDerivation, Surrogates, TwoTaskModel, readout_average, retention,
+                       transfer)
 
 __all__ = [
     "VANILLA",
@@ -250,12 +251,27 @@ def _derive_retention_asymmetry() -> Derivation:
 
 
 def _derive_output_power() -> Derivation:
-    T = leading_vanilla_transfer()
-    power = sp.factor(-T.subs(rho_b, 0))  # T = 2 rho_b <tr B_2^T B_1 P>/Ny - <||B_1 P||^2>/Ny
-    slope = sp.diff(power, rho_b)
+    """<||W_1 A_2||_F^2>/Ny from the model's W_1 = B_1 A_1^+: task 2's inputs through the
+    weights of task 1, averaged over B (only B_1 enters, so no rho_b can), then over A with
+    the paper's surrogate A_1^+ -> (Ns/Nx) A_1^T; cross-checked against minus the transfer at
+    rho_b = 0 (Delta eps_TF = 2 rho_b <tr B_2^T W_1 A_2>/Ny - <||W_1 A_2||^2>/Ny)."""
+    output = VANILLA.weights(1) @ VANILLA.features(2)
+    Q = readout_average(output)
+    surrogate = Q.subs(VANILLA.surrogate_map(Surrogates()))
+    value = expect_trace(surrogate, "appendix")
+    power = sp.factor(ratio_expansion(value, 0)[0])
+    slope = sp.diff(value, rho_b)
+    against = sp.factor(power + leading_vanilla_transfer().subs(rho_b, 0))
     return Derivation(slope, (
-        Step("output power <||W_1 A_2||_F^2>/Ny: the rho_b-free part of -Delta eps_TF", power),
-        Step("d/drho_b", slope)), exact=False,
+        Step("output W_1 A_2 = B_1 A_1^+ A_2 (task 2's inputs, task 1's weights)",
+             output.to_sympy()),
+        Step("readout expectation: E_B ||W_1 A_2||^2/Ny = tr Q", Q.to_sympy(),
+             "only B_1 enters: E[B_1^T B_1] = (Ny/Ns) I_s"),
+        Step("appendix generator, A_1^+ -> (Ns/Nx) A_1^T: <||W_1 A_2||^2>/Ny", value),
+        Step("leading order in Ns/Nx", power),
+        Step("power + Delta eps_TF at rho_b = 0 (0: the power is the transfer's rho_b-free "
+             "part)", against),
+        Step("d/drho_b of the power", slope)), exact=False,
         note=f"the output on task 2's inputs has power {inline_math(power)}: it grows with rho_a and "
              "does not depend on rho_b")
 

@@ -507,6 +507,43 @@ def _soft_threshold_learned_sample(nx, ns, point, rng):
                                  entropy)[2]
 
 
+def _euclidean_first_error(nx, ns, point, rng):
+    """eps_1[W_1], the error on task 1 right after learning it from W_0 = 0, of the exact
+    Euclidean fixed point (lambda = (Nx/Ns)(1/gamma - 1); errors averaged exactly over B)."""
+    tasks = _tasks(nx, ns, point, rng)
+    solution = solve("euclidean", tasks, gamma=point["gamma"], seed=rng)
+    return error_matrix(solution, point["rho_b"])[0, 1]
+
+
+@lru_cache(maxsize=256)
+def adaptive_probe(nx: int, ns: int, alpha_value: float, rho: tuple[float, float],
+                   entropy: int) -> tuple[float, float, float]:
+    """(eps_pb, rho_g, alpha~) at the switch to task 2 of one draw of adaptive gating
+    (Appendix B.1, the appendix generator, Ny = 10): the probe error in expectation over B
+    given A and g_1 (the solver's expected probe, eps_o = 1), the rule's rho_g = max{0,
+    1 - eps_pb/eps_o}, and alpha~ = <g_1 g_2>/alpha given the draw: each gate is kept with
+    probability rho_g, else redrawn Bernoulli(alpha) (:func:`~tasksim.solvers.tasks.next_gate`),
+    so the overlap's expectation given A, B and g_1 is alpha + (1 - alpha) rho_g exactly (the
+    Nx gates' own overlap scatters about it by about (alpha Nx)^(-1/2), which would swamp the
+    O(Ns/(alpha Nx)) error being measured). Cached: the three measurements that share the
+    seed key "adaptive-gating probe" read the same solves."""
+    rng = np.random.default_rng(entropy)
+    tasks = draw_tasks(nx=nx, ns=ns, ny=10, rho_a=rho[0], rho_b=rho[1], seed=rng)
+    solution = solve("adaptive-gating", tasks, alpha=alpha_value, probe="expected", seed=rng)
+    rho_g = float(solution.gate_correlations[0])
+    return (float(solution.probe_errors[0] / solution.probe_baselines[0]), rho_g,
+            alpha_value + (1.0 - alpha_value) * rho_g)
+
+
+def _adaptive_sample(which: int) -> Sampler:
+    """Sample ``which`` (0: eps_pb, 1: rho_g, 2: alpha~) of :func:`adaptive_probe`."""
+    def sample(nx, ns, point, rng):
+        entropy = int(rng.integers(2**62))
+        return adaptive_probe(nx, ns, point["alpha"], (point["rho_a"], point["rho_b"]),
+                              entropy)[which]
+    return sample
+
+
 def _plasticity_gap(nx, ns, point, rng):
     """Retention at gating level alpha minus retention at alpha = 1, on the same tasks."""
     tasks = _tasks(nx, ns, point, rng)
@@ -625,6 +662,15 @@ def _diagonal_transfer_value(which: str, nx: int, ns: int) -> Optional[float]:
     return _number(gap, {"nx": nx, "ns": ns, "lam": 9.0, "rho_a": 1.0, "rho_b": 0.0})
 
 
+def _leading_value(claim_id: str, **point: float) -> Callable[[str, int, int], Optional[float]]:
+    """A statement that holds in the stated limit, measured for its size: no printed value at
+    a finite size (the paper's is the leading order), derived, the claim's leading order at
+    ``point`` (the same at every size: what the measurement's bias is taken against)."""
+    def value(which: str, nx: int, ns: int) -> Optional[float]:
+        return None if which == "printed" else claim_value(claim_id, "derived", **point)
+    return value
+
+
 def _soft_gap_value(which: str, nx: int, ns: int) -> float:
     return claim_value("soft_threshold.alpha_independence", which, rho_a=0.5, rho_b=0.5)
 
@@ -697,6 +743,11 @@ _NLO_COST = (
     "Nx (Delta eps - leading order) has a standard error that grows like Nx at a fixed number "
     "of samples: 4,000 samples resolve it at Nx = 576, Ns = 6 (Nx/Ns = 96); Nx = 3000, Ns = 30 "
     "(Nx/Ns = 100) would need about 25 times as many for the same standard error")
+
+_ACQUISITION_POINT = {"rho_a": 0.6, "rho_b": 0.6, "gamma": 0.5}
+_ADAPTIVE_POINT = {"rho_a": 0.6, "rho_b": 0.6, "alpha": 0.5}
+"""Where the adaptive-gating rule is measured: 2 rho_b >= rho_a, so rho_g = rho_a (2 rho_b -
+rho_a) = 0.36 is away from its clamp at 0 and alpha~ = 0.68 from alpha."""
 
 MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("fisher.rho1.retention", "retention of the exact Fisher fixed point at "
@@ -779,6 +830,26 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 seed_key="soft-threshold tasks",
                 observable="eps_2[W_2] at alpha = 0.3, (rho_a, rho_b) = (0.5, 0.5), "
                            "gradient-flow limit (0 in the vanilla model)"),
+    Measurement("euclidean.impairs_acquisition", "eps_1[W_1], the error on task 1 right after "
+                "learning it from W_0 = 0, exact Euclidean fixed point, gamma = 0.5 (lambda = "
+                "Nx/Ns), (rho_a, rho_b) = (0.6, 0.6); derived: the leading order (1 - gamma)^2",
+                _ACQUISITION_POINT, ((300, 30), (3000, 30)), ((60, 6), (240, 6)), 16, 6,
+                _euclidean_first_error, exact=False,
+                value=_leading_value("euclidean.impairs_acquisition", gamma=0.5),
+                observable="eps_1[W_1], the error on task 1 right after learning it (Euclidean "
+                           "model, gamma = 0.5)"),
+    *[Measurement(claim_id, f"{what} of adaptive gating at the switch to task 2 (appendix "
+                  "generator, expected probe), alpha = 0.5, (rho_a, rho_b) = (0.6, 0.6); "
+                  "derived: the leading order in Ns/(alpha Nx)", _ADAPTIVE_POINT,
+                  ((750, 30), (3000, 30)), ((200, 4), (800, 4)), 24, 6, _adaptive_sample(k),
+                  exact=False, value=_leading_value(claim_id, **_ADAPTIVE_POINT),
+                  epsilon=lambda nx, ns: ns / (0.5 * nx), seed_key="adaptive-gating probe",
+                  observable=f"{what} of adaptive gating at alpha = 0.5, (rho_a, rho_b) = "
+                             "(0.6, 0.6)")
+      for k, (claim_id, what) in enumerate((
+          ("gating.probe_error", "the probe error eps_pb"),
+          ("gating.adaptive_rho_g", "rho_g = max{0, 1 - eps_pb/eps_o}"),
+          ("gating.adaptive_alpha_tilde", "alpha~ = <g_1 g_2>/alpha given the draw")))],
     Measurement("plasticity.alpha_independence", "retention at alpha = 0.1 minus retention at "
                 "alpha = 1 on the same tasks, exact plasticity-gating fixed point, (rho_a, "
                 "rho_b) = (0.5, 0.2); derived: the exact expectation of the surrogate weights",
