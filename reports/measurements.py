@@ -24,7 +24,10 @@ prints no value at the measured point), :func:`judge` says ``derived value confi
 ``derived value not confirmed`` by the same rule for the derived value; when the statement
 denies a value (``denied``: "this invariance no longer holds" denies a gap of 0), the verdict
 starts with ``statement confirmed`` (the denied value rejected at >= :data:`REJECT_Z`) or
-``statement not confirmed``.
+``statement not confirmed``. A statement that holds in the stated limit and has no derived
+finite-size value is measured against its leading order (``Measurement.leading``): the state
+says whether the leading order's error shrinks toward the largest size
+(:func:`leading_error_state`), and the error there is the statement's size.
 
 The registry (``derivations``) cannot run solvers; the report builder evaluates these specs
 and records the results in ``claims.json`` and the summary; ``verify`` runs them at small
@@ -74,7 +77,8 @@ from .figures_blas import single_threaded_blas
 
 __all__ = ["CONFIRM_Z", "REJECT_Z", "POWER", "Row", "Measurement", "MeasuredVerdict",
            "Confirmation", "confirmation", "judge", "measure", "MEASUREMENTS",
-           "measurement_for", "measure_all", "UNMEASURABLE"]
+           "measurement_for", "measure_all", "UNMEASURABLE", "leading_error_state",
+           "LEADING_SHRINKS", "LEADING_STAYS"]
 
 CONFIRM_Z = 3.0
 """A derived value is accepted within this many combined standard errors."""
@@ -187,6 +191,27 @@ def confirmation(rows: Sequence[Row], *,
                         f"{REJECT_Z:g} SE, SE <= |printed - derived|/{POWER:g}: " + numbers)
 
 
+LEADING_SHRINKS = "leading order's error shrinks"
+LEADING_STAYS = "leading order's error does not shrink"
+
+
+def leading_error_state(rows: Sequence[Row],
+                        epsilon: Callable[[int, int], float] = lambda nx, ns: ns / nx) -> str:
+    """The state of a measurement of a leading order (:attr:`Measurement.leading`): its error
+    |mean - derived| at the largest size is below its error at every smaller size by more
+    than :data:`CONFIRM_Z` combined standard errors (:data:`LEADING_SHRINKS`), or not.
+
+    >>> leading_error_state([Row(300, 30, 0.27, 0.001, 16, None, 0.25),
+    ...                      Row(3000, 30, 0.252, 0.0003, 16, None, 0.25)])
+    "leading order's error shrinks"
+    """
+    largest = _largest(rows, epsilon)
+    error = abs(largest.mean - largest.derived)
+    shrinks = all(abs(r.mean - r.derived) - error > CONFIRM_Z * math.hypot(r.sem, largest.sem)
+                  for r in rows if r is not largest)
+    return LEADING_SHRINKS if shrinks and len(rows) > 1 else LEADING_STAYS
+
+
 def judge(rows: Sequence[Row], *, exact: bool,
           epsilon: Callable[[int, int], float] = lambda nx, ns: ns / nx,
           denied: Optional[float] = None) -> str:
@@ -242,6 +267,11 @@ class Measurement:
     explain: Optional[Callable[[Sequence[Row]], str]] = None
     """A sentence computed from the rows that the measured verdict carries as its note (what
     the rows bear on beyond the confirmation), or None."""
+    leading: bool = False
+    """The derived value is the statement's leading order, the same at every size (no
+    finite-size value is derived): the measurement sizes the leading order's error at the
+    paper's sizes and its state says whether that error shrinks toward them
+    (:func:`leading_error_state`), not whether a derived value is confirmed."""
     restated_by: tuple[str, ...] = ()
     """Headline claims that restate this one on the same derivation (the appendix's
     restatement of a main-text line): the measurement sizes them too."""
@@ -833,8 +863,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("euclidean.impairs_acquisition", "eps_1[W_1], the error on task 1 right after "
                 "learning it from W_0 = 0, exact Euclidean fixed point, gamma = 0.5 (lambda = "
                 "Nx/Ns), (rho_a, rho_b) = (0.6, 0.6); derived: the leading order (1 - gamma)^2",
-                _ACQUISITION_POINT, ((300, 30), (3000, 30)), ((60, 6), (240, 6)), 16, 6,
-                _euclidean_first_error, exact=False,
+                _ACQUISITION_POINT, ((300, 30), (3000, 30)), ((60, 6), (600, 6)), 16, 40,
+                _euclidean_first_error, exact=False, leading=True,
                 value=_leading_value("euclidean.impairs_acquisition", gamma=0.5),
                 observable="eps_1[W_1], the error on task 1 right after learning it (Euclidean "
                            "model, gamma = 0.5)"),
@@ -842,7 +872,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                   "generator, expected probe), alpha = 0.5, (rho_a, rho_b) = (0.6, 0.6); "
                   "derived: the leading order in Ns/(alpha Nx)", _ADAPTIVE_POINT,
                   ((750, 30), (3000, 30)), ((200, 4), (800, 4)), 24, 6, _adaptive_sample(k),
-                  exact=False, value=_leading_value(claim_id, **_ADAPTIVE_POINT),
+                  exact=False, leading=True,
+                  value=_leading_value(claim_id, **_ADAPTIVE_POINT),
                   epsilon=lambda nx, ns: ns / (0.5 * nx), seed_key="adaptive-gating probe",
                   observable=f"{what} of adaptive gating at alpha = 0.5, (rho_a, rho_b) = "
                              "(0.6, 0.6)")
@@ -999,7 +1030,8 @@ def measure(m: Measurement, *, quick: bool = False, seed: int = 0,
             sem = 0.0  # a deterministic quantity: rounding, not sampling
         rows.append(Row(nx, ns, mean, sem, len(draws), value("printed", nx, ns),
                         value("derived", nx, ns)))
-    verdict = judge(rows, exact=m.exact, epsilon=m.epsilon, denied=m.denied)
+    verdict = (leading_error_state(rows, m.epsilon) if m.leading
+               else judge(rows, exact=m.exact, epsilon=m.epsilon, denied=m.denied))
     confirmed = (confirmation(rows, epsilon=m.epsilon, exact=m.exact)
                  if all(r.printed is not None for r in rows) else None)
     return MeasuredVerdict(m.claim_id, m.what, tuple(rows), verdict, seed, m.denied, False,

@@ -447,7 +447,12 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "confirmed' or 'derived value not confirmed' (within 3 SE or "
                                     "not), preceded, where the statement denies a value (no "
                                     "change, zero), by 'statement confirmed' or 'statement not "
-                                    "confirmed' (that value rejected at >= 5 SE or not)",
+                                    "confirmed' (that value rejected at >= 5 SE or not); "
+                                    "where the derived value is a statement's leading order "
+                                    "(the same at every size), 'leading order's error "
+                                    "shrinks' or 'leading order's error does not shrink' (its "
+                                    "error at the largest size below that at every smaller "
+                                    "size by more than 3 combined SE, or not)",
                         "id": "the claim's name (a statement's headline claim, or a step)",
                         "line": "the line of paper.tex the quoted statement starts on",
                         "where": "the section, equation or figure the claim is about",

@@ -14,8 +14,9 @@ import pytest
 
 from tasksim.derivations.claims import evaluate
 from tasksim.derivations.registry import all_claims
-from tasksim.reports.measurements import (CONFIRM_Z, MEASUREMENTS, POWER, REJECT_Z,
-                                          UNMEASURABLE, Row, confirmation, judge, measure,
+from tasksim.reports.measurements import (CONFIRM_Z, LEADING_SHRINKS, LEADING_STAYS,
+                                          MEASUREMENTS, POWER, REJECT_Z, UNMEASURABLE, Row,
+                                          confirmation, judge, leading_error_state, measure,
                                           measure_all, measurement_for)
 
 COMMITTED = Path(__file__).resolve().parent.parent / "reports" / "claims.json"
@@ -196,3 +197,30 @@ def test_errata_corrections_confirmed_at_full_size(full):
         if m.confirmation is not None and m.confirmation.state == "confirmed":
             r = m.confirmation
             assert math.isfinite(r.measured) and r.se <= abs(r.printed - r.derived) / POWER
+
+
+# -- a leading order measured for its size -------------------------------------------------
+
+def test_a_leading_orders_error_shrinks_only_beyond_three_combined_standard_errors():
+    shrinking = [Row(300, 30, 0.27, 0.001, 16, None, 0.25),
+                 Row(3000, 30, 0.252, 0.0003, 16, None, 0.25)]
+    flat = [Row(300, 30, 0.253, 0.001, 16, None, 0.25),
+            Row(3000, 30, 0.252, 0.0003, 16, None, 0.25)]
+    assert leading_error_state(shrinking) == LEADING_SHRINKS
+    assert leading_error_state(flat) == LEADING_STAYS
+    assert leading_error_state(shrinking[1:]) == LEADING_STAYS  # one size: nothing to compare
+
+
+@pytest.mark.parametrize("m", [m for m in MEASUREMENTS if m.leading], ids=lambda m: m.claim_id)
+def test_a_measured_leading_order_has_no_printed_value_and_one_derived_value(m):
+    """The paper prints a limit, not a value at a finite size; the derived value is the same
+    leading order at every size (what the measured error is taken against)."""
+    values = {m.value("derived", nx, ns) for nx, ns in m.sizes + m.quick_sizes}
+    assert len(values) == 1
+    assert all(m.value("printed", nx, ns) is None for nx, ns in m.sizes)
+
+
+def test_every_measured_leading_orders_error_shrinks_at_the_quick_sizes(quick):
+    for m in MEASUREMENTS:
+        if m.leading:
+            assert quick[m.claim_id].verdict == LEADING_SHRINKS, quick[m.claim_id].sentence()
