@@ -279,6 +279,10 @@ class LimitTerm:
     """A derived pointwise optimum put for alpha at each (rho_a, rho_b) before the average
     (``"optimal_alpha"``: :func:`tasksim.derivations.gating.optimal_alpha`, min(1, rho_b /
     rho_a)); empty: none."""
+    through: Optional[Callable[[sp.Expr], sp.Expr]] = None
+    """The observable's change given the terms' 1/Nx term delta = c/Nx, where the observable
+    is a function of the terms' quantity (the probe error: 1 minus the transfer of alpha Nx
+    units, -delta/alpha); None: delta itself."""
     named: str = ""
     """The observable in words where the terms' quantity, at the ``points``, is another
     quantity of the statement (the transfer at rho_b = 0 is minus the output power); empty:
@@ -318,6 +322,19 @@ _ENTERS_W = "through the Delta eps this step's weights give: "
 _FISHER = "max over the grid, lambda > 0 and rho_a < 1 (the fixed point the coefficient is for)"
 _THREE_QUARTERS = ((alpha, sp.Rational(3, 4)),)
 
+_PROBE = ("the probe is the vanilla model on the units task 1's gates keep: D_1 zeroes the "
+          "other rows, so W_1 D_1 A_2 = B_1 (A_1')^+ A_2' with A' the kept rows "
+          "(verify/test_gating.py checks it draw by draw), and eps_pb = 1 - Delta eps_TF of "
+          "the vanilla model with alpha Nx units (their count is binomial with mean alpha Nx: "
+          "the same at order 1/Nx), so its coefficient is the vanilla one over alpha")
+
+
+def _clamped_rule(delta: sp.Expr) -> sp.Expr:
+    """The change of rho_g = max{0, 1 - eps_pb} = max{0, transfer of the kept units} when that
+    transfer, rho_a (2 rho_b - rho_a) at leading order, moves by delta/alpha."""
+    leading = rho_a * (2 * rho_b - rho_a)
+    return sp.Max(0, leading + delta / alpha) - sp.Max(0, leading)
+
 LIMIT_TERMS: dict[str, LimitTerm] = {
     # Sec. 4, vanilla (eq_epsilon_vanilla) and its readings
     "vanilla.transfer": LimitTerm(_terms("vanilla", "transfer"), _DOMAIN),
@@ -328,10 +345,12 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("vanilla", "transfer"), "at the stated points (rho_a, rho_b) = (0, 0), (1, 1)",
         points=(((rho_a, 0), (rho_b, 0)), ((rho_a, 1), (rho_b, 1)))),
     "vanilla.output_power": LimitTerm(
-        _terms("vanilla", "transfer"), "at rho_b = 0, where Delta eps_TF = 2 rho_b <tr B_2^T "
-        "B_1 P>/Ny - <||W_1 A_2||^2>/Ny is minus the output power; the power involves A_1, "
-        "A_2 and B_1 only, so its error there is its error at every rho_b; max over rho_a",
-        points=(((rho_b, 0),),),
+        _terms("vanilla", "transfer"), "at rho_a = 1, where the statement's 'when the feature "
+        "similarity is high' is read (as at line 200), and rho_b = 0, where Delta eps_TF = "
+        "2 <tr B_2^T W_1 A_2>/Ny - <||W_1 A_2||^2>/Ny is minus the output power (the power "
+        "involves A_1, A_2 and B_1 only: its error is the same at every rho_b; at rho_a = 1, "
+        "A_2 = A_1 and the power is exactly 1 for both generators)",
+        points=(((rho_a, 1), (rho_b, 0)),), read=True,
         named="the output power <||W_1 A_2||^2>/Ny of the vanilla model (minus its Delta "
               "eps_TF at rho_b = 0)"),
     "vanilla.transfer.argmax_rho_a": LimitTerm(
@@ -455,6 +474,22 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         average=True),
     "euclidean.less_robust_than_fisher": LimitTerm(
         _terms("euclidean", "retention") + _terms("fisher", "retention"), _DOMAIN),
+    # Appendix B.1, adaptive gating: the probe is the vanilla model on the units g_1 keeps
+    "gating.probe_error": LimitTerm(
+        _terms("vanilla", "transfer"), _PROBE + "; max over the grid",
+        through=lambda delta: -delta / alpha,
+        named="the probe error eps_pb of adaptive gating (1 minus the vanilla Delta eps_TF "
+              "of the units task 1's gates keep)"),
+    "gating.adaptive_rho_g": LimitTerm(
+        _terms("vanilla", "transfer"), _PROBE + "; rho_g = max{0, 1 - eps_pb}, so its error is "
+        "max{0, L + delta/alpha} - max{0, L} with L = rho_a (2 rho_b - rho_a) and delta the "
+        "transfer's 1/Nx term; max over the grid", through=_clamped_rule,
+        named="rho_g of adaptive gating (max{0, 1 - eps_pb})"),
+    "gating.adaptive_alpha_tilde": LimitTerm(
+        _terms("vanilla", "transfer"), _PROBE + "; alpha~ = alpha + (1 - alpha) rho_g (line "
+        "595): (1 - alpha) times rho_g's error; max over the grid",
+        through=lambda delta: (1 - alpha) * _clamped_rule(delta),
+        named="alpha~ of adaptive gating (alpha + (1 - alpha) rho_g)"),
     # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
     **{i: LimitTerm(_terms("fisher", "transfer"), "against the vanilla model: the difference "
                     "of the two exact 1/Nx coefficients, max over the grid",
@@ -469,12 +504,6 @@ NO_LIMIT_TERM: dict[str, str] = {
     "averages.adaptive.improves_transfer": "adaptive gating correlates the gates (rho_g > 0): "
                                            "the exact 1/Nx coefficient is derived for "
                                            "independent gates only",
-    "gating.probe_error": "the probe error of adaptive gating: no exact 1/Nx coefficient is "
-                          "derived for it",
-    "gating.adaptive_rho_g": "adaptive gating's rho_g: no exact 1/Nx coefficient is derived "
-                             "for it",
-    "gating.adaptive_alpha_tilde": "adaptive gating's alpha~: no exact 1/Nx coefficient is "
-                                   "derived for it",
     "euclidean.impairs_acquisition": "the error on the task just learned, eps_1[W_1] = (1 - "
                                      "gamma)^2: no exact 1/Nx coefficient is derived for it",
     "fisher_diagonal.transfer_invariance_lost": "the diagonal Fisher metric: no exact 1/Nx "
@@ -495,9 +524,6 @@ specific than :data:`LIMIT_REASON`."""
 UNSIZED_OBSERVABLES: dict[str, str] = {
     "averages.adaptive.improves_transfer": "average Delta eps_TF over rho_a, rho_b of "
                                            "adaptive gating",
-    "gating.probe_error": "the probe error of adaptive gating",
-    "gating.adaptive_rho_g": "rho_g of adaptive gating (the gates' correlation)",
-    "gating.adaptive_alpha_tilde": "alpha~ of adaptive gating",
     "euclidean.impairs_acquisition": "eps_1[W_1], the error on task 1 right after "
                                      "learning it (Euclidean model, W_0 = 0)",
     "fisher_diagonal.transfer_invariance_lost": "Delta eps_TF of the diagonal-Fisher model "
@@ -545,12 +571,13 @@ def _limit_size(model: str, quantity: str, generator: str, average: bool,
                 point: tuple[tuple[sp.Symbol, sp.Expr], ...], region: sp.Basic,
                 against: Optional[str] = None,
                 against_point: tuple[tuple[sp.Symbol, sp.Expr], ...] = (),
-                pointwise: str = "") -> Optional[Size]:
+                pointwise: str = "",
+                through: Optional[Callable[[sp.Expr], sp.Expr]] = None) -> Optional[Size]:
     c = _limit_coefficient(model, quantity, generator, average, pointwise).subs(dict(point))
     if against is not None:
         other = _limit_coefficient(against, quantity, generator, average)
         c = sp.simplify(c - other.subs(dict(against_point)).subs(dict(point)))
-    term = c / Nx
+    term = c / Nx if through is None else through(c / Nx)
     proper = _PROPER.get(model)
     if proper is not None and proper not in {s for s, _ in point} and not pointwise:
         region = sp.And(region, sp.Lt(proper, 1))
@@ -574,7 +601,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     >>> size, how = leading_order_error("vanilla.transfer")
     >>> size.value, size.point
     (0.01, {'rho_a': 0.0})
-    >>> leading_order_error("gating.probe_error")[0] is None
+    >>> leading_order_error("averages.adaptive.improves_transfer")[0] is None
     True
     """
     if claim_id in LOCATIONS:
@@ -594,7 +621,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
             for point in spec.points:
                 size = _limit_size(model, quantity, generator, spec.average, point,
                                    spec.region, spec.against, spec.against_point,
-                                   spec.pointwise)
+                                   spec.pointwise, spec.through)
                 if size is not None and (best is None or size.value > best[0].value):
                     best = (size, model, quantity, generator)
     if best is None:

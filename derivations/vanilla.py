@@ -26,7 +26,7 @@ import sympy as sp
 from .latex import inline_math, plain
 from .claims import Claim, Derivation, Step
 from .engine import expect_trace, ratio_expansion
-from .matrix_words import MatrixExpr, eye, opaque, task
+from .matrix_words import MatrixExpr, eye, opaque, readout, task
 from .symbols import Ns, Nx, rho_a, rho_b
 from .two_task import (ErrorDerivation, Surrogates, TwoTaskModel, readout_average, retention,
                        transfer)
@@ -254,7 +254,8 @@ def _derive_output_power() -> Derivation:
     """<||W_1 A_2||_F^2>/Ny from the model's W_1 = B_1 A_1^+: task 2's inputs through the
     weights of task 1, averaged over B (only B_1 enters, so no rho_b can), then over A with
     the paper's surrogate A_1^+ -> (Ns/Nx) A_1^T; cross-checked against minus the transfer at
-    rho_b = 0 (Delta eps_TF = 2 rho_b <tr B_2^T W_1 A_2>/Ny - <||W_1 A_2||^2>/Ny)."""
+    rho_b = 0 (Delta eps_TF = 2 <tr B_2^T W_1 A_2>/Ny - <||W_1 A_2||^2>/Ny), and "large":
+    at rho_a = 1 it is the target's own power <||B_2||^2>/Ny."""
     output = VANILLA.weights(1) @ VANILLA.features(2)
     Q = readout_average(output)
     surrogate = Q.subs(VANILLA.surrogate_map(Surrogates()))
@@ -262,18 +263,22 @@ def _derive_output_power() -> Derivation:
     power = sp.factor(ratio_expansion(value, 0)[0])
     slope = sp.diff(value, rho_b)
     against = sp.factor(power + leading_vanilla_transfer().subs(rho_b, 0))
+    target = expect_trace(readout_average(readout(2)), "appendix")
     return Derivation(slope, (
         Step("output W_1 A_2 = B_1 A_1^+ A_2 (task 2's inputs, task 1's weights)",
              output.to_sympy()),
         Step("readout expectation: E_B ||W_1 A_2||^2/Ny = tr Q", Q.to_sympy(),
              "only B_1 enters: E[B_1^T B_1] = (Ny/Ns) I_s"),
-        Step("appendix generator, A_1^+ -> (Ns/Nx) A_1^T: <||W_1 A_2||^2>/Ny", value),
+        Step("appendix generator, A_1^+ -> (Ns/Nx) A_1^T: <||W_1 A_2||^2>/Ny (the surrogate's "
+             "1/Nx terms, not the exact ones: the size uses the exact 1/Nx coefficient)", value),
         Step("leading order in Ns/Nx", power),
         Step("power + Delta eps_TF at rho_b = 0 (0: the power is the transfer's rho_b-free "
              "part)", against),
+        Step("large: the power at rho_a = 1 minus the target's power <||B_2||^2>/Ny",
+             sp.simplify(power.subs(rho_a, 1) - target)),
         Step("d/drho_b of the power", slope)), exact=False,
-        note=f"the output on task 2's inputs has power {inline_math(power)}: it grows with rho_a and "
-             "does not depend on rho_b")
+        note=f"the output on task 2's inputs has power {inline_math(power)}: it grows with rho_a, "
+             "reaches the target's power 1 at rho_a = 1 and does not depend on rho_b")
 
 
 def _derive_sign_at_high_rho_a() -> Derivation:
@@ -425,7 +430,7 @@ CLAIMS: list[Claim] = [
                     (205, r"non-monotonic manner"))),
     Claim("vanilla.output_power", "Sec. 4: a large output regardless of readout similarity",
           sp.Integer(0), r"resulting in a large output regardless of readout similarity",
-          _derive_output_power, line=197, headline=True,
+          _derive_output_power, line=197, headline=True, condition="leading order in Ns/Nx",
           note="read as: the output power <||W_1 A_2||^2>/Ny does not depend on rho_b"),
     Claim("vanilla.retention.asymmetry", "Sec. 4: retention asymmetric in rho_a, rho_b", sp.true,
           r"The retention performance also exhibits asymmetric dependence on feature and "

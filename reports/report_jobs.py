@@ -206,7 +206,8 @@ def measurement_groups() -> list[tuple[int, ...]]:
     >>> ids = measurement_ids()
     >>> [[ids[i] for i in g] for g in measurement_groups() if len(g) > 1]  # doctest: +NORMALIZE_WHITESPACE
     [['soft_threshold.alpha_independence', 'soft_threshold.retention_with_diagonal',
-      'soft_threshold.transfer_with_diagonal', 'soft_threshold.learning_preserved']]
+      'soft_threshold.transfer_with_diagonal', 'soft_threshold.learning_preserved'],
+     ['gating.probe_error', 'gating.adaptive_rho_g', 'gating.adaptive_alpha_tilde']]
     """
     from .measurements import MEASUREMENTS
 

@@ -45,8 +45,9 @@ from tasksim.derivations.latex import latex
 from tasksim.derivations.sizes import (AT_PAPER_SIZES, CONSTANT_AT, SPREAD_WORDS,
                                        leading_order_error, limit_observable, observable_size)
 
-from .measurements import (MEASUREMENTS, UNMEASURABLE, Confirmation, MeasuredVerdict,
-                           Measurement, Row, confirmation, measurement_for, not_measured)
+from .measurements import (LEADING_SHRINKS, LEADING_STAYS, MEASUREMENTS, UNMEASURABLE,
+                           Confirmation, MeasuredVerdict, Measurement, Row, confirmation,
+                           measurement_for, not_measured)
 from .paper import Paper, load_paper, normalize
 from .soft_threshold_scan import SCAN_REASON
 
@@ -770,7 +771,11 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
 def measured_words(m: MeasuredVerdict, word: str) -> str:
     """A statement's own measured verdict as its card lists it. For a statement not decided,
     a denied value rejected is said as that, not as "statement confirmed" (which reading of
-    the statement the measurement tests is what is not decided: REFEREE33 m1)."""
+    the statement the measurement tests is what is not decided: REFEREE33 m1). A leading
+    order's state says what it compared (REFEREE45 6.2)."""
+    if m.verdict in (LEADING_SHRINKS, LEADING_STAYS):
+        return (f"{m.verdict} (its error at the largest size against every smaller one: "
+                "smaller beyond 3 combined SE, and not larger in units of Ns/Nx)")
     if word != "not decided" or m.denied is None:
         return m.verdict
     rejected = f"the denied value {m.denied:g} rejected at the measured sizes"
@@ -863,6 +868,9 @@ def _measured_leading_error(claim_id: str, m: MeasuredVerdict, why: str
               f"Ns/Nx -> 0): the leading order's error there, measured at the one point the "
               f"measurement is set at, not a maximum over the statement's range ({m.what}); "
               f"{why}")
+    if m.verdict == LEADING_STAYS:  # the measurement does not show the limit (REFEREE45 2.1)
+        reason += ("; the measured error does not shrink like Ns/Nx between the sizes "
+                   "measured, so the measurement does not show the limit")
     return float(f"{abs(row.mean - leading):.6g}"), point, reason
 
 

@@ -249,6 +249,30 @@ def test_the_main_texts_rule_for_rho_g_is_no_probability_where_2_rho_b_is_below_
                          printed)
 
 
+@pytest.mark.parametrize("generator, rho_a, rho_b, alpha, seed", [
+    ("appendix", 0.6, 0.6, 0.5, 0), ("gaussian", 0.9, 0.1, 0.3, 1), ("appendix", 0.2, 0.8, 0.2, 2)])
+def test_the_probe_is_the_vanilla_model_on_the_units_task_1s_gates_keep(generator, rho_a,
+                                                                        rho_b, alpha, seed):
+    """The size of lines 746, 748 and 752 (derivations/sizes.py, _PROBE): D_1 zeroes the rows
+    task 1's gates drop, so the probe W_1 D_1 A_2 is the vanilla model's output on the kept
+    rows; eps_pb (in expectation over B) is the vanilla eps_2[W_1] of those rows, draw by draw
+    to rounding."""
+    import dataclasses
+
+    from tasksim.solvers.linear_models import solve
+    from tasksim.solvers.metrics import error_matrix
+    from tasksim.solvers.tasks import draw_tasks
+
+    tasks = draw_tasks(nx=400, ns=6, ny=4, rho_a=rho_a, rho_b=rho_b, generator=generator,
+                       seed=seed)
+    adaptive = solve("adaptive-gating", tasks, alpha=alpha, probe="expected", seed=seed + 10)
+    kept = np.asarray(adaptive.gates[0], dtype=bool)
+    assert 0 < kept.sum() < tasks.nx
+    sub = dataclasses.replace(tasks, A=tuple(A[kept] for A in tasks.A))
+    vanilla = error_matrix(solve("vanilla", sub), rho_b)[1, 1]  # eps_2[W_1] on the kept rows
+    assert adaptive.probe_errors[0] == pytest.approx(vanilla, rel=1e-9, abs=1e-12)
+
+
 # -- errata: Monte Carlo of the surrogate traces ------------------------------------------
 
 def _gated_trace(*, nx: int, ns: int, rho_a: float, alpha: float, rho_g: float,
