@@ -484,12 +484,13 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         _terms("vanilla", "transfer"), _PROBE + "; rho_g = max{0, 1 - eps_pb}, so its error is "
         "max{0, L + delta/alpha} - max{0, L} with L = rho_a (2 rho_b - rho_a) and delta the "
         "transfer's 1/Nx term; max over the grid", through=_clamped_rule,
-        named="rho_g of adaptive gating (max{0, 1 - eps_pb})"),
+        named="rho_g of adaptive gating (max{0, 1 - eps_pb}, eps_pb its probe error)"),
     "gating.adaptive_alpha_tilde": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; alpha~ = alpha + (1 - alpha) rho_g (line "
         "595): (1 - alpha) times rho_g's error; max over the grid",
         through=lambda delta: (1 - alpha) * _clamped_rule(delta),
-        named="alpha~ of adaptive gating (alpha + (1 - alpha) rho_g)"),
+        named="alpha~ of adaptive gating (alpha + (1 - alpha) rho_g, rho_g = max{0, 1 - "
+              "eps_pb})"),
     # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
     **{i: LimitTerm(_terms("fisher", "transfer"), "against the vanilla model: the difference "
                     "of the two exact 1/Nx coefficients, max over the grid",

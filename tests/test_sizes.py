@@ -141,12 +141,16 @@ def test_the_sparse_limit_statement_is_sized_at_a_sparse_alpha_not_at_alpha_one(
 def test_every_sized_limit_statement_names_its_observable_in_delta_eps_units():
     for claim_id in list(LIMIT_TERMS) + list(LOCATIONS):
         name = limit_observable(claim_id)
-        assert "Delta eps" in name and "printed expression" not in name, claim_id
+        named = claim_id in LIMIT_TERMS and LIMIT_TERMS[claim_id].named
+        # an observable of its own (the probe error, rho_g) names how it follows from a Delta eps
+        assert ("Delta eps" in name or (named and "eps_pb" in name)), claim_id
+        assert "printed expression" not in name, claim_id
 
 
 def test_every_unsized_limit_statement_still_names_what_it_is_about():
     assert set(UNSIZED_OBSERVABLES) == set(NO_LIMIT_TERM)
-    assert limit_observable("gating.probe_error") == "the probe error of adaptive gating"
+    assert (limit_observable("averages.adaptive.improves_transfer")
+            == "average Delta eps_TF over rho_a, rho_b of adaptive gating")
 
 
 def test_a_relation_between_two_closed_forms_is_sized_by_their_coefficients_difference():
@@ -168,10 +172,25 @@ def test_a_gated_or_regularized_statement_is_not_sized_at_the_vanilla_point():
 
 
 def test_a_statement_without_a_coefficient_has_no_size_and_says_why():
-    size, why = leading_order_error("gating.probe_error")
-    assert size is None and "no exact 1/Nx coefficient" in why
+    size, why = leading_order_error("averages.adaptive.improves_transfer")
+    assert size is None and "derived for independent gates only" in why
     size, why = leading_order_error("fisher.invertibility")
     assert size is None and "invertible" in why
+
+
+def test_the_probe_error_is_sized_as_the_vanilla_transfer_of_the_alpha_nx_kept_units():
+    """Lines 746-752 (REFEREE45 3.1): the probe's 1/Nx term is the vanilla transfer's over
+    alpha, largest at the sparsest gating level of the grid: Ns/(alpha Nx) = 0.1 at rho_a = 0;
+    rho_g follows through its clamp (no error where both the leading order and the finite
+    size are clamped at 0) and alpha~ = alpha + (1 - alpha) rho_g carries (1 - alpha) of it."""
+    probe, why = leading_order_error("gating.probe_error")
+    assert probe.value == pytest.approx(0.1) and probe.point["alpha"] == 0.1
+    assert "units task 1's gates keep" in why
+    rho_g, _ = leading_order_error("gating.adaptive_rho_g")
+    assert rho_g.point["rho_a"] * (2 * rho_g.point["rho_b"] - rho_g.point["rho_a"]) > 0
+    alpha_tilde, _ = leading_order_error("gating.adaptive_alpha_tilde")
+    assert alpha_tilde.value == pytest.approx((1 - alpha_tilde.point["alpha"]) * rho_g.value,
+                                              rel=0.05)
 
 
 def test_a_limit_statement_names_the_observable_its_size_is_a_change_of():
