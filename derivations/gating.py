@@ -756,8 +756,10 @@ CLAIMS: list[Claim] = [
           line=748, headline=True,
           condition="leading order in Ns/(alpha Nx), with the errors in expectation over "
                     "A, B and the gates, as the appendix takes them (line 744); not a further "
-                    "condition: a simulation that uses one draw's errors instead spreads about "
-                    "it by order (Ny Ns)^(-1/2)"),
+                    "condition: a simulation that takes rho_g from one draw's errors instead "
+                    "scatters about it (over the readouts B, unless its probe is averaged over "
+                    "them, and over the task matrices A), and through the clamp at 0 that "
+                    "scatter raises rho_g's mean where rho_a (2 rho_b - rho_a) is near 0"),
     Claim("gating.adaptive_alpha_tilde", "Appendix B.1, adaptive activity gating",
           sp.Piecewise((alpha + (1 - alpha) * rho_a * (2 * rho_b - rho_a), 2 * rho_b >= rho_a),
                        (alpha, True)),

@@ -283,6 +283,9 @@ class LimitTerm:
     """The observable's change given the terms' 1/Nx term delta = c/Nx, where the observable
     is a function of the terms' quantity (the probe error: 1 minus the transfer of alpha Nx
     units, -delta/alpha); None: delta itself."""
+    value: Optional[sp.Expr] = None
+    """The observable's leading order, said at the size's point beside the size (a size
+    near the value itself is a large relative error); None: not said."""
     named: str = ""
     """The observable in words where the terms' quantity, at the ``points``, is another
     quantity of the statement (the transfer at rho_b = 0 is minus the output power); empty:
@@ -477,18 +480,20 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
     # Appendix B.1, adaptive gating: the probe is the vanilla model on the units g_1 keeps
     "gating.probe_error": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; max over the grid",
-        through=lambda delta: -delta / alpha,
+        through=lambda delta: -delta / alpha, value=1 - 2 * rho_a * rho_b + rho_a**2,
         named="the probe error eps_pb of adaptive gating (1 minus the vanilla Delta eps_TF "
               "of the units task 1's gates keep)"),
     "gating.adaptive_rho_g": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; rho_g = max{0, 1 - eps_pb}, so its error is "
         "max{0, L + delta/alpha} - max{0, L} with L = rho_a (2 rho_b - rho_a) and delta the "
         "transfer's 1/Nx term; max over the grid", through=_clamped_rule,
+        value=sp.Max(0, rho_a * (2 * rho_b - rho_a)),
         named="rho_g of adaptive gating (max{0, 1 - eps_pb}, eps_pb its probe error)"),
     "gating.adaptive_alpha_tilde": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; alpha~ = alpha + (1 - alpha) rho_g (line "
         "595): (1 - alpha) times rho_g's error; max over the grid",
         through=lambda delta: (1 - alpha) * _clamped_rule(delta),
+        value=alpha + (1 - alpha) * sp.Max(0, rho_a * (2 * rho_b - rho_a)),
         named="alpha~ of adaptive gating (alpha + (1 - alpha) rho_g, rho_g = max{0, 1 - "
               "eps_pb})"),
     # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
@@ -644,6 +649,13 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
            f"{model} model's {quantity}"
            + (f" minus the {spec.against} model's" if spec.against else "")
            + f" (derivations/finite_size.py; {which}), {spec.where}{below}")
+    if spec.value is not None and size.point:
+        there = spec.value.subs({symbol: size.point[_name(symbol)]
+                                 for symbol in spec.value.free_symbols
+                                 if _name(symbol) in size.point})
+        if there.is_number and float(there) != 0:  # free of what the point leaves open
+            how += (f"; the leading order there is {float(there):.3g} (the size is "
+                    f"{size.value / abs(float(there)):.0%} of it)")
     if size.value == 0:
         how = (f"0 at order 1/Nx: {c} vanishes identically there (the error is O(1/Nx^2) "
                f"or zero); {how}")

@@ -450,9 +450,14 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                     "confirmed' (that value rejected at >= 5 SE or not); "
                                     "where the derived value is a statement's leading order "
                                     "(the same at every size), 'leading order's error "
-                                    "shrinks' or 'leading order's error does not shrink' (its "
-                                    "error at the largest size below that at every smaller "
-                                    "size by more than 3 combined SE, or not)",
+                                    "shrinks like Ns/Nx' or 'leading order's error does not "
+                                    "shrink like Ns/Nx' (its error at the largest size below "
+                                    "that at every smaller size by more than 3 combined SE, "
+                                    "and not larger in units of the small parameter Ns/Nx, "
+                                    "or Ns/(alpha Nx) with gates, by more than 3 combined SE: "
+                                    "an error that falls at least as fast as Ns/Nx; or not). "
+                                    "The verdict word comes from the derivation; such a "
+                                    "measurement sizes the statement and shows its limit",
                         "id": "the claim's name (a statement's headline claim, or a step)",
                         "line": "the line of paper.tex the quoted statement starts on",
                         "where": "the section, equation or figure the claim is about",

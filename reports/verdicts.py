@@ -775,7 +775,8 @@ def measured_words(m: MeasuredVerdict, word: str) -> str:
     order's state says what it compared (REFEREE45 6.2)."""
     if m.verdict in (LEADING_SHRINKS, LEADING_STAYS):
         return (f"{m.verdict} (its error at the largest size against every smaller one: "
-                "smaller beyond 3 combined SE, and not larger in units of Ns/Nx)")
+                "smaller beyond 3 combined SE, and not larger in units of Ns/Nx; the verdict "
+                "word comes from the derivation, this measurement sizes it)")
     if word != "not decided" or m.denied is None:
         return m.verdict
     rejected = f"the denied value {m.denied:g} rejected at the measured sizes"
