@@ -312,6 +312,17 @@ def _correction_state(own: Optional[MeasuredVerdict],
     return "not measured"
 
 
+def _joined(note: str, more: str) -> str:
+    """``more`` after ``note`` as a new sentence (``more`` alone when the note is empty: a
+    card's note never opens with a stray ". ").
+
+    >>> _joined("", "Measured."), _joined("read as x.", "Measured.")
+    ('Measured.', 'read as x. Measured.')
+    """
+    note = note.rstrip(". ")
+    return f"{note}. {more}" if note else more
+
+
 def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                   measured: Optional[dict[str, MeasuredVerdict]] = None,
                   statements: Optional[Sequence[StatementVerdict]] = None
@@ -353,12 +364,12 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
         if c.id in measured:
             r["measured"] = measured[c.id].as_record()
             if measured[c.id].note:  # what the measurement adds to the claim's note
-                r["note"] = f"{r['note'].rstrip('. ')}. {measured[c.id].note}"
+                r["note"] = _joined(r["note"], measured[c.id].note)
         if statement is not None:  # what a step's measurement adds to its statement
             for e in statement.evidence:
                 found = measured[e["id"]].note if e.get("id") in measured else ""
                 if found and found not in r["note"]:
-                    r["note"] = f"{r['note'].rstrip('. ')}. {found}" if r["note"] else found
+                    r["note"] = _joined(r["note"], found)
             extra = statement.as_record()
             for key in ("id", "line", "place", "derived", "note"):
                 extra.pop(key)  # the statement's condition replaces the claim's: for "holds

@@ -744,7 +744,7 @@ def build_statement_verdicts(verdicts: Sequence[Verdict], paper: Optional[Paper]
         for source in (c.id, *(e.claim.id for e in evidence[c.id])):
             found = measured[source].note if source in measured else ""
             if found and found not in note:  # a measurement's finding, its own or a step's
-                note = f"{note.rstrip('. ')}. {found}" if note else found
+                note = f"{note.rstrip('. ')}. {found}" if note.rstrip(". ") else found
         if word == "misprint":
             note = "; ".join(x for x in (note, _gaussian_exact(c.id, evidence[c.id])) if x)
             # which kind of misprint, as the legend promises (REFEREE35, 36)

@@ -446,3 +446,10 @@ def test_the_outputs_never_cite_the_project_s_internal_reviews(built):
     out, _ = built
     for name in ("claims.json", "index.html", "REPORT.md", "derivations.tex"):
         assert "REFEREE" not in (out / name).read_text(), name
+
+
+def test_no_committed_note_opens_with_a_stray_full_stop():
+    """A measurement's sentence added to an empty note is the note (REFEREE46: three cards
+    opened with ". The exact 1/Nx term ...")."""
+    records = json.loads((COMMITTED / "claims.json").read_text())["claims"]
+    assert not [r["id"] for r in records if r["note"].lstrip().startswith(".")]
