@@ -70,6 +70,10 @@ __all__ = ["MODELS", "QUANTITIES", "FiniteSize", "finite_size", "paper_nlo", "CL
 MODELS = ("vanilla", "random-gating", "plasticity-gating", "euclidean", "fisher")
 """The models whose errors are functions of a Gram matrix (the CLI's names)."""
 QUANTITIES = ("transfer", "retention")
+LEARNED = "learned"
+"""The error on task 1 right after learning it, <eps_1[W_1]> (not a difference): a quantity of
+the Euclidean model only (the least-squares models learn a task exactly, eps_1[W_1] = 0);
+it sizes line 313 and makes no claims of its own."""
 GENERATORS = ("gaussian", "appendix")
 
 
@@ -95,7 +99,8 @@ class _Errors:
 
 
 def _check(model: str, quantity: str, generator: str) -> None:
-    for name, value, allowed in (("model", model, MODELS), ("quantity", quantity, QUANTITIES),
+    for name, value, allowed in (("model", model, MODELS),
+                                 ("quantity", quantity, QUANTITIES + (LEARNED,)),
                                  ("generator", generator, GENERATORS)):
         if value not in allowed:
             raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
@@ -160,7 +165,8 @@ def _euclidean() -> _Errors:
                     + c.subs(lam, amplitude) * (task(mu) @ inverse.letter @ task(mu).T))
         weights.append(R @ woodbury)
     residual = {"transfer": readout(2) - weights[1] @ task(2),
-                "retention": readout(1) - weights[2] @ task(1)}
+                "retention": readout(1) - weights[2] @ task(1),
+                LEARNED: readout(1) - weights[1] @ task(1)}
     return _Errors("euclidean.stationary_solution, Woodbury inverse, lam = (Nx/Ns)(1/gamma - 1)",
                    tuple(weights[1:]), residual, inverses)
 
@@ -202,19 +208,27 @@ def _readout_average(residual: MatrixExpr) -> MatrixExpr:
 def finite_size(model: str, quantity: str, generator: str = "gaussian") -> FiniteSize:
     """The leading order and the exact 1/Nx coefficient of ``quantity`` (``"transfer"``,
     Delta eps_TF = <eps_2[W_0]> - <eps_2[W_1]>, or ``"retention"``, Delta eps_RT =
-    <eps_1[W_0]> - <eps_1[W_2]>; eq_def_delta_epsilon_TF_RT) for ``model`` (module docstring).
+    <eps_1[W_0]> - <eps_1[W_2]>; eq_def_delta_epsilon_TF_RT) for ``model`` (module docstring);
+    ``"learned"`` (:data:`LEARNED`), the Euclidean model's <eps_1[W_1]>.
 
     >>> fs = finite_size("random-gating", "transfer")
     >>> sp.factor(fs.leading)                   # eq_rcg_epsilon_TF
     -alpha*rho_a*(alpha*rho_a - 2*rho_b)
     >>> sp.expand(fs.nlo)
     N_s*alpha*rho_a**2 - N_s + 2*alpha*rho_a**2 - 2*rho_a**2
+    >>> learned = finite_size("euclidean", "learned")  # line 313's (1 - gamma)^2, and beyond
+    >>> sp.factor(learned.leading), sp.factor(learned.nlo)
+    ((gamma - 1)**2, 3*gamma**2*(N_s + 1)*(gamma - 1)**2)
     """
     _check(model, quantity, generator)
     errors = _errors(model)
+    if quantity not in errors.residual:
+        raise ValueError(f"quantity {quantity!r} is derived for the euclidean model only "
+                         f"(the {model} model learns a task exactly)")
     mu = 2 if quantity == "transfer" else 1
     residual = errors.residual[quantity]
-    Q = _readout_average(readout(mu)) - _readout_average(residual)
+    Q = (_readout_average(residual) if quantity == LEARNED  # the error itself
+         else _readout_average(readout(mu)) - _readout_average(residual))
     expansion = expand_trace(Q, errors.inverses, generator)
     steps = (
         Step(f"fixed points ({errors.source})", sp.Tuple(*[W.to_sympy() for W in errors.weights])),

@@ -477,6 +477,12 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         average=True),
     "euclidean.less_robust_than_fisher": LimitTerm(
         _terms("euclidean", "retention") + _terms("fisher", "retention"), _DOMAIN),
+    # Sec. 6.1: the error on the task just learned, (1 - gamma)^2 at leading order
+    "euclidean.impairs_acquisition": LimitTerm(
+        _terms("euclidean", "learned"), "max over gamma (rho_a and rho_b do not enter: "
+        "eps_1[W_1] involves A_1 and B_1 only)", value=(1 - gamma)**2,
+        named="eps_1[W_1], the error on task 1 right after learning it (Euclidean model, "
+              "W_0 = 0; the paper's (1 - gamma)^2, not a Delta eps)"),
     # Appendix B.1, adaptive gating: the probe is the vanilla model on the units g_1 keeps
     "gating.probe_error": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; max over the grid",
@@ -510,8 +516,6 @@ NO_LIMIT_TERM: dict[str, str] = {
     "averages.adaptive.improves_transfer": "adaptive gating correlates the gates (rho_g > 0): "
                                            "the exact 1/Nx coefficient is derived for "
                                            "independent gates only",
-    "euclidean.impairs_acquisition": "the error on the task just learned, eps_1[W_1] = (1 - "
-                                     "gamma)^2: no exact 1/Nx coefficient is derived for it",
     "fisher_diagonal.transfer_invariance_lost": "the diagonal Fisher metric: no exact 1/Nx "
                                                 "coefficient is derived for it",
     "fisher_diagonal.attenuates_robustness": "the diagonal Fisher metric: no exact 1/Nx "
@@ -530,8 +534,6 @@ specific than :data:`LIMIT_REASON`."""
 UNSIZED_OBSERVABLES: dict[str, str] = {
     "averages.adaptive.improves_transfer": "average Delta eps_TF over rho_a, rho_b of "
                                            "adaptive gating",
-    "euclidean.impairs_acquisition": "eps_1[W_1], the error on task 1 right after "
-                                     "learning it (Euclidean model, W_0 = 0)",
     "fisher_diagonal.transfer_invariance_lost": "Delta eps_TF of the diagonal-Fisher model "
                                                 "minus the vanilla model's",
     "fisher_diagonal.attenuates_robustness": "Delta eps_RT of the diagonal-Fisher model",
@@ -598,6 +600,11 @@ def _limit_size(model: str, quantity: str, generator: str, average: bool,
     return Size(size.value, {**stated, **size.point}, over)
 
 
+_QUANTITY_WORDS = {"learned": "eps_1[W_1] (the error on task 1 right after learning it)"}
+"""How a quantity of :func:`~tasksim.derivations.finite_size.finite_size` that is not a Delta
+eps is named in a size's reason."""
+
+
 def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     """The size at the paper's sizes of a statement that holds in the stated limit: the error
     of its leading order there, |c|/Nx with c the exact 1/Nx coefficient of its observable
@@ -646,7 +653,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
              f"the vanilla statements)" if proper is not None and not spec.pointwise and
              _name(proper) not in {_name(x) for p in spec.points for x, _ in p} else "")
     how = (f"the leading order's error at Nx = 3000, Ns = 30: |c|/Nx with c {c} of the "
-           f"{model} model's {quantity}"
+           f"{model} model's {_QUANTITY_WORDS.get(quantity, quantity)}"
            + (f" minus the {spec.against} model's" if spec.against else "")
            + f" (derivations/finite_size.py; {which}), {spec.where}{below}")
     if spec.value is not None and size.point:

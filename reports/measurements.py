@@ -729,6 +729,20 @@ def _adaptive_next_order(claim_id: str) -> Callable[[Sequence[Row]], str]:
     return explain
 
 
+def _learned_next_order(rows: Sequence[Row]) -> str:
+    """Line 313's measurement against the exact 1/Nx term of eps_1[W_1]
+    (:func:`tasksim.derivations.finite_size.finite_size`, quantity "learned") at the largest
+    size."""
+    from tasksim.derivations.finite_size import finite_size
+
+    row = max(rows, key=lambda r: (r.nx, r.ns))
+    fs = finite_size("euclidean", "learned", "appendix")
+    values = {Nx: row.nx, Ns: row.ns, gamma: _ACQUISITION_POINT["gamma"]}
+    predicted = float((fs.leading + fs.nlo / Nx).subs(values))
+    return (f"The exact 1/Nx term predicts {predicted:.4g} at Nx = {row.nx}, Ns = {row.ns}; "
+            f"measured {row.mean:.4g} +- {row.sem:.2g} ({_z(row.z(predicted))})")
+
+
 def _leading_value(claim_id: str, **point: float) -> Callable[[str, int, int], Optional[float]]:
     """A statement that holds in the stated limit, measured for its size: no printed value at
     a finite size (the paper's is the leading order), derived, the claim's leading order at
@@ -903,7 +917,7 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "Nx/Ns); rho_a and rho_b do not enter (eps_1[W_1] involves A_1 and B_1 only); "
                 "derived: the leading order (1 - gamma)^2",
                 _ACQUISITION_POINT, ((300, 30), (3000, 30)), ((60, 6), (600, 6)), 16, 40,
-                _euclidean_first_error, exact=False, leading=True,
+                _euclidean_first_error, exact=False, leading=True, explain=_learned_next_order,
                 value=_leading_value("euclidean.impairs_acquisition", gamma=0.5),
                 observable="eps_1[W_1], the error on task 1 right after learning it (Euclidean "
                            "model, gamma = 0.5)"),

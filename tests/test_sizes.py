@@ -143,7 +143,7 @@ def test_every_sized_limit_statement_names_its_observable_in_delta_eps_units():
         name = limit_observable(claim_id)
         named = claim_id in LIMIT_TERMS and LIMIT_TERMS[claim_id].named
         # an observable of its own (the probe error, rho_g) names how it follows from a Delta eps
-        assert ("Delta eps" in name or (named and "eps_pb" in name)), claim_id
+        assert ("Delta eps" in name or (named and "eps_" in name)), claim_id
         assert "printed expression" not in name, claim_id
 
 
@@ -174,6 +174,24 @@ def test_a_gated_or_regularized_statement_is_not_sized_at_the_vanilla_point():
 def test_a_statement_without_a_coefficient_has_no_size_and_says_why():
     size, why = leading_order_error("averages.adaptive.improves_transfer")
     assert size is None and "derived for independent gates only" in why
+
+
+def test_the_error_on_the_task_just_learned_is_sized_by_its_own_exact_coefficient():
+    """Line 313 (REFEREE45 3.2, REFEREE46): <eps_1[W_1]> of the Euclidean model is
+    (1 - gamma)^2 + 3 gamma^2 (1 - gamma)^2 (Ns + 1)/Nx + O(Nx^-2) (the Gram's fluctuation
+    E tr(Delta^2) = (Ns + 1)/Nx, through (I + gamma Delta)^(-2)), largest at gamma = 1/2."""
+    from tasksim.derivations.finite_size import finite_size
+    from tasksim.derivations.symbols import Ns as ns, gamma
+
+    for generator in ("gaussian", "appendix"):
+        fs = finite_size("euclidean", "learned", generator)
+        assert sp.simplify(fs.leading - (1 - gamma)**2) == 0
+        assert sp.simplify(fs.nlo - 3 * gamma**2 * (1 - gamma)**2 * (ns + 1)) == 0
+    size, _ = leading_order_error("euclidean.impairs_acquisition")
+    assert size.point == {"gamma": 0.5} and size.value == pytest.approx(3 / 16 * 31 / 3000,
+                                                                      rel=1e-3)
+    with pytest.raises(ValueError, match="euclidean model only"):
+        finite_size("vanilla", "learned")
     size, why = leading_order_error("fisher.invertibility")
     assert size is None and "invertible" in why
 
