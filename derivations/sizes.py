@@ -338,6 +338,7 @@ def _clamped_rule(delta: sp.Expr) -> sp.Expr:
     leading = rho_a * (2 * rho_b - rho_a)
     return sp.Max(0, leading + delta / alpha) - sp.Max(0, leading)
 
+
 LIMIT_TERMS: dict[str, LimitTerm] = {
     # Sec. 4, vanilla (eq_epsilon_vanilla) and its readings
     "vanilla.transfer": LimitTerm(_terms("vanilla", "transfer"), _DOMAIN),

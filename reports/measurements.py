@@ -706,21 +706,33 @@ def _diagonal_transfer_value(which: str, nx: int, ns: int) -> Optional[float]:
     return _number(gap, {"nx": nx, "ns": ns, "lam": 9.0, "rho_a": 1.0, "rho_b": 0.0})
 
 
+def _exact_term_prediction(rows: Sequence[Row], model: str, quantity: str,
+                           point: Mapping[str, float],
+                           through: Optional[Callable[[sp.Expr], sp.Expr]] = None
+                           ) -> tuple[Row, float, float]:
+    """(largest row, the value the exact 1/Nx term predicts there, that term): the row's
+    derived leading order plus ``through`` (default: none) of the 1/Nx term of ``quantity`` of
+    ``model`` (:func:`tasksim.derivations.finite_size.finite_size`, appendix generator, the
+    measurements'), at ``point``."""
+    from tasksim.derivations.finite_size import finite_size
+
+    row = max(rows, key=lambda r: (r.nx, r.ns))
+    delta = finite_size(model, quantity, "appendix").nlo / Nx
+    values = {Nx: row.nx, Ns: row.ns, **{_PARAMETERS[k]: v for k, v in point.items()}}
+    term = float((delta if through is None else through(delta)).subs(values))
+    return row, row.derived + term, term
+
+
 def _adaptive_next_order(claim_id: str) -> Callable[[Sequence[Row]], str]:
     """A sentence for the adaptive-gating measurements: what the exact 1/Nx term
     (derivations/sizes.py: the vanilla transfer's coefficient over alpha, the probe being the
     vanilla model on the kept units) predicts at the largest size, against the measurement,
     and how much of the leading order's error the terms beyond it carry."""
     def explain(rows: Sequence[Row]) -> str:
-        from tasksim.derivations.sizes import LIMIT_TERMS, _limit_coefficient
+        from tasksim.derivations.sizes import LIMIT_TERMS
 
-        spec = LIMIT_TERMS[claim_id]
-        row = max(rows, key=lambda r: (r.nx, r.ns))
-        c = _limit_coefficient("vanilla", "transfer", "appendix", False)
-        values = {Nx: row.nx, Ns: row.ns, **{_PARAMETERS[k]: v for k, v in
-                                               _ADAPTIVE_POINT.items()}}
-        term = float(spec.through(c / Nx).subs(values))
-        predicted = row.derived + term
+        row, predicted, term = _exact_term_prediction(
+            rows, "vanilla", "transfer", _ADAPTIVE_POINT, LIMIT_TERMS[claim_id].through)
         beyond = (row.mean - predicted) / term if term else math.nan
         return (f"The exact 1/Nx term (the vanilla transfer's coefficient over alpha) "
                 f"predicts {predicted:.4g} at Nx = {row.nx}, Ns = {row.ns}; measured "
@@ -730,15 +742,10 @@ def _adaptive_next_order(claim_id: str) -> Callable[[Sequence[Row]], str]:
 
 
 def _learned_next_order(rows: Sequence[Row]) -> str:
-    """Line 313's measurement against the exact 1/Nx term of eps_1[W_1]
-    (:func:`tasksim.derivations.finite_size.finite_size`, quantity "learned") at the largest
-    size."""
-    from tasksim.derivations.finite_size import finite_size
-
-    row = max(rows, key=lambda r: (r.nx, r.ns))
-    fs = finite_size("euclidean", "learned", "appendix")
-    values = {Nx: row.nx, Ns: row.ns, gamma: _ACQUISITION_POINT["gamma"]}
-    predicted = float((fs.leading + fs.nlo / Nx).subs(values))
+    """Line 313's measurement against the exact 1/Nx term of eps_1[W_1] (quantity "learned")
+    at the largest size."""
+    row, predicted, _ = _exact_term_prediction(rows, "euclidean", "learned",
+                                               _ACQUISITION_POINT)
     return (f"The exact 1/Nx term predicts {predicted:.4g} at Nx = {row.nx}, Ns = {row.ns}; "
             f"measured {row.mean:.4g} +- {row.sem:.2g} ({_z(row.z(predicted))})")
 
