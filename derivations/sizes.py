@@ -355,7 +355,7 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         "involves A_1, A_2 and B_1 only: its error is the same at every rho_b; at rho_a = 1, "
         "A_2 = A_1 and the power is exactly 1 for both generators)",
         points=(((rho_a, 1), (rho_b, 0)),), read=True,
-        named="the output power <||W_1 A_2||^2>/Ny of the vanilla model (minus its Delta "
+        named="the output power <||W_1 A_2||^2>/Ny of the vanilla model (equal to -Delta "
               "eps_TF at rho_b = 0)"),
     "vanilla.transfer.argmax_rho_a": LimitTerm(
         _terms("vanilla", "transfer"), "on the stated line rho_a = rho_b, max over rho_b",

@@ -941,12 +941,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
       for k, (claim_id, name, what, same) in enumerate((
           ("gating.probe_error", "the probe error", "the probe error eps_pb", ""),
           ("gating.adaptive_rho_g", "rho_g", "rho_g = max{0, 1 - eps_pb/eps_o}",
-           "; the solves of line 746's probe error: here rho_g = 1 - eps_pb, so its error is "
+           "; the same runs as line 746's probe error: here rho_g = 1 - eps_pb, so its error is "
            "that one's"),
           ("gating.adaptive_alpha_tilde", "alpha~", "alpha~ = alpha + (1 - alpha) rho_g",
            "; alpha~ is computed from the measured rho_g by line 595's definition (the "
            "expected overlap <g_1 g_2>/alpha given the draw), not from the gates' own overlap; "
-           "the solves of line 746's probe error: its error is (1 - alpha) times rho_g's")))],
+           "the same runs as line 746's probe error: its error is (1 - alpha) times rho_g's")))],
     Measurement("plasticity.alpha_independence", "retention at alpha = 0.1 minus retention at "
                 "alpha = 1 on the same tasks, exact plasticity-gating fixed point, (rho_a, "
                 "rho_b) = (0.5, 0.2); derived: the exact expectation of the surrogate weights",

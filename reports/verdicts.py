@@ -776,7 +776,7 @@ def measured_words(m: MeasuredVerdict, word: str) -> str:
     if m.verdict in (LEADING_SHRINKS, LEADING_STAYS):
         return (f"{m.verdict} (its error at the largest size against every smaller one: "
                 "smaller beyond 3 combined SE, and not larger in units of Ns/Nx; the verdict "
-                "word comes from the derivation, this measurement sizes it)")
+                "word comes from the derivation; the measurement shows the limit)")
     if word != "not decided" or m.denied is None:
         return m.verdict
     rejected = f"the denied value {m.denied:g} rejected at the measured sizes"
