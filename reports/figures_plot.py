@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import gzip
+import math
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -169,8 +170,14 @@ DATA_HEADER = (
 """The comment lines at the top of every figure's CSV."""
 
 
-def _number(x: float) -> str:
-    return "" if x is None or not np.isfinite(x) else f"{float(x):.12g}"
+def _number(x: Optional[float]) -> str:
+    return "" if x is None or not math.isfinite(x) else f"{float(x):.12g}"
+
+
+def _numbers(values: np.ndarray) -> list[str]:
+    """:func:`_number` of each value (through Python floats: a figure's CSV holds hundreds of
+    thousands of numbers, and numpy's scalar tests cost more than the formatting)."""
+    return [f"{x:.12g}" if math.isfinite(x) else "" for x in np.asarray(values, float).tolist()]
 
 
 def _named_by_its_line(ax: Axes, marker_line: Any) -> str:
@@ -258,8 +265,8 @@ def figure_data_csv(fig: Figure) -> str:
             series = getattr(container, "data_label", "") or container.get_label() or ""
             if not series or series.startswith("_"):
                 series = _named_by_its_line(ax, line) or f"points {i + 1}"
-            for x, y, e in zip(xs, ys, errors):
-                writer.writerow(head + [series, "points", _number(x), _number(y), _number(e), ""])
+            for x, y, e in zip(_numbers(xs), _numbers(ys), _numbers(errors)):
+                writer.writerow(head + [series, "points", x, y, e, ""])
         for i, line in enumerate(ax.lines):
             if id(line) in in_bars:
                 continue
@@ -283,18 +290,18 @@ def figure_data_csv(fig: Figure) -> str:
                 writer.writerow(head + [series, kind, _number(xs[0]), "", "", ""])
                 continue
             errors = np.full(len(xs), np.nan) if band is None else np.asarray(band, dtype=float)
-            for x, y, e in zip(xs, ys, errors):
-                writer.writerow(head + [series, kind, _number(x), _number(y), _number(e), ""])
+            for x, y, e in zip(_numbers(xs), _numbers(ys), _numbers(errors)):
+                writer.writerow(head + [series, kind, x, y, e, ""])
         for i, image in enumerate(ax.images):
             values = np.asarray(image.get_array(), dtype=float)
             x0, x1, y0, y1 = image.get_extent()
             rows, cols = values.shape[:2]
-            for r in range(rows):
-                for c in range(cols):
-                    x = x0 + (c + 0.5) * (x1 - x0) / cols
-                    y = y0 + (r + 0.5) * (y1 - y0) / rows
-                    writer.writerow(head + [f"heatmap {i + 1}", "heatmap", _number(x),
-                                            _number(y), "", _number(values[r, c])])
+            xs = _numbers([x0 + (c + 0.5) * (x1 - x0) / cols for c in range(cols)])
+            ys = _numbers([y0 + (r + 0.5) * (y1 - y0) / rows for r in range(rows)])
+            cells = _numbers(values.ravel())
+            series = head + [f"heatmap {i + 1}", "heatmap"]
+            writer.writerows(series + [xs[c], ys[r], "", cells[r * cols + c]]
+                             for r in range(rows) for c in range(cols))
         for i, collection in enumerate(ax.collections):
             offsets = np.asarray(collection.get_offsets(), dtype=float)
             if offsets.ndim != 2 or len(offsets) == 0 or type(collection).__name__ != \
