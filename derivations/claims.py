@@ -214,18 +214,20 @@ class Verdict:
     def exceptions(self) -> str:
         return "" if self.derivation is None else self.derivation.exceptions
 
-    def as_record(self) -> dict[str, object]:
+    def as_record(self, derived_latex: Optional[str] = None) -> dict[str, object]:
         """The claim as a record: ``id, where, line, headline, printed`` (the paper's words,
-        verbatim), ``derived`` (LaTeX), ``status, condition, exceptions, restates`` (lines)
-        and ``note``."""
+        verbatim), ``derived`` (LaTeX; ``derived_latex`` when the caller printed it
+        already), ``status, condition, exceptions, restates`` (lines) and ``note``."""
         derived = self.derived
+        if derived_latex is None:
+            derived_latex = "" if derived is None else latex(derived)
         return {
             "id": self.claim.id,
             "where": self.claim.where,
             "line": self.claim.line,
             "headline": self.claim.headline,
             "printed": self.claim.printed_latex,
-            "derived": "" if derived is None else latex(derived),
+            "derived": derived_latex,
             "status": self.status,
             "condition": self.claim.condition,
             "exceptions": self.exceptions,

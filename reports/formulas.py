@@ -179,11 +179,13 @@ def _collected(derived: sp.Expr, printed: sp.Expr, symbol: sp.Symbol,
     return " + ".join(parts).replace("+ -", "- "), agree
 
 
-def reader_form(derived: sp.Basic, printed: Optional[sp.Basic] = None) -> str:
+def reader_form(derived: sp.Basic, printed: Optional[sp.Basic] = None,
+                plain: Optional[str] = None) -> str:
     """LaTeX of ``derived`` in the form a reader sets beside the print: collected in one of the
     printed form's symbols with each coefficient factored (or written as printed where it
     agrees), or factored, whichever is shortest (the form with the most agreeing coefficients
-    first; :data:`MAX_SYMBOLS`); the plain form when nothing is shorter.
+    first; :data:`MAX_SYMBOLS`); the plain form when nothing is shorter (``plain``: its
+    LaTeX, when the caller has it).
 
     Examples
     --------
@@ -193,7 +195,7 @@ def reader_form(derived: sp.Basic, printed: Optional[sp.Basic] = None) -> str:
     >>> print(reader_form(derived, printed))
     - \\gamma_{f}^{4} + 2 \\gamma_{f} \\left(1 - \\gamma_{f}\\right)^{2} + 2 \\gamma_{f} \\left(\\gamma_{f}^{2} - \\gamma_{f} + 1\\right) \\rho_{b}
     """
-    plain = latex(derived)
+    plain = latex(derived) if plain is None else plain
     if not _reshapable(derived):
         return plain
     candidates = [(plain, 0)]

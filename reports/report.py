@@ -323,9 +323,31 @@ def _joined(note: str, more: str) -> str:
     return f"{note}. {more}" if note else more
 
 
+@dataclass(frozen=True)
+class ClaimForms:
+    """A claim's formulas as its record writes them (:func:`claim_forms`): the derived form and
+    the reading in LaTeX, both forms as sympy ``srepr``. Printing them is most of the pages'
+    own time, so a build on several workers prints them where the claims are derived."""
+
+    derived: str
+    reading: str
+    printed_srepr: str
+    derived_srepr: str
+
+
+def claim_forms(v: Verdict) -> ClaimForms:
+    """The formulas of ``v``'s record (empty where a form is absent)."""
+    printed, derived = v.claim.printed, v.derived
+    return ClaimForms(derived="" if derived is None else latex(derived),
+                      reading="" if printed is None else latex(printed),
+                      printed_srepr="" if printed is None else sp.srepr(sp.sympify(printed)),
+                      derived_srepr="" if derived is None else sp.srepr(sp.sympify(derived)))
+
+
 def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
                   measured: Optional[dict[str, MeasuredVerdict]] = None,
-                  statements: Optional[Sequence[StatementVerdict]] = None
+                  statements: Optional[Sequence[StatementVerdict]] = None,
+                  forms: Optional[Mapping[str, ClaimForms]] = None
                   ) -> list[dict[str, Any]]:
     """One record per claim: :meth:`Verdict.as_record` plus ``place`` (the part of the paper
     its line stands in), ``reading`` (how the claim reads the quote, LaTeX), ``size`` (the
@@ -336,22 +358,25 @@ def claim_records(verdicts: Sequence[Verdict], paper: Optional[Paper] = None,
     ``confirmation``, ``evidence``), ``printed_srepr`` and ``derived_srepr`` (the two forms as
     sympy ``srepr`` strings, empty when absent; :func:`tasksim.statements.parse_form` loads
     them); a step names the statement it is evidence under
-    (``evidence_of``) or its ``finding``."""
+    (``evidence_of``) or its ``finding``. ``forms``: :func:`claim_forms` by claim id, where
+    already printed."""
     measured = measured or {}
+    forms = forms or {}
     if statements is None:
         statements = _statements(verdicts, paper, measured)
     by_id = {s.id: s for s in statements}
     names = label_namer(paper) if paper is not None else (lambda text: text)
     records = []
     for v in verdicts:
-        r = v.as_record()
-        r["status"] = step_status(v)  # a finding's step is never shown as an erratum
         c = v.claim
+        form = forms.get(c.id) or claim_forms(v)
+        r = v.as_record(derived_latex=form.derived)
+        r["status"] = step_status(v)  # a finding's step is never shown as an erratum
         r["place"] = paper.place(c.line) if paper is not None and c.line else ""
-        r["reading"] = latex(c.printed) if c.printed is not None else ""
+        r["reading"] = form.reading
         # the forms re-loadable into sympy (tasksim.statements.parse_form reads them back)
-        r["printed_srepr"] = "" if c.printed is None else sp.srepr(sp.sympify(c.printed))
-        r["derived_srepr"] = "" if v.derived is None else sp.srepr(sp.sympify(v.derived))
+        r["printed_srepr"] = form.printed_srepr
+        r["derived_srepr"] = form.derived_srepr
         statement = by_id.get(c.id)
         r["size"] = (None if statement is None or statement.size is None else
                      {"value": statement.size, "at": statement.size_point})
@@ -407,11 +432,12 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                     paper: Optional[Paper] = None,
                     measured: Optional[dict[str, MeasuredVerdict]] = None,
                     found: Sequence[Finding] = (),
-                    statements: Optional[Sequence[StatementVerdict]] = None) -> str:
+                    statements: Optional[Sequence[StatementVerdict]] = None,
+                    forms: Optional[Mapping[str, ClaimForms]] = None) -> str:
     """``claims.json``: ``{"provenance": record, "conventions": {...}, "verdicts": {word:
     meaning}, "claims": [one
-    record per claim], "causes": [...], "findings": [...]}`` (:func:`claim_records`; without
-    a paper, ``place`` is empty)."""
+    record per claim], "causes": [...], "findings": [...]}`` (:func:`claim_records`, with
+    ``forms``; without a paper, ``place`` is empty)."""
     from .summary import VERDICT_DEFINITIONS
 
     if statements is None:
@@ -569,7 +595,7 @@ def claims_document(verdicts: Sequence[Verdict], record: dict[str, Any],
                                   + " ('finding': the print differs from the model for the "
                                     "reason a finding beyond the paper explains)"},
         "verdicts": dict(VERDICT_DEFINITIONS),
-        "claims": claim_records(verdicts, paper, measured, statements),
+        "claims": claim_records(verdicts, paper, measured, statements, forms),
         "causes": [{"id": c.id, "verdict": c.verdict, "size_at_paper_sizes": c.size,
                     "rank": c.rank, "size_phrase": names(c.size_phrase) or None,
                     "network": c.network, "observable": names(c.observable),
@@ -881,28 +907,38 @@ class _Stored:
         return self.stage.keep(self.key, self.label, self.future.result())
 
 
-def _extras(verdicts: Sequence[Verdict]) -> dict[str, ClaimExtras]:
+def _extras(verdicts: Sequence[Verdict], forms: Optional[Mapping[str, ClaimForms]] = None
+            ) -> dict[str, ClaimExtras]:
     """What the page shows beyond the records: derived expressions in reader form, their short
-    difference from the print, the derivation steps."""
+    difference from the print, the derivation steps (``forms``: the records' formulas, where
+    printed already)."""
     out = {}
     for v in verdicts:
         derived, printed = v.derived, v.claim.printed
-        reader = reader_form(derived, printed) if derived is not None else ""
+        plain = forms[v.claim.id].derived if forms and v.claim.id in forms else None
+        reader = reader_form(derived, printed, plain) if derived is not None else ""
         difference = short_difference(derived, printed) if v.claim.headline else ""
         out[v.claim.id] = ClaimExtras(reader, difference, tuple(_steps(v)))
     return out
 
 
-def _claims_with_extras(part: int, parts: int) -> tuple[list[Any], dict[str, ClaimExtras]]:
+def _claims_with_extras(part: int, parts: int
+                        ) -> tuple[list[Any], dict[str, ClaimExtras], dict[str, ClaimForms]]:
     """Part ``part`` of ``parts`` of the registry (:func:`_chunks` of its claims), with the
-    page's extras. Counted here, in the worker: a build whose pieces are all stored never
-    loads the registry to count it."""
+    page's extras and the records' formulas. Counted here, in the worker: a build whose
+    pieces are all stored never loads the registry to count it."""
     chunks = _chunks(claim_count(), parts)
     if part >= len(chunks):
-        return [], {}
+        return [], {}, {}
     start, stop = chunks[part]
     verdicts = claims_job(start, stop)
-    return verdicts, _extras(verdicts)
+    return _with_extras(verdicts)
+
+
+def _with_extras(verdicts: list[Any]
+                 ) -> tuple[list[Any], dict[str, ClaimExtras], dict[str, ClaimForms]]:
+    forms = {v.claim.id: claim_forms(v) for v in verdicts}
+    return verdicts, _extras(verdicts, forms), forms
 
 
 def _chunks(n: int, parts: int) -> list[tuple[int, int]]:
@@ -978,22 +1014,24 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
         timings["pieces submitted"] = time.perf_counter() - build_start
         say("deriving every claim")
         if parallel:
-            verdicts, extras = [], {}
+            verdicts, extras, forms = [], {}, {}
             for k in range(CLAIM_CHUNKS):
-                chunk, more = handles[f"claims {k + 1}/{CLAIM_CHUNKS}"].result()
+                chunk, more, printed = handles[f"claims {k + 1}/{CLAIM_CHUNKS}"].result()
                 verdicts += chunk
                 extras.update(more)
+                forms.update(printed)
         else:
             key = [stage.version, "claims", "all"]
             value = store.get(key) if store is not None else None
             if value is None:
                 cpu = time.process_time()
                 every = evaluate_all()
-                value = ([picklable(v) for v in every], _extras(every))
+                every, more, printed = _with_extras(every)
+                value = ([picklable(v) for v in every], more, printed)
                 stage.cpu["claims"] = round(time.process_time() - cpu, 2)
                 if store is not None:
                     store.put(key, value)
-            verdicts, extras = value
+            verdicts, extras, forms = value
         covered = coverage(paper, [v.claim for v in verdicts], OUT_OF_SCOPE)
         timings["claims"] = time.perf_counter() - build_start
         measured: dict[str, MeasuredVerdict] = {}
@@ -1021,7 +1059,7 @@ def _build_into(folder: Path, options: ReportOptions, paper: Paper, say: Progres
 
     statements = _statements(verdicts, paper, measured, sizes)
     (folder / "claims.json").write_text(claims_document(verdicts, record, paper, measured,
-                                                        found, statements))
+                                                        found, statements, forms))
     (folder / "derivations.tex").write_text(derivations_latex(
         verdicts, record, {claim_id: e.steps for claim_id, e in extras.items()},
         label_namer(paper), {st.id: verdict_with_condition(st) for st in statements}) + "\n")
