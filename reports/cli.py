@@ -983,6 +983,13 @@ def _parser() -> _Parser:
     return parser
 
 
+SYMPY_CACHE_VARIABLE, SYMPY_CACHE_SIZE = "SYMPY_CACHE_SIZE", "none"
+"""sympy's expression cache, unbounded for the commands (a user's own setting wins). sympy reads
+it once, when it is first imported, and keeps 1000 entries by default: the claims' derivations
+share subexpressions beyond that, and evicting them costs about a tenth of their CPU time
+(benchmarks/bench_report.py; a report build's largest process then peaks near 0.45 GB)."""
+
+
 def main(
     argv: Optional[Sequence[str]] = None,
     *,
@@ -1002,6 +1009,7 @@ def main(
     err = sys.stderr if stderr is None else stderr
     words = list(sys.argv[1:] if argv is None else argv)
     args: Optional[argparse.Namespace] = None
+    os.environ.setdefault(SYMPY_CACHE_VARIABLE, SYMPY_CACHE_SIZE)
     try:
         with contextlib.redirect_stdout(out):  # --help and --version go where the caller asked
             args = _parser().parse_args(words)

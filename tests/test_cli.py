@@ -2,6 +2,7 @@
 import io
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -348,3 +349,17 @@ def test_simulate_on_a_dask_cluster_gives_the_serial_numbers():
         code, out, err = run(*SIM, "--dask", cluster.scheduler_address, "--json")
     assert code == 0, err
     assert json.loads(out)["transfer"] == serial["transfer"]
+
+
+def test_the_command_leaves_sympys_cache_unbounded_unless_the_user_set_its_size():
+    # main() sets the size before sympy is first imported (--version imports none of it)
+    script = ("from tasksim.reports.cli import main; main(['--version']); "
+              "import sympy.core.cache as c; print(c.SYMPY_CACHE_SIZE)")
+    env = {k: v for k, v in os.environ.items() if k != "SYMPY_CACHE_SIZE"}
+
+    def cache_size(**more: str) -> str:
+        return subprocess.run([sys.executable, "-c", script], env={**env, **more},
+                              capture_output=True, text=True, check=True).stdout.split()[-1]
+
+    assert cache_size() == "None"
+    assert cache_size(SYMPY_CACHE_SIZE="500") == "500"
