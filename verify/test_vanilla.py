@@ -134,3 +134,42 @@ def test_transfer_is_best_at_rho_a_equal_to_rho_b(rho_b, seed):
         if rho_a != argmax:
             assert_exceeds(f"vanilla transfer at rho_a = rho_b = {rho_b:.3f} over rho_a = "
                            f"{rho_a:.3f}", values[argmax], other)
+
+
+@pytest.mark.parametrize("generator", ["appendix", "gaussian"])
+def test_output_power_on_task_2s_inputs_is_free_of_rho_b_and_the_targets_at_rho_a_one(
+        generator):
+    """vanilla.output_power (line 197), exact: the power <||W_1 A_2||^2>/Ny of the solver's
+    W_1 on task 2's inputs, over drawn tasks and readouts, is the same at rho_b = 0 and 0.9
+    (the A's of a seed do not depend on rho_b: they are drawn first), equals ||B_1||^2/Ny
+    sample by sample at rho_a = 1, and matches the exact Gaussian power
+    rho_a^2 + (1 - rho_a^2) Ns/(Nx - Ns - 1) (the surrogate's rho_a^2 is rejected there)."""
+    import numpy as np
+
+    from tasksim.solvers.linear_models import solve
+    from tasksim.solvers.solution import weights
+    from tasksim.solvers.tasks import draw_tasks
+
+    nx, ns, ny, rho_a, samples = 24, 4, 6, 0.6, 1500
+
+    def powers(rho_a: float, rho_b: float) -> tuple[np.ndarray, np.ndarray]:
+        out, target = [], []
+        for seed in range(samples):
+            t = draw_tasks(nx=nx, ns=ns, ny=ny, rho_a=rho_a, rho_b=rho_b, generator=generator,
+                           seed=seed)
+            W1 = weights(solve("vanilla", t))[1]
+            out.append(np.sum((W1 @ t.A[1]) ** 2) / ny)
+            target.append(np.sum(t.B[0] ** 2) / ny)
+        return np.array(out), np.array(target)
+
+    at_one, b_power = powers(1.0, 0.3)
+    np.testing.assert_allclose(at_one, b_power, rtol=1e-9)
+    low, _ = powers(rho_a, 0.0)
+    high, _ = powers(rho_a, 0.9)
+    difference = E.estimate(low - high)
+    assert_agrees(f"output power, rho_b = 0 minus 0.9 ({generator})", difference, 0.0)
+    if generator == "gaussian":
+        exact = rho_a**2 + (1 - rho_a**2) * ns / (nx - ns - 1)
+        assert_agrees("exact Gaussian output power", E.estimate(low), exact)
+        rejected = compare("leading-order output power", E.estimate(low), rho_a**2)
+        assert not rejected.agrees, f"the finite-size term is not resolved: {rejected}"
