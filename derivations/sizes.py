@@ -348,6 +348,15 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
     "vanilla.transfer.corners": LimitTerm(
         _terms("vanilla", "transfer"), "at the stated points (rho_a, rho_b) = (0, 0), (1, 1)",
         points=(((rho_a, 0), (rho_b, 0)), ((rho_a, 1), (rho_b, 1)))),
+    "vanilla.output_power": LimitTerm(
+        _terms("vanilla", "transfer"), "at rho_a = 1, where the statement's 'when the feature "
+        "similarity is high' is read (as at line 200), and rho_b = 0, where Delta eps_TF = "
+        "2 <tr B_2^T W_1 A_2>/Ny - <||W_1 A_2||^2>/Ny is minus the output power (the power "
+        "involves A_1, A_2 and B_1 only: its error is the same at every rho_b; at rho_a = 1, "
+        "A_2 = A_1 and the power is exactly 1 for both generators)",
+        points=(((rho_a, 1), (rho_b, 0)),), read=True,
+        named="the output power <||W_1 A_2||^2>/Ny of the vanilla model (equal to -Delta "
+              "eps_TF at rho_b = 0)"),
     "vanilla.transfer.argmax_rho_a": LimitTerm(
         _terms("vanilla", "transfer"), "on the stated line rho_a = rho_b, max over rho_b",
         points=(((rho_a, rho_b),),)),
