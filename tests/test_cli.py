@@ -363,3 +363,18 @@ def test_the_command_leaves_sympys_cache_unbounded_unless_the_user_set_its_size(
 
     assert cache_size() == "None"
     assert cache_size(SYMPY_CACHE_SIZE="500") == "500"
+
+
+def test_the_command_skips_the_collectors_walk_at_exit_registering_it_once():
+    # atexit runs the last registered first: the check registered before main() runs after
+    # main's handler, and sees the objects moved to the permanent generation; the handler,
+    # wrapped to say when it runs, runs once although main() ran twice
+    script = ("import atexit, gc; from tasksim.reports import cli; "
+              "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0)); "
+              "freeze = cli._skip_the_final_collection; "
+              "cli._skip_the_final_collection = lambda: (print('handler'), freeze()); "
+              "cli.main(['--version']); cli.main(['--version'])")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out.count("handler") == 1
+    assert out[-2:] == ["frozen", "True"]
