@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -99,6 +99,7 @@ def linear_model_sweep(
     gram: str = "auto",
     executor: Optional[Executor] = None,
     first_task: Optional[str] = None,
+    sample: Optional[Callable[..., dict[str, np.ndarray]]] = None,
 ) -> PointEstimates:
     """Transfer and retention of a linear model at each point (rho_a, rho_b[, alpha | gamma]).
 
@@ -107,6 +108,8 @@ def linear_model_sweep(
     the child seed (i, j) of ``root``. ``first_task`` (Euclidean, Fisher, diagonal Fisher) is
     how task 1 is learned (:func:`tasksim.solvers.linear_models.solve`), e.g.
     ``"independent-metric"``: regularized in the metric of an uncorrelated task (Fig. 5C, D).
+    ``sample`` replaces the sample function (a top-level function of (params, seeds), as
+    :func:`tasksim.solvers.api.simulate_samples`), for a caller that reads other outputs.
     """
     if not points:
         raise ValueError("points must hold at least one parameter point")
@@ -118,7 +121,8 @@ def linear_model_sweep(
                                      generator=generator, gram=gram, **p))
     if first_task is not None:
         params = [dict(p, first_task=first_task) for p in params]
-    sample = simulate_samples if first_task is None else first_task_samples
+    if sample is None:
+        sample = simulate_samples if first_task is None else first_task_samples
     result = sweep(sample, params, seeds=seeds, seed=root, executor=executor,
                    vectorized=True, chunk_size=seeds)
     return PointEstimates(tuple(dict(p) for p in points),

@@ -74,6 +74,7 @@ __all__ = [
     "METHODS",
     "GRAM_MODES",
     "errors_on_tasks",
+    "gram_route_solution",
     "PENALTY_MODELS",
     "ErrorMatrix",
     "SimulationResult",
@@ -304,21 +305,30 @@ def _gd_errors(curves: Any, tasks: Any, params: Mapping[str, Any]) -> np.ndarray
     return E
 
 
+def gram_route_solution(params: Mapping[str, Any], rng: np.random.Generator) -> Any:
+    """The fixed points of one sample on the Gram route (``params["gram"] == "wishart"``, the
+    output of :func:`resolve_params`): the blocks' Gram drawn from ``rng``, then solved. What
+    :func:`simulate_samples` draws for such a sample, for a caller that reads fewer errors."""
+    from .gram import sample_features
+    from .linear_models import required_blocks, solve_features
+
+    model, n = params["model"], params["tasks"]
+    names = required_blocks(model, n, penalty=params["penalty"])
+    features = sample_features(nx=params["nx"], ns=params["ns"], rho_a=params["rho_a"],
+                               names=names, alpha=params["alpha"], rho_g=0.0, n_tasks=n,
+                               structure=params["structure"], seed=rng)
+    return solve_features(model, features, n_tasks=n, **_linear_parameters(params))
+
+
 def _sample_errors(params: Mapping[str, Any], rng: np.random.Generator) -> np.ndarray:
     """The error matrix E[mu - 1, nu] = eps_mu[W_nu] (shape (K, K + 1)) of one sample, drawn
     from ``rng`` (see :func:`simulate_samples` for what is averaged over B)."""
-    model, n = params["model"], params["tasks"]
+    n = params["tasks"]
     if params["gram"] == "wishart":
-        from .gram import sample_features
-        from .linear_models import required_blocks, solve_features
         from .metrics import error_matrix
 
-        names = required_blocks(model, n, penalty=params["penalty"])
-        features = sample_features(nx=params["nx"], ns=params["ns"], rho_a=params["rho_a"],
-                                   names=names, alpha=params["alpha"], rho_g=0.0, n_tasks=n,
-                                   structure=params["structure"], seed=rng)
-        solution = solve_features(model, features, n_tasks=n, **_linear_parameters(params))
-        return error_matrix(solution, params["rho_b"], params["structure"])
+        return error_matrix(gram_route_solution(params, rng), params["rho_b"],
+                            params["structure"])
 
     tasks = draw_tasks(nx=params["nx"], ns=params["ns"], ny=params["ny"],
                        rho_a=params["rho_a"], rho_b=params["rho_b"], n_tasks=n,

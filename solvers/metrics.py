@@ -59,6 +59,7 @@ __all__ = [
     "sampled_readout_moment",
     "coefficient_error",
     "error_matrix",
+    "task_error",
     "readout_error_matrix",
     "transfer_retention",
     "probe_error",
@@ -192,6 +193,26 @@ def error_matrix(solution: Solution, rho_b: float, structure: str = "chain") -> 
         return _errors(solution, readout_second_moment(rho_b, 2, solution.ns, structure))
     correlation = task_correlation(rho_b, solution.n_tasks, structure, name="rho_b")
     return _errors_all_tasks(solution, _times_kronecker(correlation, solution.ns))
+
+
+def task_error(solution: Solution, rho_b: float, mu: int, nu: int,
+               structure: str = "chain") -> float:
+    """eps_mu[W_nu] alone: the entry [mu - 1, nu] of :func:`error_matrix` (the same to
+    rounding), at the cost of one product with the readouts' second moment instead of the
+    whole matrix (a check that reads one error of a long sequence).
+
+    Examples
+    --------
+    >>> from tasksim.solvers.tasks import draw_tasks
+    >>> from tasksim.solvers.linear_models import solve
+    >>> s = solve("vanilla", draw_tasks(nx=100, ns=3, ny=2, rho_a=0.5, rho_b=0.5, n_tasks=3,
+    ...                                 seed=0))
+    >>> bool(np.isclose(task_error(s, 0.5, 1, 3), error_matrix(s, 0.5)[0, 3], rtol=1e-12))
+    True
+    """
+    moment = readout_second_moment(rho_b, solution.n_tasks, solution.ns, structure)
+    return coefficient_error(solution.coefficients[nu], solution.span, solution.seen[mu - 1],
+                             mu, moment)
 
 
 def readout_error_matrix(solution: Solution) -> np.ndarray:
