@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -143,8 +143,8 @@ def _ranking_per_seed(quick: bool, seed: int, remedy: str, structure: str, K: in
     return 1.0 - np.asarray(est.samples[f"eps_1[W_{K}]"]).mean(axis=0)
 
 
-def first_task_error_samples(params: dict, seeds: Sequence[np.random.SeedSequence]
-                             ) -> dict[str, np.ndarray]:
+def first_task_error_samples(params: Mapping[str, Any],
+                             seeds: Sequence[np.random.SeedSequence]) -> dict[str, np.ndarray]:
     """eps_1[W_K] of one sample per seed, K = ``params["tasks"]``: the tasks' Gram and the
     fixed points :func:`tasksim.solvers.api.simulate_samples` draws for the same seeds, and
     the one error the ranking reads (:func:`tasksim.solvers.metrics.task_error`) instead of

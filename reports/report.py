@@ -937,6 +937,7 @@ def _claims_with_extras(part: int, parts: int
 
 def _with_extras(verdicts: list[Any]
                  ) -> tuple[list[Any], dict[str, ClaimExtras], dict[str, ClaimForms]]:
+    """``verdicts`` with the page's extras and the records' formulas, by claim id."""
     forms = {v.claim.id: claim_forms(v) for v in verdicts}
     return verdicts, _extras(verdicts, forms), forms
 
