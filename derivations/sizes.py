@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 import sympy as sp
 
 from .symbols import Ns, Nx, Ny, alpha, alpha_t, gamma, gamma_f, h, lam, rho_a, rho_b, rho_g
-from .vanilla import interior_minimum_threshold
+from .vanilla import interior_minimum_threshold, leading_vanilla_transfer
 
 if TYPE_CHECKING:
     from .claims import Verdict
@@ -283,9 +283,10 @@ class LimitTerm:
     """The observable's change given the terms' 1/Nx term delta = c/Nx, where the observable
     is a function of the terms' quantity (the probe error: 1 minus the transfer of alpha Nx
     units, -delta/alpha); None: delta itself."""
-    value: Optional[sp.Expr] = None
-    """The observable's leading order, said at the size's point beside the size (a size
-    near the value itself is a large relative error); None: not said."""
+    value: Optional[Callable[[], sp.Expr]] = None
+    """The observable's leading order, from its derivation (called when a size is said), said
+    at the size's point beside the size (a size near the value itself is a large relative
+    error); None: not said."""
     named: str = ""
     """The observable in words where the terms' quantity, at the ``points``, is another
     quantity of the statement (the transfer at rho_b = 0 is minus the output power); empty:
@@ -332,11 +333,23 @@ _PROBE = ("the probe is the vanilla model on the units task 1's gates keep: D_1 
           "the same at order 1/Nx), so its coefficient is the vanilla one over alpha")
 
 
+def _rule(transfer: sp.Expr) -> sp.Expr:
+    """rho_g = max{0, 1 - eps_pb} = max{0, transfer of the kept units}."""
+    return sp.Max(0, transfer)
+
+
 def _clamped_rule(delta: sp.Expr) -> sp.Expr:
-    """The change of rho_g = max{0, 1 - eps_pb} = max{0, transfer of the kept units} when that
-    transfer, rho_a (2 rho_b - rho_a) at leading order, moves by delta/alpha."""
-    leading = rho_a * (2 * rho_b - rho_a)
-    return sp.Max(0, leading + delta / alpha) - sp.Max(0, leading)
+    """The change of rho_g (:func:`_rule`) when the kept units' transfer, at leading order the
+    vanilla one (eq_epsilon_vanilla, derived), moves by delta/alpha."""
+    leading = leading_vanilla_transfer()
+    return _rule(leading + delta / alpha) - _rule(leading)
+
+
+def _learned_leading() -> sp.Expr:
+    """The Euclidean model's <eps_1[W_1]> at leading order, (1 - gamma)^2 (derived)."""
+    from .finite_size import LEARNED, finite_size
+
+    return finite_size("euclidean", LEARNED).leading
 
 
 LIMIT_TERMS: dict[str, LimitTerm] = {
@@ -481,26 +494,26 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
     # Sec. 6.1: the error on the task just learned, (1 - gamma)^2 at leading order
     "euclidean.impairs_acquisition": LimitTerm(
         _terms("euclidean", "learned"), "max over gamma (rho_a and rho_b do not enter: "
-        "eps_1[W_1] involves A_1 and B_1 only)", value=(1 - gamma)**2,
+        "eps_1[W_1] involves A_1 and B_1 only)", value=_learned_leading,
         named="eps_1[W_1], the error on task 1 right after learning it (Euclidean model, "
               "W_0 = 0; the paper's (1 - gamma)^2, not a Delta eps)"),
     # Appendix B.1, adaptive gating: the probe is the vanilla model on the units g_1 keeps
     "gating.probe_error": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; max over the grid",
-        through=lambda delta: -delta / alpha, value=1 - 2 * rho_a * rho_b + rho_a**2,
+        through=lambda delta: -delta / alpha, value=lambda: 1 - leading_vanilla_transfer(),
         named="the probe error eps_pb of adaptive gating (1 minus the vanilla Delta eps_TF "
               "of the units task 1's gates keep)"),
     "gating.adaptive_rho_g": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; rho_g = max{0, 1 - eps_pb}, so its error is "
         "max{0, L + delta/alpha} - max{0, L} with L = rho_a (2 rho_b - rho_a) and delta the "
         "transfer's 1/Nx term; max over the grid", through=_clamped_rule,
-        value=sp.Max(0, rho_a * (2 * rho_b - rho_a)),
+        value=lambda: _rule(leading_vanilla_transfer()),
         named="rho_g of adaptive gating (max{0, 1 - eps_pb}, eps_pb its probe error)"),
     "gating.adaptive_alpha_tilde": LimitTerm(
         _terms("vanilla", "transfer"), _PROBE + "; alpha~ = alpha + (1 - alpha) rho_g (line "
         "595): (1 - alpha) times rho_g's error; max over the grid",
         through=lambda delta: (1 - alpha) * _clamped_rule(delta),
-        value=alpha + (1 - alpha) * sp.Max(0, rho_a * (2 * rho_b - rho_a)),
+        value=lambda: alpha + (1 - alpha) * _rule(leading_vanilla_transfer()),
         named="alpha~ of adaptive gating (alpha + (1 - alpha) rho_g, rho_g = max{0, 1 - "
               "eps_pb})"),
     # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
@@ -658,9 +671,10 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
            + (f" minus the {spec.against} model's" if spec.against else "")
            + f" (derivations/finite_size.py; {which}), {spec.where}{below}")
     if spec.value is not None and size.point:
-        there = spec.value.subs({symbol: size.point[_name(symbol)]
-                                 for symbol in spec.value.free_symbols
-                                 if _name(symbol) in size.point})
+        leading = spec.value()
+        there = leading.subs({symbol: size.point[_name(symbol)]
+                              for symbol in leading.free_symbols
+                              if _name(symbol) in size.point})
         if there.is_number and float(there) != 0:  # free of what the point leaves open
             how += (f"; the leading order there is {float(there):.3g} (the size is "
                     f"{size.value / abs(float(there)):.0%} of it)")

@@ -171,7 +171,7 @@ DATA_HEADER = (
 
 
 def _number(x: Optional[float]) -> str:
-    return "" if x is None or not math.isfinite(x) else f"{float(x):.12g}"
+    return "" if x is None else _numbers([x])[0]
 
 
 def _numbers(values: np.ndarray) -> list[str]:
