@@ -29,7 +29,9 @@ Route
    because higher orders are O(Nx^-2). The leading order it returns is checked against the
    registry's leading-order claims by the tests.
 
-Random gating draws independent gates (rho_g = 0, alpha~ = alpha). Euclidean uses the main
+Random gating draws independent gates (rho_g = 0, alpha~ = alpha); :func:`correlated_gating`
+keeps rho_g, and :func:`adaptive_gating_transfer` puts in the rho_g adaptive gating's probe sets
+(Sec. 5.2). Euclidean uses the main
 text's amplitude lam = (Nx/Ns)(1/gamma - 1) (eq_main_lmu_wreg) and a regularized first task.
 Fisher needs lam > 0 (at lam = 0 it is the vanilla model); at rho_a = 1 it is a different
 fixed point (fisher.rho1.*), exact at every Nx, so its 1/Nx term vanishes; the coefficients
@@ -62,10 +64,11 @@ from .claims import Claim, Derivation, Step
 from .gram_expansion import GramInverse, expand_trace
 from .matrix_words import MatrixExpr, eye, gate, readout, task
 from .span_algebra import substitute_scalar, to_words
-from .symbols import Ns, Nx, alpha, alpha_t, gamma, lam, rho_b
+from .symbols import Ns, Nx, alpha, alpha_t, gamma, lam, rho_b, rho_g
 from .two_task import TwoTaskModel, readout_average
 
-__all__ = ["MODELS", "QUANTITIES", "FiniteSize", "finite_size", "paper_nlo", "CLAIMS"]
+__all__ = ["MODELS", "QUANTITIES", "FiniteSize", "finite_size", "correlated_gating",
+           "adaptive_gating_transfer", "paper_nlo", "CLAIMS"]
 
 MODELS = ("vanilla", "random-gating", "plasticity-gating", "euclidean", "fisher")
 """The models whose errors are functions of a Gram matrix (the CLI's names)."""
@@ -221,6 +224,71 @@ def finite_size(model: str, quantity: str, generator: str = "gaussian") -> Finit
     ((gamma - 1)**2, 3*gamma**2*(N_s + 1)*(gamma - 1)**2)
     """
     _check(model, quantity, generator)
+    return _expansion(model, quantity, generator, independent_gates=True)
+
+
+@lru_cache(maxsize=None)
+def correlated_gating(quantity: str, generator: str = "gaussian") -> FiniteSize:
+    """Random activity gating with *correlated* gates: g_2 keeps g_1 with probability rho_g
+    (eq_def_rho_g), the gates independent of A and B; the leading order and the exact 1/Nx
+    coefficient of ``quantity`` as functions of alpha and rho_g (:func:`finite_size`'s route,
+    with the engine's gate moments E[g_1 g_2] = alpha alpha~, alpha~ = alpha + (1 - alpha)
+    rho_g). Adaptive gating (Appendix B.1) is this model at the rho_g its probe sets.
+
+    At rho_g = 0 it is ``finite_size("random-gating", ...)``; at rho_g = 1 both tasks use one
+    gate, so it is the vanilla model on the alpha Nx units the gate keeps: the vanilla leading
+    order and the vanilla coefficient over alpha (the tests check both).
+
+    >>> fs = correlated_gating("transfer")
+    >>> sp.factor(fs.leading.subs(rho_g, 1))
+    -rho_a*(rho_a - 2*rho_b)
+    >>> sp.factor(fs.nlo.subs(rho_g, 1))
+    N_s*(rho_a - 1)*(rho_a + 1)/alpha
+    """
+    _check("random-gating", quantity, generator)
+    return _expansion("random-gating", quantity, generator, independent_gates=False)
+
+
+@lru_cache(maxsize=None)
+def adaptive_gating_transfer(generator: str = "gaussian") -> FiniteSize:
+    """Adaptive gating's transfer (Sec. 5.2, Appendix B.1): the correlated-gate transfer
+    (:func:`correlated_gating`) at the rho_g its probe sets, rho_g = max{0, 1 - eps_pb}, with
+    the probe error in expectation (line 744). The probe is the vanilla model on the alpha Nx
+    units task 1's gate keeps, so 1 - eps_pb = t + c_v/(alpha Nx) + O(Nx^-2), with t = rho_a
+    (2 rho_b - rho_a) and c_v the vanilla transfer's coefficient. Where t > 0 the 1/Nx
+    coefficient is therefore C(t) + (dL/drho_g)(t) c_v/alpha (L, C: the correlated-gate
+    leading order and coefficient); where t < 0 the gates stay independent (rho_g = 0, the
+    random-gating coefficient). On the curve t = 0 the expansion is not uniform, over a band
+    of width O(1/Nx): an average over rho_a, rho_b (:func:`tasksim.derivations.averages.
+    average_over_unit_square` splits the pieces) is exact to order 1/Nx.
+
+    >>> fs = adaptive_gating_transfer()
+    >>> fs.nlo.args[1][0] == finite_size("random-gating", "transfer").nlo   # t < 0
+    True
+    """
+    from .vanilla import leading_vanilla_transfer
+
+    correlated = correlated_gating("transfer", generator)
+    probe_leading = leading_vanilla_transfer()
+    probe_nlo = finite_size("vanilla", "transfer", generator).nlo / alpha
+    slope = sp.diff(correlated.leading, rho_g)
+    inside = sp.expand(correlated.nlo.subs(rho_g, probe_leading)
+                       + slope.subs(rho_g, probe_leading) * probe_nlo)
+    outside = sp.expand(correlated.nlo.subs(rho_g, 0))
+    positive = sp.StrictGreaterThan(sp.expand(probe_leading), 0)
+    leading = correlated.leading.subs(rho_g, sp.Max(0, probe_leading))
+    nlo = sp.Piecewise((inside, positive), (outside, True))
+    steps = correlated.steps + (
+        Step("the probe's transfer 1 - eps_pb: the vanilla model on alpha Nx units",
+             sp.Tuple(probe_leading, probe_nlo), "leading order and 1/Nx coefficient"),
+        Step("rho_g = max{0, 1 - eps_pb}: the coefficient where rho_g > 0 (C + dL/drho_g times "
+             "the probe's coefficient) and where rho_g = 0", sp.Tuple(inside, outside)),
+    )
+    return FiniteSize(leading, nlo, steps)
+
+
+def _expansion(model: str, quantity: str, generator: str, *, independent_gates: bool
+               ) -> FiniteSize:
     errors = _errors(model)
     if quantity not in errors.residual:
         raise ValueError(f"quantity {quantity!r} is derived for the euclidean model only "
@@ -229,7 +297,7 @@ def finite_size(model: str, quantity: str, generator: str = "gaussian") -> Finit
     residual = errors.residual[quantity]
     Q = (_readout_average(residual) if quantity == LEARNED  # the error itself
          else _readout_average(readout(mu)) - _readout_average(residual))
-    expansion = expand_trace(Q, errors.inverses, generator)
+    expansion = expand_trace(Q, errors.inverses, generator, independent_gates=independent_gates)
     steps = (
         Step(f"fixed points ({errors.source})", sp.Tuple(*[W.to_sympy() for W in errors.weights])),
         Step(f"residual B_{mu} - W F_{mu} with exact inverses", residual.to_sympy(),

@@ -345,6 +345,20 @@ def _clamped_rule(delta: sp.Expr) -> sp.Expr:
     return _rule(leading + delta / alpha) - _rule(leading)
 
 
+ADAPTIVE = "adaptive-gating"
+"""Adaptive gating (Sec. 5.2) as a term's model: its transfer coefficient is
+:func:`tasksim.derivations.finite_size.adaptive_gating_transfer`'s (not a model of
+:func:`~tasksim.derivations.finite_size.finite_size`: its rho_g comes from its probe)."""
+
+
+def _adaptive_gain_leading() -> sp.Expr:
+    """Adaptive minus random gating's average transfer at leading order, a polynomial in alpha
+    (the derivation of line 266, averages.adaptive.improves_transfer)."""
+    from .averages import adaptive_gating_average, random_gating_average
+
+    return adaptive_gating_average("transfer") - random_gating_average("transfer")
+
+
 def _learned_leading() -> sp.Expr:
     """The Euclidean model's <eps_1[W_1]> at leading order, (1 - gamma)^2 (derived)."""
     from .finite_size import LEARNED, finite_size
@@ -516,6 +530,14 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         value=lambda: alpha + (1 - alpha) * _rule(leading_vanilla_transfer()),
         named="alpha~ of adaptive gating (alpha + (1 - alpha) rho_g, rho_g = max{0, 1 - "
               "eps_pb})"),
+    # Sec. 5.2, adaptive gating against random gating, averaged over the prior
+    "averages.adaptive.improves_transfer": LimitTerm(
+        _terms(ADAPTIVE, "transfer"), "the uniform prior's average gain over random gating, "
+        "max over alpha; adaptive gating's coefficient is the correlated-gate one at the rho_g "
+        "its probe sets, rho_g = max{0, 1 - eps_pb} with the probe error in expectation (line "
+        "744), whose own 1/Nx term enters through the slope of the transfer in rho_g "
+        "(finite_size.adaptive_gating_transfer)", average=True, against="random-gating",
+        value=_adaptive_gain_leading),
     # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
     **{i: LimitTerm(_terms("fisher", "transfer"), "against the vanilla model: the difference "
                     "of the two exact 1/Nx coefficients, max over the grid",
@@ -527,9 +549,6 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
 coefficient: their size at the paper's sizes is the leading order's error there, |c|/Nx."""
 
 NO_LIMIT_TERM: dict[str, str] = {
-    "averages.adaptive.improves_transfer": "adaptive gating correlates the gates (rho_g > 0): "
-                                           "the exact 1/Nx coefficient is derived for "
-                                           "independent gates only",
     "fisher_diagonal.transfer_invariance_lost": "the diagonal Fisher metric: no exact 1/Nx "
                                                 "coefficient is derived for it",
     "fisher_diagonal.attenuates_robustness": "the diagonal Fisher metric: no exact 1/Nx "
@@ -546,8 +565,6 @@ NO_LIMIT_TERM: dict[str, str] = {
 specific than :data:`LIMIT_REASON`."""
 
 UNSIZED_OBSERVABLES: dict[str, str] = {
-    "averages.adaptive.improves_transfer": "average Delta eps_TF over rho_a, rho_b of "
-                                           "adaptive gating",
     "fisher_diagonal.transfer_invariance_lost": "Delta eps_TF of the diagonal-Fisher model "
                                                 "minus the vanilla model's",
     "fisher_diagonal.attenuates_robustness": "Delta eps_RT of the diagonal-Fisher model",
@@ -559,7 +576,8 @@ UNSIZED_OBSERVABLES: dict[str, str] = {
 
 LIMIT_REASON = ("no exact 1/Nx coefficient for this statement's observable: the toolkit "
                 "derives those of Delta eps_TF and Delta eps_RT of the vanilla, random-gating "
-                "(independent gates), plasticity-gating, Euclidean and Fisher models; an "
+                "(independent or correlated gates), plasticity-gating, Euclidean and Fisher "
+                "models, and adaptive gating's Delta eps_TF; an "
                 "intermediate step (a matrix, an expansion's term) enters them through the "
                 "statements sized with those")
 
@@ -569,6 +587,15 @@ def _limit_coefficient(model: str, quantity: str, generator: str, average: bool,
                        pointwise: str = "") -> sp.Expr:
     from .finite_size import finite_size  # derivations of the models: imported when used
 
+    if model == ADAPTIVE:
+        from .averages import average_over_unit_square
+        from .finite_size import adaptive_gating_transfer
+
+        if quantity != "transfer" or pointwise:
+            raise ValueError(f"adaptive gating's coefficient is derived for the transfer "
+                             f"only, got {quantity!r}{' with ' + pointwise if pointwise else ''}")
+        c = adaptive_gating_transfer(generator).nlo  # piecewise: rho_g is clamped at 0
+        return sp.factor(average_over_unit_square(c)) if average else c
     c = finite_size(model, quantity, generator).nlo
     if pointwise:
         from .averages import average_over_unit_square
@@ -583,7 +610,7 @@ def _limit_coefficient(model: str, quantity: str, generator: str, average: bool,
     return sp.factor(c)
 
 
-_PROPER = {"random-gating": alpha, "euclidean": gamma}
+_PROPER = {"random-gating": alpha, ADAPTIVE: alpha, "euclidean": gamma}
 """The parameter at whose value 1 a model is the vanilla model (no gating, no
 regularization): its statements are sized where the parameter is below 1, the vanilla
 model's own statements size the point 1 (unless the statement fixes it)."""
@@ -628,7 +655,7 @@ def leading_order_error(claim_id: str) -> tuple[Optional[Size], str]:
     >>> size, how = leading_order_error("vanilla.transfer")
     >>> size.value, size.point
     (0.01, {'rho_a': 0.0})
-    >>> leading_order_error("averages.adaptive.improves_transfer")[0] is None
+    >>> leading_order_error("fisher_diagonal.transfer_invariance_lost")[0] is None
     True
     """
     if claim_id in LOCATIONS:

@@ -6,11 +6,12 @@ import sympy as sp
 
 from tasksim.derivations import euclidean, gating, plasticity
 from tasksim.derivations.engine import ratio_expansion
-from tasksim.derivations.finite_size import MODELS, QUANTITIES, finite_size, paper_nlo
+from tasksim.derivations.finite_size import (MODELS, QUANTITIES, adaptive_gating_transfer,
+                                             correlated_gating, finite_size, paper_nlo)
 from tasksim.derivations.gram_expansion import (GramInverse, expand_trace, segment_covariance,
                                                 segment_mean)
 from tasksim.derivations.matrix_words import gate, opaque, task
-from tasksim.derivations.symbols import Ns, Nx, alpha, alpha_t, gamma, rho_a, rho_b
+from tasksim.derivations.symbols import Ns, Nx, alpha, alpha_t, gamma, rho_a, rho_b, rho_g
 from tasksim.derivations.vanilla import (exact_gaussian_transfer, leading_vanilla_retention,
                                          leading_vanilla_transfer)
 
@@ -62,6 +63,42 @@ def test_every_model_is_vanilla_at_full_gates_or_no_regularizer(model, level, qu
     reduced = finite_size(model, quantity, generator)
     assert _same(reduced.leading.subs(level), vanilla.leading)
     assert _same(reduced.nlo.subs(level), vanilla.nlo)
+
+
+@pytest.mark.parametrize("quantity", QUANTITIES)
+@pytest.mark.parametrize("generator", GENERATORS)
+def test_correlated_gates_run_from_random_gating_to_vanilla_on_the_kept_units(quantity,
+                                                                             generator):
+    """rho_g = 0: independent gates (random gating); rho_g = 1: one gate for both tasks, the
+    vanilla model on the alpha Nx units it keeps (the vanilla coefficient over alpha); between,
+    the leading order is eq_rcg's at alpha~ = alpha + (1 - alpha) rho_g."""
+    correlated = correlated_gating(quantity, generator)
+    random, vanilla = (finite_size(m, quantity, generator) for m in ("random-gating", "vanilla"))
+    assert _same(correlated.leading.subs(rho_g, 0), random.leading)
+    assert _same(correlated.nlo.subs(rho_g, 0), random.nlo)
+    assert _same(correlated.leading.subs(rho_g, 1), vanilla.leading)
+    assert _same(correlated.nlo.subs(rho_g, 1), vanilla.nlo / alpha)
+    printed = (gating.leading_transfer() if quantity == "transfer"
+               else gating.leading_retention())
+    assert _same(correlated.leading, printed.subs(alpha_t, alpha + (1 - alpha) * rho_g))
+
+
+@pytest.mark.parametrize("generator", GENERATORS)
+def test_adaptive_gating_is_correlated_gating_at_the_rho_g_of_its_probe(generator):
+    """Where rho_a (2 rho_b - rho_a) > 0 the probe sets rho_g to it (plus its own 1/Nx term,
+    the vanilla coefficient over alpha); elsewhere the gates stay independent."""
+    adaptive = adaptive_gating_transfer(generator)
+    correlated = correlated_gating("transfer", generator)
+    random = finite_size("random-gating", "transfer", generator)
+    inside = {rho_a: sp.Rational(1, 2), rho_b: sp.Rational(3, 5)}    # rho_g = 0.35
+    outside = {rho_a: sp.Rational(4, 5), rho_b: sp.Rational(1, 5)}   # rho_a > 2 rho_b
+    assert _same(adaptive.nlo.subs(outside), random.nlo.subs(outside))
+    assert _same(adaptive.leading.subs(outside), random.leading.subs(outside))
+    t = sp.Rational(7, 20)
+    probe = finite_size("vanilla", "transfer", generator).nlo.subs(inside) / alpha
+    expected = (correlated.nlo.subs(inside).subs(rho_g, t)
+                + sp.diff(correlated.leading, rho_g).subs(inside).subs(rho_g, t) * probe)
+    assert _same(adaptive.nlo.subs(inside), expected)
 
 
 @pytest.mark.parametrize("generator", GENERATORS)

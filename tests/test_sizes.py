@@ -149,8 +149,8 @@ def test_every_sized_limit_statement_names_its_observable_in_delta_eps_units():
 
 def test_every_unsized_limit_statement_still_names_what_it_is_about():
     assert set(UNSIZED_OBSERVABLES) == set(NO_LIMIT_TERM)
-    assert (limit_observable("averages.adaptive.improves_transfer")
-            == "average Delta eps_TF over rho_a, rho_b of adaptive gating")
+    assert (limit_observable("fisher_diagonal.attenuates_robustness")
+            == "Delta eps_RT of the diagonal-Fisher model")
 
 
 def test_a_relation_between_two_closed_forms_is_sized_by_their_coefficients_difference():
@@ -172,8 +172,32 @@ def test_a_gated_or_regularized_statement_is_not_sized_at_the_vanilla_point():
 
 
 def test_a_statement_without_a_coefficient_has_no_size_and_says_why():
+    size, why = leading_order_error("fisher_diagonal.transfer_invariance_lost")
+    assert size is None and "no exact 1/Nx coefficient" in why
+
+
+def test_adaptive_gatings_gain_is_sized_by_its_coefficient_against_random_gatings():
+    """Line 266: the average gain of adaptive over random gating. Its 1/Nx coefficient is the
+    average of adaptive gating's (correlated gates at the probe's rho_g) minus random gating's;
+    at the paper's sizes it is largest at the sparsest alpha, where it is a fifth of the gain,
+    and it lowers the gain (the gain stays positive)."""
+    from tasksim.derivations.averages import adaptive_gating_average, random_gating_average
+    from tasksim.derivations.sizes import _limit_coefficient
+    from tasksim.derivations.symbols import Ns as ns, alpha
+
     size, why = leading_order_error("averages.adaptive.improves_transfer")
-    assert size is None and "derived for independent gates only" in why
+    assert size.point == {"alpha": 0.1} and 0.02 < size.value < 0.04
+    assert "minus the random-gating model's" in why and "the size is 22% of it" in why
+    gain = (adaptive_gating_average("transfer") - random_gating_average("transfer")).subs(
+        alpha, sp.Rational(1, 10))
+    for generator in ("gaussian", "appendix"):
+        c = (_limit_coefficient("adaptive-gating", "transfer", generator, True)
+             - _limit_coefficient("random-gating", "transfer", generator, True))
+        shift = c.subs({alpha: sp.Rational(1, 10), ns: 30}) / 3000
+        assert shift < 0 < gain + shift
+    assert (limit_observable("averages.adaptive.improves_transfer")
+            == "average Delta eps_TF over rho_a, rho_b of the adaptive-gating model minus "
+               "that of the random-gating model")
 
 
 def test_the_error_on_the_task_just_learned_is_sized_by_its_own_exact_coefficient():

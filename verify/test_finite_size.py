@@ -97,16 +97,23 @@ def measure(model: str, quantity: str, generator: str, levels: dict, *, rho_a: f
     # exact identities (the Fisher retention is 1 in every sample) have sem at rounding level:
     # a floor keeps the weights finite
     sy = np.maximum(nx * np.array([e.sem for e in estimates]), 1e-12)
+    where = [f"rho_a={rho_a:g}", f"rho_b={rho_b:g}"]
+    where += [f"{k}={v:g}" for k, v in levels.items()]
+    result = fitted(f"{cid} at {', '.join(where)}, Ns={ns}", nx, y, sy, seeds)
+    return result, {"leading": leading, "c": c, "printed": printed}
+
+
+def fitted(label: str, nx: np.ndarray, y: np.ndarray, sy: np.ndarray, samples: int
+           ) -> NloMeasurement:
+    """The weighted least-squares fit y = c + r/Nx of Nx times the deviations ``y`` (standard
+    errors ``sy``) at sizes ``nx``."""
     design = np.stack([np.ones_like(nx), 1.0 / nx], axis=1)
     weights = 1.0 / sy**2
     covariance = np.linalg.inv(design.T @ (weights[:, None] * design))
-    (intercept, remainder) = covariance @ design.T @ (weights * y)
-    where = [f"rho_a={rho_a:g}", f"rho_b={rho_b:g}"]
-    where += [f"{k}={v:g}" for k, v in levels.items()]
-    result = NloMeasurement(f"{cid} at {', '.join(where)}, Ns={ns}", nx, y, sy, seeds,
-                            float(intercept), float(np.sqrt(covariance[0, 0])), float(remainder),
-                            float(np.sqrt(covariance[1, 1])))
-    return result, {"leading": leading, "c": c, "printed": printed}
+    intercept, remainder = covariance @ design.T @ (weights * y)
+    return NloMeasurement(label, nx, y, sy, samples, float(intercept),
+                          float(np.sqrt(covariance[0, 0])), float(remainder),
+                          float(np.sqrt(covariance[1, 1])))
 
 
 def check(m: NloMeasurement, c: float, kind: str) -> None:
@@ -145,3 +152,53 @@ def test_the_derived_coefficient_holds_at_random_parameters(model, quantity, gen
     m, numbers = measure(model, quantity, generator, levels, rho_a=rho_a, rho_b=rho_b, ns=ns,
                          sizes=(24 * ns, 48 * ns, 96 * ns), seeds=1200, seed=seed)
     check(m, numbers["c"], "nlo-property")
+
+
+def _correlated_gates_measurement(quantity: str, *, rho_g: float, alpha: float, seed: int
+                                  ) -> NloMeasurement:
+    """y = Nx (mean - leading) of random gating with correlated gates (g_2 keeps g_1 with
+    probability rho_g; gaussian generator), from Wishart-sampled Grams of the gated blocks
+    (:func:`tasksim.solvers.gram.sample_gram_seeded` with ``rho_g``), at POINT, Ns = NS and
+    the sizes of this module, and its fit (:func:`fitted`)."""
+    from tasksim.derivations.finite_size import correlated_gating
+    from tasksim.solvers.gram import sample_gram_seeded
+    from tasksim.solvers.probe import sample_seed
+    from tasksim.solvers.two_task_batch import BLOCKS, gram_transfer_retention
+
+    leading = float(correlated_gating(quantity).leading.subs(_symbols(alpha, rho_g)))
+    y, sy = [], []
+    for nx in SIZES:
+        seeds = [sample_seed(seed, nx, j) for j in range(SEEDS)]
+        grams = sample_gram_seeded(seeds, nx=nx, ns=NS, rho_a=POINT["rho_a"],
+                                   names=BLOCKS["random-gating"], alpha=alpha, rho_g=rho_g)
+        transfer, retention = gram_transfer_retention("random-gating", grams, ns=NS,
+                                                      rho_b=POINT["rho_b"])
+        values = transfer if quantity == "transfer" else retention
+        y.append(nx * (values.mean() - leading))
+        sy.append(nx * values.std(ddof=1) / np.sqrt(values.size))
+    return fitted(f"correlated gates {quantity} at rho_g={rho_g:g}, alpha={alpha:g}, Ns={NS}",
+                  np.array(SIZES, dtype=float), np.array(y), np.array(sy), SEEDS)
+
+
+def _symbols(alpha: float, rho_g: float) -> dict:
+    from tasksim.derivations import symbols as s
+
+    return {s.rho_a: POINT["rho_a"], s.rho_b: POINT["rho_b"], s.alpha: alpha, s.rho_g: rho_g,
+            s.Ns: NS}
+
+
+@pytest.mark.parametrize("quantity", ["transfer", "retention"])
+def test_the_correlated_gate_coefficient_is_the_measured_one(quantity):
+    """finite_size.correlated_gating (the expansion with E[g_1 g_2] = alpha alpha~, which sizes
+    adaptive gating's gain at line 266) against Grams drawn with correlated gates: not a claim
+    of the registry (the paper prints no such coefficient), so its number comes from the
+    derivation directly. A coefficient that ignored the gates' correlation (random gating's)
+    is rejected by the same rule."""
+    from tasksim.derivations.finite_size import correlated_gating, finite_size
+
+    rho_g, alpha = 0.5, 0.5
+    m = _correlated_gates_measurement(quantity, rho_g=rho_g, alpha=alpha, seed=11)
+    c = float(correlated_gating(quantity).nlo.subs(_symbols(alpha, rho_g)))
+    independent = float(finite_size("random-gating", quantity).nlo.subs(_symbols(alpha, 0)))
+    check(m, c, "nlo")
+    assert_distinguishes(f"{m.label}: intercept", m.fitted(), c, independent, kind="nlo")
