@@ -1179,3 +1179,29 @@ def test_a_network_decision_is_stated_once_on_its_card():
     record = _with_network_verdict(blank, net)
     assert decision in record.confirmation.reason
     assert record.evidence[0]["finding"] == "the numbers behind it"
+
+
+def test_a_contradiction_among_several_parts_needs_its_share_of_the_five_percent():
+    """REFEREE50 M1: line 1434's two parts, -0.107 +- 0.0188 (p = 0.030) and -0.0086 +-
+    0.00184 (p = 0.043) on 3 seeds, each against the claim at 95 % alone, do not refute a
+    statement of two parts: refuting it when any part is contradicted needs p <= 0.025 for
+    one of them (Bonferroni). Showing it needs every part at 95 %, as before."""
+    from tasksim.reports.pmnist_predictions import (Difference, Part, judge_parts,
+                                                    parts_table, t_test_p)
+
+    strong_one = Part(Difference(-0.107, 0.0188, 3), "at lambda_1 = 1 > 0")
+    weak_one = Part(Difference(-0.0086, 0.00184, 3), "at lambda_1 = 0.01 > 0")
+    assert 0.025 < t_test_p(-0.107, 0.0188, 3) < 0.05
+    word, lead = judge_parts([weak_one, strong_one])
+    assert word == "not decided"
+    rows = parts_table([weak_one, strong_one])
+    assert all(r["state"].startswith("not resolved (against the claim at p = 0.0") for r in rows)
+    assert "above the 0.025 a contradiction needs among 2 parts" in rows[1]["state"]
+    assert all(r["trend"] == "against" and r["seeds_to_decide"] >= 4 for r in rows)
+    # alone, the same effect contradicts its claim; so does a part at p <= 0.025 among two
+    assert judge_parts([strong_one])[0] == "wrong"
+    clear = Part(Difference(-0.107, 0.0094, 3), "at lambda_1 = 1 > 0")   # p = 0.008
+    assert judge_parts([weak_one, clear]) == ("wrong", clear)
+    # showing needs no share: two parts each shown at 95 % hold together
+    shown = [Part(Difference(0.107, 0.0188, 3), "a > 0"), Part(Difference(0.2, 0.04, 3), "b > 0")]
+    assert judge_parts(shown)[0] == "holds in the stated limit"
