@@ -1848,7 +1848,7 @@ def _line_1434(g: StoredGrids, ds: str) -> StatementVerdict:
                     for m, level, d in moves if level == l1) for l1 in levels)
     runs = (f"runs on the paper's full MNIST (these are {TRAINING_IMAGES[ds]})"
             if ds in TRAINING_IMAGES else "runs with the paper's 10 seeds")
-    change = (f"; what would change the verdict: {runs} where layer-wise beats diagonal at "
+    change = (f"; what would change this reading: {runs} where layer-wise beats diagonal at "
               "every lambda_1 where the W_2 amplitude acts" if word == "wrong" else "")
     # the caveat is the size line's (shown wherever the size is): not repeated here
     return StatementVerdict(1434, "pmnist.layerwise_beats_diagonal", prediction, word,
@@ -2263,13 +2263,13 @@ def with_secondary(primary: Sequence[StatementVerdict], secondary: Sequence[Stat
 
 def _firmer_secondary(v: StatementVerdict) -> StatementVerdict:
     """Line 1434 (REFEREE27 n1, REFEREE28 n3, REFEREE38 m1-m2): where the primary verdict
-    decides at some lambda_1 only (its caveat) and the secondary row meets the condition at
+    is judged at some lambda_1 only (its caveat), decided or not, and the secondary row meets
+    the condition at
     every lambda_1, the primary evidence says that the secondary row is evidence, not a
     second verdict, and what it shows at each lambda_1 (resolved or not, for or against)."""
     s = v.secondary
     if not (v.line == 1434 and v.caveat and not s.caveat and not s.condition_unmet
-            and s.levels and all(met for _, met, _ in s.levels)
-            and v.verdict != "not decided"):
+            and s.levels and all(met for _, met, _ in s.levels)):
         return v
     each = "; ".join(f"at lambda_1 = {l1:g}, {reading}" for l1, _, reading in s.levels)
     pointer = (f"; the {s.dataset} row below is evidence beside the verdict, not a second "
