@@ -201,8 +201,10 @@ def _truncated(exact: sp.Expr, keep_all_Ns: bool, scale: sp.Expr = sp.Integer(1)
 
 
 def _nlo_note(printed_c1: sp.Expr, c1: sp.Expr, generator: str) -> str:
-    note = (f"{generator} generator: exact coefficient of Ns/(alpha Nx) is "
-            f"{inline_math(sp.factor(c1))} (printed {inline_math(sp.factor(printed_c1))})")
+    note = (f"{generator} generator: the surrogate weights' exact coefficient of Ns/(alpha Nx) "
+            f"is {inline_math(sp.factor(c1))} (printed {inline_math(sp.factor(printed_c1))}); "
+            "neither is the model's own 1/Nx term, which is derived apart (finding "
+            "surrogate-1/Nx-terms)")
     difference = sp.expand(c1 - printed_c1)
     if difference != 0 and sp.expand(difference.subs({alpha: 1, alpha_t: 1})) == 0:
         note += "; they agree without gates (alpha = alpha~ = 1)"
@@ -572,14 +574,22 @@ def _derive_validity() -> Derivation:
     weights (engine), in powers of Ns/(alpha Nx)."""
     value = retention(GATED, PAPER_GENERATOR).value.subs(alpha_t, alpha)
     c0, c1 = ratio_expansion(value, 1, gated=True)
+    # where alpha Nx = Ns (Nx = 300, Ns = 30, alpha = 0.1), at the size's point
+    edge = {Nx: 300, Ns: 30, alpha: sp.Rational(1, 10), rho_a: sp.Rational(3, 5), rho_b: 0}
+    at_edge, limit = float(value.subs(edge)), float(c0.subs(edge))
     return Derivation(sp.factor(value), (
         Step("retention, exact expectation of the surrogate weights (appendix generator)",
              sp.factor(value)),
         Step("leading coefficient", sp.factor(c0)),
         Step("coefficient of Ns/(alpha Nx)", sp.factor(c1)),
-    ), exact=False, note="the correction is a series in Ns/(alpha Nx): small only when "
-                         "alpha >> Ns/Nx, as printed (it grows without bound as alpha Nx "
-                         "approaches Ns)")
+        Step("at alpha Nx = Ns (Nx = 300, Ns = 30, alpha = 0.1, rho_a = 0.6, rho_b = 0): the "
+             "surrogate's retention and the leading order", sp.Tuple(at_edge, limit)),
+    ), exact=False, note="the correction of the surrogate weights' retention (the appendix's "
+                         "route, not the model's finite-size retention, whose exact 1/Nx "
+                         "term sizes this statement) is a series in Ns/(alpha Nx): small only "
+                         "when alpha >> Ns/Nx, as printed; where alpha Nx = Ns it is of order "
+                         f"one ({at_edge:.3g} against the leading order's {limit:.4g} at Nx = "
+                         "300, Ns = 30, alpha = 0.1, rho_a = 0.6, rho_b = 0)")
 
 
 def _derive_probe_rule() -> Derivation:
@@ -695,7 +705,8 @@ CLAIMS: list[Claim] = [
           reading_from="line 238 (eq_rcg_epsilon_RT), the form said to hold",
           condition="Ns << alpha Nx: the finite-size correction is a series in Ns/(alpha Nx)",
           note="read as: eq_rcg_epsilon_RT is the limit Ns/(alpha Nx) -> 0 of the random-gating "
-               "retention at finite size",
+               "retention at finite size (derived here through the appendix's surrogate "
+               "weights)",
           restates=((233, r"when $N_s \ll \alpha N_x$"),
                     (720, r"If $N_s \ll \alpha N_x$"),
                     (728, r"this expression does not hold at the sparse limit $\alpha < "
@@ -796,20 +807,25 @@ def _own(term: str, generator: str):
     return lambda d: d - generator_part(term)
 
 
+_SURROGATE_TF = "Delta eps_TF of the surrogate weights (eq_DA+_approx), not the model's"
+_SURROGATE_RT = "Delta eps_RT of the surrogate weights (eq_DA+_approx), not the model's"
+"""The observable of a slip in Appendix B.1's surrogate 1/Nx terms: the appendix's Delta eps
+after eq_DA+_approx, whose 1/Nx term is not the model's either way (REFEREE49 A1)."""
+
 CLAIMS = annotate(CLAIMS, {
     **{f"gating.transfer.second_term[{g}]": dict(
-        cause="gated-fourth-moment", observable="Delta eps_TF",
+        cause="gated-fourth-moment", observable=_SURROGATE_TF,
         carry=lambda d, own=_own("transfer.second", g): -own(d) / Ns,
         misprint_of="gating.transfer")
        for g in ("gaussian", "appendix")},
     **{f"gating.retention.term3[{g}]": dict(
-        cause="gated-fourth-moment", observable="Delta eps_RT",
+        cause="gated-fourth-moment", observable=_SURROGATE_RT,
         carry=lambda d, own=_own("retention.term3", g): -own(d),
         misprint_of="gating.retention")
        for g in ("gaussian", "appendix")},
     "gating.aquad_isserlis[appendix]": dict(
         cause="appendix-generator-moments", misprint_of="gating.transfer",
-        observable="Delta eps_TF (through the second term of eq_ap_etf_gated1)",
+        observable=_SURROGATE_TF + " (through the second term of eq_ap_etf_gated1)",
         carry=lambda d: -Ns**2 * alpha_t * d.subs({d_ik: 1, d_jl: 1}) / (alpha * Nx)),
 })
 """Every claim of this module; errata with their root cause, observable and the coefficient

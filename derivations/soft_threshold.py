@@ -825,7 +825,10 @@ def _derive_learning_preserved() -> Derivation:
                          "keeps them, finds the error falling along each stored path off the "
                          "paper's sizes (as Nx grows at fixed Ns, and as Ns grows at fixed "
                          "Nx/Ns^2 or Nx/Ns = 33); along the measurement's own Nx = 100 Ns, "
-                         "where Ns/Nx stays 0.01, it grows with Ns (its rows)")
+                         "where Ns/Nx stays 0.01, it grows with Ns (its rows). So the limit "
+                         "is seen on every stored path on which Ns/Nx -> 0, unlike line 271's "
+                         "transfer clause, whose alpha dependence grows with Nx at fixed "
+                         "Ns = 30 and which is not decided (REFEREE49 A2)")
 
 
 def _derive_not_effective() -> Derivation:
