@@ -809,15 +809,21 @@ def location_shift(claim_id: str) -> tuple[Optional[Size], str]:
             x1 = _argmax(lambda x: g1(x, a, b))
             if best is None or abs(x1 - x0) > best[0]:
                 best = (abs(x1 - x0), {_name(s): float(v) for s, v in point.items()},
-                        generator, x0, x1)
-    shift, where, generator, x0, x1 = best
+                        generator, x0, x1, g0(x0, a, b) - g0(x1, a, b))
+    shift, where, generator, x0, x1, flat = best
+    # a large shift where the leading order is flat in the variable (REFEREE50 m2): say so
+    flatness = (f"; the leading order is nearly flat there, {flat:.2g} lower at "
+                f"{x1:.4g} than at {x0:.4g}, so a 1/Nx term of order Ns/Nx = "
+                f"{float((Ns / Nx).subs(PAPER_SIZES)):g} moves the optimum far"
+                if shift > 0.1 else "")
     return Size(shift, where), (
         f"the shift of the optimal {_name(spec.variable)} at Nx = 3000, Ns = 30: argmax of "
         f"leading + c/Nx minus argmax of the leading order (c the exact 1/Nx coefficient, "
         f"derivations/finite_size.py; {generator} generator, the larger of the two), "
         + ("of the uniform prior's average" if spec.average else
            "max over the (rho_a, rho_b) grid (rho_a > 0)")
-        + f", in units of {_name(spec.variable)}: there it moves from {x0:.4g} to {x1:.4g}")
+        + f", in units of {_name(spec.variable)}: there it moves from {x0:.4g} to {x1:.4g}"
+        + flatness)
 
 
 # -- the exact Fisher fixed point: retention lost only where [A_1, A_2] is rank-deficient -----

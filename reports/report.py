@@ -1162,7 +1162,8 @@ def errata_by_cause_markdown(records: Sequence[dict[str, Any]], ranked: Sequence
     every_misprint = [r for r in records if r.get("headline") and verdict_word(r) == "misprint"]
     misprints = [r for r in every_misprint if not network([r])]
     if misprints:
-        lines += ["", "Misprints (typos in a step whose stated result is right; not ranked):", ""]
+        lines += ["", "Misprints (typos in a step whose stated result is right; listed by "
+                  "size, counted apart from the errata):", ""]
         for r in sorted(misprints, key=lambda r: rank([r])):  # by size, as claims.json
             size = size_text(r)
             lines.append(f"- **{r.get('cause') or r['id']}**: [line {r['line']}]"

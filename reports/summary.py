@@ -380,7 +380,8 @@ def summary_markdown(statements: Sequence[StatementVerdict], causes: Sequence[Ca
         "maximum is beside it; a size measured at one point is listed, never ranked):",
         *([cause_line(c, k) for k, c in enumerate(wrong, 1)] or ["none"]), "",
         f"**Misprints ({sum(len(c.statements) for c in misprints)} statements in "
-        f"{len(misprints)} causes, counted apart: the stated result is right"
+        f"{len(misprints)} causes, counted apart: the stated result is right; listed by the "
+        "same measure as the errata"
         + (f"; with the network's {net_misprints} below, the table's "
            f"{net_misprints + sum(len(c.statements) for c in misprints)}"
            if net_misprints else "") + ")**:",
