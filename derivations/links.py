@@ -96,6 +96,7 @@ PANELS: dict[str, tuple[str, ...]] = {
     "Fig. 1G": ("vanilla.retention", "vanilla.retention.intermediate_minimum"),
     "Fig. 2A": ("gating.transfer.random", "gating.transfer.dense_gating_helps"),
     "Fig. 2C": ("gating.retention.random", "gating.retention.optimized_at_alpha_to_zero"),
+    "Fig. 3A": ("averages.adaptive.improves_transfer", "averages.random.transfer"),
     "Fig. 3B": ("averages.adaptive.retention_cost", "averages.random.retention"),
     "Fig. 4A": ("euclidean.transfer", "euclidean.transfer_equals_random_gating"),
     "Fig. 4B": ("euclidean.retention", "euclidean.retention_optimum_interior"),
