@@ -825,7 +825,8 @@ CLAIMS = annotate(CLAIMS, {
        for g in ("gaussian", "appendix")},
     "gating.aquad_isserlis[appendix]": dict(
         cause="appendix-generator-moments", misprint_of="gating.transfer",
-        observable=_SURROGATE_TF + " (through the second term of eq_ap_etf_gated1)",
+        observable="Delta eps_TF of the surrogate weights (eq_DA+_approx), through the "
+                   "second term of eq_ap_etf_gated1, not the model's",
         carry=lambda d: -Ns**2 * alpha_t * d.subs({d_ik: 1, d_jl: 1}) / (alpha * Nx)),
 })
 """Every claim of this module; errata with their root cause, observable and the coefficient
