@@ -828,7 +828,7 @@ def _derive_learning_preserved() -> Derivation:
                          "where Ns/Nx stays 0.01, it grows with Ns (its rows). So the limit "
                          "is seen on every stored path on which Ns/Nx -> 0, unlike line 271's "
                          "transfer clause, whose alpha dependence grows with Nx at fixed "
-                         "Ns = 30 and which is not decided (REFEREE49 A2)")
+                         "Ns = 30 and which is not decided")
 
 
 def _derive_not_effective() -> Derivation:

@@ -273,15 +273,16 @@ class Part:
         return cls(effect, claim, edge, -1 if edge > 0 else 1, text)
 
 
-def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
+def judge_parts(parts: Sequence[Part], family: Optional[int] = None) -> tuple[str, Part]:
     """A conjunction under the module's rule: the verdict word and the part that decides it
     (wrong: the part contradicted at the smallest p; holds: the part shown by the smallest
     margin in the effect's units, the weakest half of what the statement says (REFEREE39 2d:
     a size in standard errors hid a part shown by 0.07 behind one shown by 1.2); not decided: the part that more seeds would decide it by, if
     every effect and spread stay (REFEREE27 N2, as :func:`conjunction_projection` says): the
     first to be resolved against the claim, else the last to be shown, else the first part
-    not resolved)."""
-    family = max(1, len(parts))
+    not resolved). ``family``: the comparisons that can refute the statement, whose share of
+    the 5 % a contradiction needs (default: its parts)."""
+    family = max(1, len(parts)) if family is None else family  # comparisons that can refute
     states = [p.state(family) for p in parts]
 
     def z(p: Part) -> float:
@@ -303,7 +304,8 @@ def judge_parts(parts: Sequence[Part]) -> tuple[str, Part]:
     return "not decided", open_[0]
 
 
-def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
+def parts_table(parts: Sequence[Part], family: Optional[int] = None
+                ) -> tuple[dict[str, Any], ...]:
     """The parts of a conjunction as rows: the claim, the effect with its standard error and
     seeds, the p-value of its paired t-test against the part's boundary, and its state
     (shown, contradicted, not resolved: :meth:`Part.state`). A part another rule decides
@@ -317,21 +319,24 @@ def parts_table(parts: Sequence[Part]) -> tuple[dict[str, Any], ...]:
     ('shown', 0.016)
     """
     rows = []
-    family = max(1, len(parts))
+    family = max(1, len(parts)) if family is None else family
     for part in parts:
         d = part.effect
         finite = d.n >= 2 and math.isfinite(d.mean) and math.isfinite(d.sem)
         state = {1: "shown", -1: "contradicted", 0: "not resolved"}[part.state(family)]
         gap = d.mean - part.boundary
         p = t_test_p(gap, d.sem, d.n) if finite else None
-        if isinstance(part, _Decided):
-            state += " (by its rule)"
-        elif part.state(family) != part.state():  # against at 95 %, not at its share of it
+        if part.state(family) != part.state():  # against at 95 %, not at its share of it
             state += (f" (against the claim at p = {p:.2g}, above the {REJECT_P / family:.2g} "
-                      f"a contradiction needs among {family} parts)")
+                      f"a contradiction needs among the {family} comparisons that can refute "
+                      "the statement)")
+        elif isinstance(part, _Decided):
+            state += " (by its rule)"
+        against = part.wanted * gap < 0
         rows.append({"part": part.claim, "effect": d.mean if finite else None,
                      "se": d.sem if finite else None, "seeds": d.n, "p": p, "state": state,
-                     "trend": "for" if part.wanted * gap > 0 else "against",
+                     "trend": "against" if against else "for",
+                     "bar": REJECT_P / family if against else REJECT_P,
                      "seeds_to_decide": (part.seeds_to_decide(family)
                                          if finite and part.state(family) == 0 else None)})
     return tuple(rows)
@@ -1495,11 +1500,25 @@ def _line_357(g: StoredGrids, ds: str) -> StatementVerdict:
 
 @dataclass(frozen=True)
 class _Decided(Part):
-    """A part whose state another judge decided (line 360's range rule over rows of rho_b)."""
+    """A part whose state another judge decided (line 360's range rule over rows of rho_b,
+    a dip's two ends, line 371's gating levels)."""
 
     decided_state: int = 0
+    final: bool = False
+    """The judge already took the statement's parts into account (its contradictions at
+    their share of the 5 %): its state stands as it is."""
 
     def state(self, family: int = 1) -> int:
+        """The judge's state; a contradiction it found at 95 % stands among ``family`` parts
+        only if the part's effect also clears their share of the 5 %
+        (:func:`contradiction_threshold`), as every other part's must, unless ``final``.
+
+        >>> dip = _Decided(Difference(-0.05, 0.012, 3), "end minus lowest > 0", decided_state=-1)
+        >>> dip.state(), dip.state(family=2)
+        (-1, 0)
+        """
+        if self.decided_state == -1 and family > 1 and not self.final:
+            return -1 if super().state(family) == -1 else 0
         return self.decided_state
 
 
@@ -1671,9 +1690,13 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
             for al in ALPHAS}
     cost = {al: _gating_pair(g, gating, "adaptive-gating", al, 0.0, "transfer")
             for al in ALPHAS}
-    # "without sacrificing transfer": only a transfer shown lower contradicts
+    # "without sacrificing transfer": only a transfer shown lower contradicts; a
+    # contradiction takes its share of the 5 % among every comparison that can refute the
+    # statement (each level's gain and transfer, and the Fisher half)
+    family = 2 * len(ALPHAS) + 1
     shown = [al for al in ALPHAS if gain[al].sign() == 1 and cost[al].sign() >= 0]
-    against = [al for al in ALPHAS if gain[al].sign() == -1 or cost[al].sign() == -1]
+    against = [al for al in ALPHAS if -1 in (Part(gain[al], "").state(family),
+                                              Part(cost[al], "").state(family))]
     state = -1 if against and not shown else 1 if shown and not against else 0
     lead_gain = (min((gain[al] for al in shown), key=lambda d: d.mean) if state == 1 else
                  min((gain[al] for al in against), key=lambda d: d.mean) if state == -1 else
@@ -1681,7 +1704,8 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
     power = unresolved({al: gain[al] for al in ALPHAS if al not in shown}, "alpha")
     levels = f" (alpha = {', '.join(f'{a:g}' for a in shown)})" if shown else ""
     parts = [_Decided(lead_gain, f"adaptive gating minus vanilla retention at (1, 0) > 0 with "
-                                 f"transfer not lower{levels}", decided_state=state)]
+                                 f"transfer not lower{levels}", decided_state=state,
+                      final=True)]
     texts = [gating_source(g, gating) + "adaptive gating minus vanilla at (1, 0): retention "
              + ", ".join(f"{fmt_estimate(gain[al])} (alpha = {al:g})" for al in ALPHAS)
              + "; transfer " + ", ".join(fmt_estimate(cost[al]) for al in ALPHAS)
@@ -1719,12 +1743,13 @@ def _line_371(g: StoredGrids, ds: str) -> StatementVerdict:
                  + (f"; at the other amplitudes {', '.join(elsewhere)}" if elsewhere else "")
                  + (f"; at lambda = {best:g} the other regularizers gain "
                     f"{', '.join(others)}" if others else ""))
-    word, lead = judge_parts(parts)
+    word, lead = judge_parts(parts, family)
     return StatementVerdict(371, "pmnist.discussion_gating_and_fisher_at_high_feature_low_readout",
                             "at high feature and low readout similarity, adaptive gating and "
                             "Fisher regularization help retention without sacrificing transfer",
                             word, lead.effect.mean, lead.effect.sem, lead.effect.n, ds,
-                            "; ".join(texts), claim=lead.claim, parts=parts_table(parts))
+                            "; ".join(texts), claim=lead.claim,
+                            parts=parts_table(parts, family))
 
 
 def _lambda2_levels(g: StoredGrids, grid: str) -> tuple[list[float], list[float]]:
@@ -2163,7 +2188,12 @@ def conjunction_projection(open_parts: Sequence[Mapping[str, Any]], n: int) -> s
                      if r["seeds_to_decide"] else f"{r['part']}: more seeds" for r in open_parts)
     if against:  # ties: the part further from its boundary (smaller p) is resolved first
         first = min(against, key=lambda r: (r["seeds_to_decide"], r.get("p") or 0.0))
-        verdict = "resolved against the paper's claim, which decides the conjunction"
+        bar = first.get("bar", REJECT_P)
+        verdict = ("resolved against the paper's claim" + (
+            f" (at p <= {bar:.2g}, a contradiction's share of the 5 % among the "
+            f"{round(REJECT_P / bar)} comparisons that can refute the statement)"
+            if bar < REJECT_P else "")
+            + ", which decides the conjunction")
     elif all(r["seeds_to_decide"] for r in open_parts):  # ties: the larger p is shown last
         first = max(open_parts, key=lambda r: (r["seeds_to_decide"], r.get("p") or 0.0))
         verdict = "shown, the last of the parts, for the paper's claim"

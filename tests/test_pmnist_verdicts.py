@@ -1196,7 +1196,8 @@ def test_a_contradiction_among_several_parts_needs_its_share_of_the_five_percent
     assert word == "not decided"
     rows = parts_table([weak_one, strong_one])
     assert all(r["state"].startswith("not resolved (against the claim at p = 0.0") for r in rows)
-    assert "above the 0.025 a contradiction needs among 2 parts" in rows[1]["state"]
+    assert ("above the 0.025 a contradiction needs among the 2 comparisons that can refute "
+            "the statement") in rows[1]["state"]
     assert all(r["trend"] == "against" and r["seeds_to_decide"] >= 4 for r in rows)
     # alone, the same effect contradicts its claim; so does a part at p <= 0.025 among two
     assert judge_parts([strong_one])[0] == "wrong"
@@ -1205,3 +1206,23 @@ def test_a_contradiction_among_several_parts_needs_its_share_of_the_five_percent
     # showing needs no share: two parts each shown at 95 % hold together
     shown = [Part(Difference(0.107, 0.0188, 3), "a > 0"), Part(Difference(0.2, 0.04, 3), "b > 0")]
     assert judge_parts(shown)[0] == "holds in the stated limit"
+
+
+def test_a_part_another_judge_decided_takes_the_same_share_of_the_five_percent():
+    """REFEREE51 M1: a dip judged absent by its own 95 % rule ("no dip": an end resolved below
+    the lowest interior point) contradicts a statement of two parts only at p <= 0.025, and
+    its projection is made at that bar, so the decision and the seeds it names agree."""
+    from tasksim.reports.pmnist_predictions import (Difference, Part, _Decided, judge_parts,
+                                                    parts_table, seeds_to_decide, t_test_p)
+
+    gap = Difference(-0.05, 0.0105, 3)
+    assert 0.025 < t_test_p(gap.mean, gap.sem, gap.n) < 0.05
+    dip = _Decided(gap, "end minus lowest interior point > 0", decided_state=-1)
+    other = Part(Difference(0.3, 0.01, 3), "retention (0, 1) minus (1, 0) > 0")
+    assert judge_parts([dip])[0] == "wrong"
+    assert judge_parts([other, dip])[0] == "not decided"
+    row = parts_table([other, dip])[1]
+    assert row["state"].startswith("not resolved (against the claim at p = 0.0")
+    assert row["seeds_to_decide"] == seeds_to_decide(gap.mean, gap.sem, gap.n, 0.025)
+    final = _Decided(gap, "levels judged with their share", decided_state=-1, final=True)
+    assert judge_parts([other, final])[0] == "wrong"
