@@ -336,7 +336,7 @@ def parts_table(parts: Sequence[Part], family: Optional[int] = None
         rows.append({"part": part.claim, "effect": d.mean if finite else None,
                      "se": d.sem if finite else None, "seeds": d.n, "p": p, "state": state,
                      "trend": "against" if against else "for",
-                     "bar": REJECT_P / family if against else REJECT_P,
+                     "bar": round(REJECT_P / family if against else REJECT_P, 12),
                      "seeds_to_decide": (part.seeds_to_decide(family)
                                          if finite and part.state(family) == 0 else None)})
     return tuple(rows)
