@@ -589,7 +589,11 @@ def _derive_validity() -> Derivation:
                          "term sizes this statement) is a series in Ns/(alpha Nx): small only "
                          "when alpha >> Ns/Nx, as printed; where alpha Nx = Ns it is of order "
                          f"one ({at_edge:.3g} against the leading order's {limit:.4g} at Nx = "
-                         "300, Ns = 30, alpha = 0.1, rho_a = 0.6, rho_b = 0)")
+                         "300, Ns = 30, alpha = 0.1, rho_a = 0.6, rho_b = 0), and the model "
+                         "itself breaks down there: its weights take the pseudo-inverse of "
+                         "D_1 A_1, whose kept rows are then about as many as its Ns columns, "
+                         "and an inverse Wishart matrix has a mean only with more than Ns + 1 "
+                         "rows")
 
 
 def _derive_probe_rule() -> Derivation:

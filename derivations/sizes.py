@@ -536,7 +536,9 @@ LIMIT_TERMS: dict[str, LimitTerm] = {
         "max over alpha; adaptive gating's coefficient is the correlated-gate one at the rho_g "
         "its probe sets, rho_g = max{0, 1 - eps_pb} with the probe error in expectation (line "
         "744), whose own 1/Nx term enters through the slope of the transfer in rho_g "
-        "(finite_size.adaptive_gating_transfer)", average=True, against="random-gating",
+        "(finite_size.adaptive_gating_transfer); the 1/Nx term alone: at alpha = 0.1 the "
+        "probe's own shift is not small and moves the clamp's edge, which this order leaves "
+        "out", average=True, against="random-gating",
         value=_adaptive_gain_leading),
     # Sec. 6.2 and Appendix C.2, Fisher metric (the first task unregularized)
     **{i: LimitTerm(_terms("fisher", "transfer"), "against the vanilla model: the difference "
@@ -809,12 +811,13 @@ def location_shift(claim_id: str) -> tuple[Optional[Size], str]:
             x1 = _argmax(lambda x: g1(x, a, b))
             if best is None or abs(x1 - x0) > best[0]:
                 best = (abs(x1 - x0), {_name(s): float(v) for s, v in point.items()},
-                        generator, x0, x1, g0(x0, a, b) - g0(x1, a, b))
-    shift, where, generator, x0, x1, flat = best
+                        generator, x0, x1, g0(x0, a, b) - g0(x1, a, b), g0(x0, a, b),
+                        g1(x0, a, b) - g0(x0, a, b))
+    shift, where, generator, x0, x1, flat, top, term = best
     # a large shift where the leading order is flat in the variable (REFEREE50 m2): say so
     flatness = (f"; the leading order is nearly flat there, {flat:.2g} lower at "
-                f"{x1:.4g} than at {x0:.4g}, so a 1/Nx term of order Ns/Nx = "
-                f"{float((Ns / Nx).subs(PAPER_SIZES)):g} moves the optimum far"
+                f"{x1:.4g} than at {x0:.4g}, and at {x0:.4g} the 1/Nx term is {term:.2g} "
+                f"against the leading order's {top:.2g}"
                 if shift > 0.1 else "")
     return Size(shift, where), (
         f"the shift of the optimal {_name(spec.variable)} at Nx = 3000, Ns = 30: argmax of "
