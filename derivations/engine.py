@@ -71,6 +71,7 @@ from .symbols import Ns, Nx, Ny, alpha, alpha_t, eps, rho_a, rho_b, rho_g
 __all__ = [
     "GENERATORS",
     "expect_trace",
+    "trace_terms",
     "expect_frobenius2",
     "expect_trace_wick",
     "expect_index_sum",
@@ -287,6 +288,24 @@ def _canonical(word: Word) -> Word:
             r for r in _rotations(w) if not r[0].is_diagonal or all(x.is_diagonal for x in w)
         )
     return min(candidates)
+
+
+def trace_terms(X: MatrixExpr) -> dict[Word, sp.Expr]:
+    """tr X as coefficients of words in the canonical form of :func:`_canonical` (the least
+    rotation of a word or of its transpose, since tr(XY) = tr(YX) and tr X = tr X^T), zero
+    coefficients dropped: two expressions whose terms agree have equal traces for every value
+    of their letters, opaque ones included (no expectation is taken).
+
+    >>> from tasksim.derivations.matrix_words import opaque
+    >>> P = opaque("P", "s", "s")
+    >>> trace_terms(P - P.T), len(trace_terms(P @ P.T - P.T @ P + P))
+    ({}, 1)
+    """
+    out: dict[Word, sp.Expr] = {}
+    for word, coefficient in X:
+        key = _canonical(word)
+        out[key] = sp.expand(out.get(key, 0) + coefficient)
+    return {word: c for word, c in out.items() if c != 0}
 
 
 # -- the expectation ----------------------------------------------------------------------

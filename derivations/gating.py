@@ -35,11 +35,13 @@ from .engine import (
     expect_trace,
     large_Ns_part,
     ratio_expansion,
+    trace_terms,
     wick_census,
 )
-from .matrix_words import MatrixExpr, gate, task
+from .matrix_words import MatrixExpr, eye, gate, readout, task
 from .symbols import Ns, Nx, alpha, alpha_t, rho_a, rho_b, rho_g
-from .two_task import Surrogates, TwoTaskModel, probe_error, readout_parts, retention, transfer
+from .two_task import (Surrogates, TwoTaskModel, probe_error, readout_average, readout_parts,
+                       retention, transfer)
 from .vanilla import leading_vanilla_retention, leading_vanilla_transfer
 
 __all__ = [
@@ -606,30 +608,71 @@ def _derive_probe_rule() -> Derivation:
                                     values)))
 
 
+def _model_b_average(mu: int, after: int) -> tuple[MatrixExpr, dict[int, MatrixExpr]]:
+    """Q with Delta eps = tr Q after the exact average over B (E[B_mu^T B_nu] = (Ny/Ns)
+    rho_b^|mu-nu| I, Appendix A), for the gated model's own weights (eq_W1_W2_expression with
+    gates: pseudo-inverses and projectors kept as they are, no surrogate), and the residual's
+    parts M_nu (residual = sum B_nu M_nu)."""
+    R = GATED.apply_identities(GATED.residual(mu, after))
+    return readout_average(readout(mu)) - readout_average(R), readout_parts(R)
+
+
+def _trace_difference(Q: MatrixExpr, expansion: MatrixExpr) -> sp.Expr:
+    """tr(Q - expansion) as a sum of canonical trace words (:func:`trace_terms`): 0 when the
+    two have equal traces for every A and gates."""
+    terms = trace_terms(Q - expansion)
+    return sp.Add(*[c * sp.Symbol("tr[" + " ".join(map(str, word)) + "]")
+                    for word, c in terms.items()])
+
+
 def _derive_transfer_expansion() -> Derivation:
-    """eq_ap_etf_gated1's last line: the exact B-average leaves 2 rho_b/Ns <tr P> -
-    1/Ns <||P||^2>, P = (D_1A_1)^+ D_2A_2; checked with every expectation evaluated by the
-    engine after eq_DA+_approx (the identity is linear in them)."""
+    """eq_ap_etf_gated1's last line: the exact B-average of the model's transfer leaves
+    2 rho_b/Ns tr P - 1/Ns ||P||^2, P = (D_1A_1)^+ D_2A_2, for every A and gates (an
+    identity in P); also checked with every expectation evaluated by the engine after
+    eq_DA+_approx."""
+    Q, parts = _model_b_average(2, 1)
+    P = -parts[1]
+    expansion = (2 * rho_b / Ns) * P - (P.T @ P) / Ns
+    difference = _trace_difference(Q, expansion)
     first, second = transfer_terms()
     direct = transfer(GATED, PAPER_GENERATOR).value
-    expansion = 2 * rho_b / Ns * first - second / Ns
-    return Derivation(sp.factor(direct - expansion), (
-        Step("direct <Delta eps_TF> of the surrogate weights", sp.factor(direct)),
-        Step("2 rho_b/Ns <tr P> - 1/Ns <||P||^2> with the same expectations", sp.factor(expansion)),
-        Step("difference", sp.factor(direct - expansion))), exact=False,
-        note="read as: the difference between the transfer and the printed expansion is 0")
+    return Derivation(difference, (
+        Step("the model's residual B_2 - W_1 D_2 A_2", (readout(2) + readout(1) @ -P).to_sympy()),
+        Step("exact average over B: Delta eps_TF = tr Q", Q.to_sympy()),
+        Step("2 rho_b/Ns tr P - 1/Ns ||P||^2 (the printed last line, inside the A-average)",
+             expansion.to_sympy()),
+        Step("tr of the difference, in canonical trace words", difference,
+             "0: equal for every A and gates"),
+        Step("the same after eq_DA+_approx, every A-expectation by the engine",
+             sp.factor(direct - (2 * rho_b / Ns * first - second / Ns)))),
+        note="read as: the difference between the transfer and the printed expansion is 0 "
+             "(an identity of the B-average, for every A and gates)")
 
 
 def _derive_retention_expansion() -> Derivation:
+    """eq_ap_eRT_gate_expnd's last line: the exact B-average of the model's retention, its
+    residual reduced by (D_1A_1)^+ D_1A_1 = I (full column rank, as at line 637), leaves
+    1 - ||X||^2/Ns - ||Y||^2/Ns + 2 rho_b tr(X Y^T)/Ns with X = (D_1A_1)^+ U_2U_2^T D_1A_1,
+    Y = (D_2A_2)^+ D_1A_1, for every A and gates; also checked after the surrogates."""
+    Q, parts = _model_b_average(1, 2)
+    M1, M2 = parts[1], parts[2]
+    expansion = (eye("s") - M1.T @ M1 - M2.T @ M2 + (2 * rho_b) * (M1 @ (-M2).T)) / Ns
+    difference = _trace_difference(Q, expansion)
     term2, term3, cross = retention_terms()
     direct = retention(GATED, PAPER_GENERATOR).value
-    expansion = 1 - term2 - term3 + 2 * rho_b * cross
-    return Derivation(sp.factor(direct - expansion), (
-        Step("direct <Delta eps_RT> of the surrogate weights", sp.factor(direct)),
-        Step("1 - (2nd term) - (3rd term) + 2 rho_b (cross term), same expectations",
-             sp.factor(expansion)),
-        Step("difference", sp.factor(direct - expansion))), exact=False,
-        note="read as: the difference between the retention and the printed expansion is 0")
+    return Derivation(difference, (
+        Step("the model's residual B_1 - W_2 D_1 A_1, reduced by (D_1A_1)^+ D_1A_1 = I",
+             (readout(1) @ M1 + readout(2) @ M2).to_sympy()),
+        Step("exact average over B: Delta eps_RT = tr Q", Q.to_sympy()),
+        Step("1 - (2nd term) - (3rd term) + 2 rho_b (cross term), inside the A-average",
+             expansion.to_sympy()),
+        Step("tr of the difference, in canonical trace words", difference,
+             "0: equal for every A and gates"),
+        Step("the same after eq_DA+_approx and eq_UUt_approx, every A-expectation by the "
+             "engine", sp.factor(direct - (1 - term2 - term3 + 2 * rho_b * cross)))),
+        note="read as: the difference between the retention and the printed expansion is 0 "
+             "(an identity of the B-average, for every A and gates with D_1 A_1 of full "
+             "column rank)")
 
 
 CLAIMS: list[Claim] = [
@@ -646,7 +689,7 @@ CLAIMS: list[Claim] = [
     Claim("gating.transfer.expansion", "Appendix B.1, eq_ap_etf_gated1", sp.Integer(0),
           r"\frac{2\rho_b}{N_s} \lla \tr \left[ (D_1 A_1)^+ D_2 A_2 \right] \rra",
           _derive_transfer_expansion, line=581, headline=True,
-          condition="exact average over B; checked after eq_DA+_approx"),
+          condition="exact average over B (Appendix A), for every A and gates"),
     Claim("gating.transfer.first_term", "Appendix B.1, after eq_ap_etf_gated1",
           alpha_t * rho_a * Ns, r"= \tilde{\alpha} \rho_a N_s",
           lambda: Derivation(transfer_terms()[0], (Step("surrogate trace", transfer_terms()[0]),),
@@ -673,7 +716,8 @@ CLAIMS: list[Claim] = [
     Claim("gating.retention.expansion", "Appendix B.1, eq_ap_eRT_gate_expnd", sp.Integer(0),
           r"- \frac{1}{N_s} \lla \llv (D_1 A_1)^+ U_2 U_2^T D_1 A_1 \rrv_F^2 \rra",
           _derive_retention_expansion, line=649, headline=True,
-          condition="exact average over B; checked after eq_DA+_approx and eq_UUt_approx"),
+          condition="exact average over B (Appendix A), when D_1 A_1 has full column rank "
+                    "(alpha Nx >= Ns), as at line 637"),
     *[_nlo_claim("gating.retention.term2", "Appendix B.1, eq_ap_eRT_gate_expnd (2nd term)",
                  _term2, r"\tilde{\alpha}^4 \rho_a^4 + \tfrac{N_s}{\alpha N_x} \tilde{\alpha}^3 "
                  r"(4 \rho_a^2 + 2 \rho_a^4) + \Order \left( \tfrac{1}{\alpha N_x} \right)",

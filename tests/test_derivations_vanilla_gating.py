@@ -227,3 +227,25 @@ def test_the_gated_fourth_moment_misprint_is_sized_without_the_appendix_generato
                        - 2 * alpha_t * (rho_a - rho_a**2) / (alpha * Nx)) == 0
     assert float(own.subs({alpha_t: 1, alpha: 0.5, rho_a: 0.5, Nx: 3000})) == \
         pytest.approx(-0.125 / 1500)
+
+
+def test_appendix_b1_expansions_are_identities_of_the_b_average_that_a_wrong_term_breaks():
+    """Lines 581 and 649 (REFEREE49 B11): the last lines of eq_ap_etf_gated1 and
+    eq_ap_eRT_gate_expnd are the exact average over B of the model's own errors, for every A
+    and gates (the retention with D_1 A_1 of full column rank), so their verdicts are exact;
+    the trace comparison is not vacuous: half the printed 2 rho_b, or a lost cross term,
+    leaves a difference."""
+    from tasksim.derivations.gating import _model_b_average, _trace_difference
+    from tasksim.derivations.matrix_words import eye
+    from tasksim.derivations.symbols import Ns, rho_b
+
+    for cid in ("gating.transfer.expansion", "gating.retention.expansion"):
+        derivation = [c for c in gating.CLAIMS if c.id == cid][0].derive()
+        assert derivation.derived == 0 and derivation.exact
+    Q, parts = _model_b_average(2, 1)
+    P = -parts[1]
+    assert _trace_difference(Q, (2 * rho_b / Ns) * P - (P.T @ P) / Ns) == 0
+    assert _trace_difference(Q, (rho_b / Ns) * P - (P.T @ P) / Ns) != 0
+    Q, parts = _model_b_average(1, 2)
+    M1, M2 = parts[1], parts[2]
+    assert _trace_difference(Q, (eye("s") - M1.T @ M1 - M2.T @ M2) / Ns) != 0
