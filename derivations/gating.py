@@ -637,7 +637,7 @@ def _derive_transfer_expansion() -> Derivation:
     first, second = transfer_terms()
     direct = transfer(GATED, PAPER_GENERATOR).value
     return Derivation(difference, (
-        Step("the model's residual B_2 - W_1 D_2 A_2", (readout(2) + readout(1) @ -P).to_sympy()),
+        Step("the model's residual on task 2 after task 1", (readout(2) + readout(1) @ -P).to_sympy()),
         Step("exact average over B: Delta eps_TF = tr Q", Q.to_sympy()),
         Step("2 rho_b/Ns tr P - 1/Ns ||P||^2 (the printed last line, inside the A-average)",
              expansion.to_sympy()),
@@ -646,7 +646,8 @@ def _derive_transfer_expansion() -> Derivation:
         Step("the same after eq_DA+_approx, every A-expectation by the engine",
              sp.factor(direct - (2 * rho_b / Ns * first - second / Ns)))),
         note="read as: the difference between the transfer and the printed expansion is 0 "
-             "(an identity of the B-average, for every A and gates)")
+             "(an identity of the B-average, for every A and for gates drawn independently "
+             "of B: random gating, or adaptive gating with its probe in expectation over B)")
 
 
 def _derive_retention_expansion() -> Derivation:
@@ -661,7 +662,7 @@ def _derive_retention_expansion() -> Derivation:
     term2, term3, cross = retention_terms()
     direct = retention(GATED, PAPER_GENERATOR).value
     return Derivation(difference, (
-        Step("the model's residual B_1 - W_2 D_1 A_1, reduced by (D_1A_1)^+ D_1A_1 = I",
+        Step("the model's residual on task 1 after task 2, reduced as at line 637",
              (readout(1) @ M1 + readout(2) @ M2).to_sympy()),
         Step("exact average over B: Delta eps_RT = tr Q", Q.to_sympy()),
         Step("1 - (2nd term) - (3rd term) + 2 rho_b (cross term), inside the A-average",
@@ -671,8 +672,8 @@ def _derive_retention_expansion() -> Derivation:
         Step("the same after eq_DA+_approx and eq_UUt_approx, every A-expectation by the "
              "engine", sp.factor(direct - (1 - term2 - term3 + 2 * rho_b * cross)))),
         note="read as: the difference between the retention and the printed expansion is 0 "
-             "(an identity of the B-average, for every A and gates with D_1 A_1 of full "
-             "column rank)")
+             "(an identity of the B-average, for every A and for gates drawn independently "
+             "of B, with D_1 A_1 of full column rank)")
 
 
 CLAIMS: list[Claim] = [
@@ -689,7 +690,8 @@ CLAIMS: list[Claim] = [
     Claim("gating.transfer.expansion", "Appendix B.1, eq_ap_etf_gated1", sp.Integer(0),
           r"\frac{2\rho_b}{N_s} \lla \tr \left[ (D_1 A_1)^+ D_2 A_2 \right] \rra",
           _derive_transfer_expansion, line=581, headline=True,
-          condition="exact average over B (Appendix A), for every A and gates"),
+          condition="exact average over B (Appendix A), for every A and for gates drawn "
+                    "independently of B"),
     Claim("gating.transfer.first_term", "Appendix B.1, after eq_ap_etf_gated1",
           alpha_t * rho_a * Ns, r"= \tilde{\alpha} \rho_a N_s",
           lambda: Derivation(transfer_terms()[0], (Step("surrogate trace", transfer_terms()[0]),),
@@ -716,8 +718,8 @@ CLAIMS: list[Claim] = [
     Claim("gating.retention.expansion", "Appendix B.1, eq_ap_eRT_gate_expnd", sp.Integer(0),
           r"- \frac{1}{N_s} \lla \llv (D_1 A_1)^+ U_2 U_2^T D_1 A_1 \rrv_F^2 \rra",
           _derive_retention_expansion, line=649, headline=True,
-          condition="exact average over B (Appendix A), when D_1 A_1 has full column rank "
-                    "(alpha Nx >= Ns), as at line 637"),
+          condition="exact average over B (Appendix A), for gates drawn independently of "
+                    "B, when D_1 A_1 has full column rank (alpha Nx >= Ns), as at line 637"),
     *[_nlo_claim("gating.retention.term2", "Appendix B.1, eq_ap_eRT_gate_expnd (2nd term)",
                  _term2, r"\tilde{\alpha}^4 \rho_a^4 + \tfrac{N_s}{\alpha N_x} \tilde{\alpha}^3 "
                  r"(4 \rho_a^2 + 2 \rho_a^4) + \Order \left( \tfrac{1}{\alpha N_x} \right)",

@@ -109,7 +109,10 @@ class Letter:
         if self.kind == "I":
             return rf"I_{{{self.name}}}"
         if self.kind == "op":
-            return self.name + ("^{T}" if self.transposed else "")
+            if not self.transposed:
+                return self.name
+            # a name with its own superscript, (D_1 A_1)^{+}, is braced before ^{T}
+            return (f"{{{self.name}}}^{{T}}" if "^" in self.name else self.name + "^{T}")
         return f"{self.kind}_{{{self.task}}}" + ("^{T}" if self.transposed else "")
 
 

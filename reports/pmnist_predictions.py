@@ -1351,7 +1351,11 @@ def _p7(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> Sta
                             f"effect: the smallest lead"
                             + (_epoch_matched_reading(g, at, REGULARIZED_EPOCH_GRIDS, _p7)
                                if grids is None else ""),
-                            "", "layer-wise minus Euclidean retention > 0")
+                            "", "layer-wise minus Euclidean retention > 0",
+                            # its parts, so that a projection takes the statement's bar
+                            parts=parts_table([Part(d, f"layer-wise minus Euclidean retention "
+                                                       f"at ({p[0]:g}, {p[1]:g}) > 0")
+                                               for p, d, _, _ in best]))
 
 
 def _p8(g: StoredGrids, ds: str, grids: Optional[tuple[str, str]] = None) -> StatementVerdict:
