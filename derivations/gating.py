@@ -632,7 +632,8 @@ def _derive_transfer_expansion() -> Derivation:
     eq_DA+_approx."""
     Q, parts = _model_b_average(2, 1)
     P = -parts[1]
-    expansion = (2 * rho_b / Ns) * P - (P.T @ P) / Ns
+    printed = GATED.pinv(1) @ GATED.features(2)  # the printed (D_1 A_1)^+ D_2 A_2
+    expansion = (2 * rho_b / Ns) * printed - (printed.T @ printed) / Ns
     difference = _trace_difference(Q, expansion)
     first, second = transfer_terms()
     direct = transfer(GATED, PAPER_GENERATOR).value
@@ -657,7 +658,10 @@ def _derive_retention_expansion() -> Derivation:
     Y = (D_2A_2)^+ D_1A_1, for every A and gates; also checked after the surrogates."""
     Q, parts = _model_b_average(1, 2)
     M1, M2 = parts[1], parts[2]
-    expansion = (eye("s") - M1.T @ M1 - M2.T @ M2 + (2 * rho_b) * (M1 @ (-M2).T)) / Ns
+    # the printed (D_1 A_1)^+ U_2 U_2^T D_1 A_1 and (D_2 A_2)^+ D_1 A_1
+    X = GATED.pinv(1) @ GATED.projector(2) @ GATED.features(1)
+    Y = GATED.pinv(2) @ GATED.features(1)
+    expansion = (eye("s") - X.T @ X - Y.T @ Y + (2 * rho_b) * (X @ Y.T)) / Ns
     difference = _trace_difference(Q, expansion)
     term2, term3, cross = retention_terms()
     direct = retention(GATED, PAPER_GENERATOR).value
@@ -719,7 +723,8 @@ CLAIMS: list[Claim] = [
           r"- \frac{1}{N_s} \lla \llv (D_1 A_1)^+ U_2 U_2^T D_1 A_1 \rrv_F^2 \rra",
           _derive_retention_expansion, line=649, headline=True,
           condition="exact average over B (Appendix A), for gates drawn independently of "
-                    "B, when D_1 A_1 has full column rank (alpha Nx >= Ns), as at line 637"),
+                    "B, when D_1 A_1 has full column rank (at least Ns kept units: almost "
+                    "surely when alpha Nx >> Ns), as at line 637"),
     *[_nlo_claim("gating.retention.term2", "Appendix B.1, eq_ap_eRT_gate_expnd (2nd term)",
                  _term2, r"\tilde{\alpha}^4 \rho_a^4 + \tfrac{N_s}{\alpha N_x} \tilde{\alpha}^3 "
                  r"(4 \rho_a^2 + 2 \rho_a^4) + \Order \left( \tfrac{1}{\alpha N_x} \right)",

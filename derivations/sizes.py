@@ -318,8 +318,8 @@ _SYMBOL = {"transfer": "Delta eps_TF", "retention": "Delta eps_RT"}
 _DOMAIN = "max over the parameters' grid (the statement's whole range)"
 _GATES = ("max over the grid; independent gates (alpha~ = alpha, rho_g = 0), the case the "
           "exact coefficient is derived for")
-_ENTERS = ("; the whole observable's leading-order error, which this expansion (or term) "
-           "builds: its own share is not separated")
+_ENTERS = ("; the whole observable's leading-order error, which this term builds: its own "
+           "share is not separated")
 _SURROGATE = ("the error of the leading-order Delta eps this surrogate is used to derive "
               "(all of its surrogates together): ")
 _ENTERS_W = "through the Delta eps this step's weights give: "

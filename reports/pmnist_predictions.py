@@ -327,7 +327,7 @@ def parts_table(parts: Sequence[Part], family: Optional[int] = None
         gap = d.mean - part.boundary
         p = t_test_p(gap, d.sem, d.n) if finite else None
         if part.state(family) != part.state():  # against at 95 %, not at its share of it
-            state += (f" (against the claim at p = {p:.2g}, above the {REJECT_P / family:.2g} "
+            state += (f" (against the claim at p = {p:.2g}, above the {REJECT_P / family:.3g} "
                       f"a contradiction needs among the {family} comparisons that can refute "
                       "the statement)")
         elif isinstance(part, _Decided):
@@ -2197,7 +2197,7 @@ def conjunction_projection(open_parts: Sequence[Mapping[str, Any]], n: int) -> s
         first = min(against, key=lambda r: (r["seeds_to_decide"], r.get("p") or 0.0))
         bar = first.get("bar", REJECT_P)
         verdict = ("resolved against the paper's claim" + (
-            f" (at p <= {bar:.2g}, a contradiction's share of the 5 % among the "
+            f" (at p <= {bar:.3g}, a contradiction's share of the 5 % among the "
             f"{round(REJECT_P / bar)} comparisons that can refute the statement)"
             if bar < REJECT_P else "")
             + ", which decides the conjunction")
