@@ -258,9 +258,11 @@ def adaptive_gating_transfer(generator: str = "gaussian") -> FiniteSize:
     (2 rho_b - rho_a) and c_v the vanilla transfer's coefficient. Where t > 0 the 1/Nx
     coefficient is therefore C(t) + (dL/drho_g)(t) c_v/alpha (L, C: the correlated-gate
     leading order and coefficient); where t < 0 the gates stay independent (rho_g = 0, the
-    random-gating coefficient). On the curve t = 0 the expansion is not uniform, over a band
-    of width O(1/Nx): an average over rho_a, rho_b (:func:`tasksim.derivations.averages.
-    average_over_unit_square` splits the pieces) is exact to order 1/Nx.
+    random-gating coefficient). Near the curve t = 0 the expansion is not uniform, over a
+    band of width |c_v|/(alpha Nx) where the probe's shift moves the clamp's edge: an average
+    over rho_a, rho_b (:func:`tasksim.derivations.averages.average_over_unit_square` splits
+    the pieces) is exact to order 1/Nx, but at small alpha the band is wide at the paper's
+    sizes (a sixth of the unit square at alpha = 0.1), so the next order is not small there.
 
     >>> fs = adaptive_gating_transfer()
     >>> fs.nlo.args[1][0] == finite_size("random-gating", "transfer").nlo   # t < 0

@@ -627,8 +627,8 @@ def _trace_difference(Q: MatrixExpr, expansion: MatrixExpr) -> sp.Expr:
 
 def _derive_transfer_expansion() -> Derivation:
     """eq_ap_etf_gated1's last line: the exact B-average of the model's transfer leaves
-    2 rho_b/Ns tr P - 1/Ns ||P||^2, P = (D_1A_1)^+ D_2A_2, for every A and gates (an
-    identity in P); also checked with every expectation evaluated by the engine after
+    2 rho_b/Ns tr P - 1/Ns ||P||^2, P = (D_1A_1)^+ D_2A_2, for every A and for gates drawn
+    independently of B (an identity in P); also checked with every expectation evaluated by the engine after
     eq_DA+_approx."""
     Q, parts = _model_b_average(2, 1)
     P = -parts[1]
@@ -643,7 +643,7 @@ def _derive_transfer_expansion() -> Derivation:
         Step("2 rho_b/Ns tr P - 1/Ns ||P||^2 (the printed last line, inside the A-average)",
              expansion.to_sympy()),
         Step("tr of the difference, in canonical trace words", difference,
-             "0: equal for every A and gates"),
+             "0: equal for every A and gates (B drawn independently of them)"),
         Step("the same after eq_DA+_approx, every A-expectation by the engine",
              sp.factor(direct - (2 * rho_b / Ns * first - second / Ns)))),
         note="read as: the difference between the transfer and the printed expansion is 0 "
@@ -655,7 +655,8 @@ def _derive_retention_expansion() -> Derivation:
     """eq_ap_eRT_gate_expnd's last line: the exact B-average of the model's retention, its
     residual reduced by (D_1A_1)^+ D_1A_1 = I (full column rank, as at line 637), leaves
     1 - ||X||^2/Ns - ||Y||^2/Ns + 2 rho_b tr(X Y^T)/Ns with X = (D_1A_1)^+ U_2U_2^T D_1A_1,
-    Y = (D_2A_2)^+ D_1A_1, for every A and gates; also checked after the surrogates."""
+    Y = (D_2A_2)^+ D_1A_1, for every A and for gates drawn independently of B; also checked
+    after the surrogates."""
     Q, parts = _model_b_average(1, 2)
     M1, M2 = parts[1], parts[2]
     # the printed (D_1 A_1)^+ U_2 U_2^T D_1 A_1 and (D_2 A_2)^+ D_1 A_1
@@ -672,7 +673,7 @@ def _derive_retention_expansion() -> Derivation:
         Step("1 - (2nd term) - (3rd term) + 2 rho_b (cross term), inside the A-average",
              expansion.to_sympy()),
         Step("tr of the difference, in canonical trace words", difference,
-             "0: equal for every A and gates"),
+             "0: equal for every A and gates (B drawn independently of them)"),
         Step("the same after eq_DA+_approx and eq_UUt_approx, every A-expectation by the "
              "engine", sp.factor(direct - (1 - term2 - term3 + 2 * rho_b * cross)))),
         note="read as: the difference between the retention and the printed expansion is 0 "
