@@ -94,11 +94,14 @@ def test_adaptive_gating_is_correlated_gating_at_the_rho_g_of_its_probe(generato
     outside = {rho_a: sp.Rational(4, 5), rho_b: sp.Rational(1, 5)}   # rho_a > 2 rho_b
     assert _same(adaptive.nlo.subs(outside), random.nlo.subs(outside))
     assert _same(adaptive.leading.subs(outside), random.leading.subs(outside))
+    # inside: put the probe's rho_g at size Nx, t + (its coefficient)/(alpha Nx), into the
+    # correlated-gate transfer L + C/Nx and read off the 1/Nx term as a limit (no derivative)
     t = sp.Rational(7, 20)
     probe = finite_size("vanilla", "transfer", generator).nlo.subs(inside) / alpha
-    expected = (correlated.nlo.subs(inside).subs(rho_g, t)
-                + sp.diff(correlated.leading, rho_g).subs(inside).subs(rho_g, t) * probe)
-    assert _same(adaptive.nlo.subs(inside), expected)
+    at_size = (correlated.leading + correlated.nlo / Nx).subs(inside).subs(rho_g, t + probe / Nx)
+    assert _same(adaptive.leading.subs(inside), correlated.leading.subs(inside).subs(rho_g, t))
+    term = sp.limit(sp.expand(Nx * (at_size - adaptive.leading.subs(inside))), Nx, sp.oo)
+    assert _same(adaptive.nlo.subs(inside), term)
 
 
 @pytest.mark.parametrize("generator", GENERATORS)
